@@ -1,0 +1,1 @@
+//! Event dispatch and execution assembly. (Being written.)

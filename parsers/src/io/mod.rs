@@ -1,0 +1,1 @@
+//! Event-log sources: discovery, codecs and line reading. (Being written.)
