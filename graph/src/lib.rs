@@ -1,0 +1,6 @@
+//! Column lineage through Spark plans, join relationships, and the join graph.
+#![deny(missing_docs)]
+
+pub mod lineage;
+pub mod relationships;
+pub mod tables;
