@@ -1,1 +1,12 @@
-//! Event dispatch and execution assembly. (Being written.)
+//! Event dispatch and execution assembly.
+//!
+//! [`dispatch::classify`] decides from a line's first bytes whether an
+//! event matters; [`types`] holds the typed events; [`app::read_app`] reads
+//! one application into one record per SQL execution.
+
+pub mod app;
+pub mod dispatch;
+pub mod types;
+
+pub use app::{read_app, read_records, AppResult, AppSummary, ReadOptions};
+pub use dispatch::{classify, EventKind};

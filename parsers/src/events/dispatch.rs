@@ -1,0 +1,119 @@
+//! Cheap per-line classification of events, before any JSON parsing.
+//!
+//! Spark writes every event as one JSON object whose first field is
+//! `"Event"` (`JsonProtocol.writeEvent`), so the event name can be read off
+//! the line's first bytes. Most bytes of a real log are task and AQE-update
+//! events; this lets the reader skip the ones it does not need (task starts,
+//! stage infos, block updates, ...) without parsing them, and parse the rest
+//! into small typed structs.
+
+/// The events lakeaudit uses. Everything else is [`EventKind::Other`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum EventKind {
+    /// `SparkListenerLogStart`: the Spark version.
+    LogStart,
+    /// `SparkListenerApplicationStart`: app id, name, user, time.
+    ApplicationStart,
+    /// `SparkListenerApplicationEnd`.
+    ApplicationEnd,
+    /// `SparkListenerEnvironmentUpdate`: Spark properties.
+    EnvironmentUpdate,
+    /// `SparkListenerJobStart`: links stages to a SQL execution.
+    JobStart,
+    /// `SparkListenerTaskEnd`: run time, CPU time, SQL metric updates.
+    TaskEnd,
+    /// `SparkListenerSQLExecutionStart`.
+    SqlExecutionStart,
+    /// `SparkListenerSQLAdaptiveExecutionUpdate`: a whole new plan under AQE.
+    SqlAdaptiveExecutionUpdate,
+    /// `SparkListenerSQLExecutionEnd`.
+    SqlExecutionEnd,
+    /// `SparkListenerDriverAccumUpdates`: driver-side SQL metric values.
+    DriverAccumUpdates,
+    /// A well-formed event lakeaudit does not use.
+    Other,
+}
+
+impl EventKind {
+    /// Every kind, for counters.
+    pub const ALL: [EventKind; 11] = [
+        EventKind::LogStart,
+        EventKind::ApplicationStart,
+        EventKind::ApplicationEnd,
+        EventKind::EnvironmentUpdate,
+        EventKind::JobStart,
+        EventKind::TaskEnd,
+        EventKind::SqlExecutionStart,
+        EventKind::SqlAdaptiveExecutionUpdate,
+        EventKind::SqlExecutionEnd,
+        EventKind::DriverAccumUpdates,
+        EventKind::Other,
+    ];
+
+    /// Short name for reports.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            EventKind::LogStart => "LogStart",
+            EventKind::ApplicationStart => "ApplicationStart",
+            EventKind::ApplicationEnd => "ApplicationEnd",
+            EventKind::EnvironmentUpdate => "EnvironmentUpdate",
+            EventKind::JobStart => "JobStart",
+            EventKind::TaskEnd => "TaskEnd",
+            EventKind::SqlExecutionStart => "SQLExecutionStart",
+            EventKind::SqlAdaptiveExecutionUpdate => "SQLAdaptiveExecutionUpdate",
+            EventKind::SqlExecutionEnd => "SQLExecutionEnd",
+            EventKind::DriverAccumUpdates => "DriverAccumUpdates",
+            EventKind::Other => "other",
+        }
+    }
+}
+
+const PREFIX: &[u8] = b"{\"Event\":\"";
+const SQL_UI: &[u8] = b"org.apache.spark.sql.execution.ui.";
+
+/// Classify a line by its event name. `None` means the line does not start
+/// like a Spark event (`{"Event":"...`): not an event log line.
+pub fn classify(line: &[u8]) -> Option<EventKind> {
+    let rest = line.strip_prefix(PREFIX)?;
+    let end = memchr::memchr(b'"', rest)?;
+    let name = &rest[..end];
+    let name = name.strip_prefix(SQL_UI).unwrap_or(name);
+    Some(match name {
+        b"SparkListenerTaskEnd" => EventKind::TaskEnd,
+        b"SparkListenerJobStart" => EventKind::JobStart,
+        b"SparkListenerSQLAdaptiveExecutionUpdate" => EventKind::SqlAdaptiveExecutionUpdate,
+        b"SparkListenerDriverAccumUpdates" => EventKind::DriverAccumUpdates,
+        b"SparkListenerSQLExecutionStart" => EventKind::SqlExecutionStart,
+        b"SparkListenerSQLExecutionEnd" => EventKind::SqlExecutionEnd,
+        b"SparkListenerLogStart" => EventKind::LogStart,
+        b"SparkListenerApplicationStart" => EventKind::ApplicationStart,
+        b"SparkListenerApplicationEnd" => EventKind::ApplicationEnd,
+        b"SparkListenerEnvironmentUpdate" => EventKind::EnvironmentUpdate,
+        _ => EventKind::Other,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classifies_real_event_prefixes() {
+        assert_eq!(
+            classify(br#"{"Event":"SparkListenerLogStart","Spark Version":"4.0.1"}"#),
+            Some(EventKind::LogStart)
+        );
+        assert_eq!(
+            classify(br#"{"Event":"org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionEnd","executionId":8,"time":1,"errorMessage":""}"#),
+            Some(EventKind::SqlExecutionEnd)
+        );
+        assert_eq!(
+            classify(br#"{"Event":"SparkListenerTaskStart","Stage ID":1}"#),
+            Some(EventKind::Other)
+        );
+        assert_eq!(classify(br#"{"event":"x"}"#), None);
+        assert_eq!(classify(b"\x00\x01binary"), None);
+        assert_eq!(classify(br#"{"Event":"unterminated"#), None);
+        assert_eq!(classify(b""), None);
+    }
+}

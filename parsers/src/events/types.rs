@@ -1,0 +1,248 @@
+//! Typed views of the events lakeaudit reads. Fields are named as in Spark's
+//! `JsonProtocol` (core events) and as Jackson writes the SQL UI events;
+//! every struct skips the fields it does not name, so parsing a 100 KB task
+//! event touches only what is needed. Large plan payloads are borrowed or
+//! kept as raw JSON text until the execution ends.
+
+use serde::de::{self, Deserializer, Visitor};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// `SparkListenerLogStart`.
+#[derive(Deserialize)]
+pub struct LogStart<'a> {
+    /// The Spark version that wrote the log.
+    #[serde(rename = "Spark Version", borrow)]
+    pub spark_version: Cow<'a, str>,
+}
+
+/// `SparkListenerApplicationStart`.
+#[derive(Deserialize)]
+pub struct ApplicationStart<'a> {
+    /// Application name.
+    #[serde(rename = "App Name", borrow)]
+    pub app_name: Cow<'a, str>,
+    /// Application id (absent in some test logs).
+    #[serde(rename = "App ID", borrow, default)]
+    pub app_id: Option<Cow<'a, str>>,
+    /// Start time, epoch ms.
+    #[serde(rename = "Timestamp", default)]
+    pub timestamp: Option<i64>,
+    /// User.
+    #[serde(rename = "User", borrow, default)]
+    pub user: Option<Cow<'a, str>>,
+    /// Attempt id (cluster mode).
+    #[serde(rename = "App Attempt ID", borrow, default)]
+    pub attempt_id: Option<Cow<'a, str>>,
+}
+
+/// `SparkListenerApplicationEnd`.
+#[derive(Deserialize)]
+pub struct ApplicationEnd {
+    /// End time, epoch ms.
+    #[serde(rename = "Timestamp", default)]
+    pub timestamp: Option<i64>,
+}
+
+/// `SparkListenerEnvironmentUpdate`: only the Spark properties.
+#[derive(Deserialize)]
+pub struct EnvironmentUpdate {
+    /// `spark.*` properties (an object since Spark 1.x event logs).
+    #[serde(rename = "Spark Properties", default)]
+    pub spark_properties: BTreeMap<String, String>,
+}
+
+/// `SparkListenerJobStart`.
+#[derive(Deserialize)]
+pub struct JobStart<'a> {
+    /// Stages of this job.
+    #[serde(rename = "Stage IDs", default)]
+    pub stage_ids: Vec<u64>,
+    /// Local properties; `spark.sql.execution.id` links the job to SQL.
+    #[serde(rename = "Properties", borrow, default)]
+    pub properties: Option<JobProperties<'a>>,
+}
+
+/// The job properties lakeaudit needs.
+#[derive(Deserialize)]
+pub struct JobProperties<'a> {
+    /// The SQL execution this job belongs to, as a decimal string.
+    #[serde(rename = "spark.sql.execution.id", borrow, default)]
+    pub execution_id: Option<Cow<'a, str>>,
+}
+
+/// `SparkListenerTaskEnd`.
+#[derive(Deserialize)]
+pub struct TaskEnd<'a> {
+    /// The stage the task ran in.
+    #[serde(rename = "Stage ID")]
+    pub stage_id: u64,
+    /// Task info (accumulables).
+    #[serde(rename = "Task Info", borrow, default)]
+    pub info: Option<TaskInfo<'a>>,
+    /// Task metrics (run time, CPU time); absent for some failed tasks.
+    #[serde(rename = "Task Metrics", default)]
+    pub metrics: Option<TaskMetrics>,
+}
+
+/// The part of `Task Info` lakeaudit needs.
+#[derive(Deserialize)]
+pub struct TaskInfo<'a> {
+    /// Accumulator updates of this task.
+    #[serde(rename = "Accumulables", borrow, default)]
+    pub accumulables: Vec<Accumulable<'a>>,
+}
+
+/// One accumulator update.
+#[derive(Deserialize)]
+pub struct Accumulable<'a> {
+    /// Accumulator id.
+    #[serde(rename = "ID")]
+    pub id: u64,
+    /// This task's update: a number for internal metrics, a decimal string
+    /// for SQL metrics.
+    #[serde(rename = "Update", default)]
+    pub update: Option<NumOrStr>,
+    /// `"sql"` for SQL metrics.
+    #[serde(rename = "Metadata", borrow, default)]
+    pub metadata: Option<Cow<'a, str>>,
+}
+
+/// The part of `Task Metrics` lakeaudit needs.
+#[derive(Deserialize)]
+pub struct TaskMetrics {
+    /// Executor run time, ms.
+    #[serde(rename = "Executor Run Time", default)]
+    pub run_time_ms: i64,
+    /// Executor CPU time, ns.
+    #[serde(rename = "Executor CPU Time", default)]
+    pub cpu_time_ns: i64,
+}
+
+/// `SparkListenerSQLExecutionStart`.
+#[derive(Deserialize)]
+pub struct SqlExecutionStart<'a> {
+    /// Execution id.
+    #[serde(rename = "executionId")]
+    pub execution_id: u64,
+    /// Root execution id (Spark 3.4+).
+    #[serde(rename = "rootExecutionId", default)]
+    pub root_execution_id: Option<u64>,
+    /// Description (the call site or the job description).
+    #[serde(borrow, default)]
+    pub description: Option<Cow<'a, str>>,
+    /// The plan text in the session's explain mode.
+    #[serde(rename = "physicalPlanDescription", borrow, default)]
+    pub physical_plan_description: Option<Cow<'a, str>>,
+    /// The `SparkPlanInfo` tree, kept as raw JSON.
+    #[serde(rename = "sparkPlanInfo", borrow, default)]
+    pub spark_plan_info: Option<&'a RawValue>,
+    /// Start time, epoch ms.
+    #[serde(default)]
+    pub time: Option<i64>,
+}
+
+/// `SparkListenerSQLAdaptiveExecutionUpdate`.
+#[derive(Deserialize)]
+pub struct SqlAdaptiveExecutionUpdate<'a> {
+    /// Execution id.
+    #[serde(rename = "executionId")]
+    pub execution_id: u64,
+    /// The whole new plan text.
+    #[serde(rename = "physicalPlanDescription", borrow, default)]
+    pub physical_plan_description: Option<Cow<'a, str>>,
+    /// The whole new `SparkPlanInfo`, raw.
+    #[serde(rename = "sparkPlanInfo", borrow, default)]
+    pub spark_plan_info: Option<&'a RawValue>,
+}
+
+/// `SparkListenerSQLExecutionEnd`.
+#[derive(Deserialize)]
+pub struct SqlExecutionEnd<'a> {
+    /// Execution id.
+    #[serde(rename = "executionId")]
+    pub execution_id: u64,
+    /// End time, epoch ms.
+    #[serde(default)]
+    pub time: Option<i64>,
+    /// Error message; empty or absent on success.
+    #[serde(rename = "errorMessage", borrow, default)]
+    pub error_message: Option<Cow<'a, str>>,
+}
+
+/// `SparkListenerDriverAccumUpdates`.
+#[derive(Deserialize)]
+pub struct DriverAccumUpdates {
+    /// Execution id.
+    #[serde(rename = "executionId")]
+    pub execution_id: u64,
+    /// `[[accumulator id, value], ...]`.
+    #[serde(rename = "accumUpdates", default)]
+    pub accum_updates: Vec<(u64, i64)>,
+}
+
+/// A JSON number or a decimal string (SQL metric updates are strings).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NumOrStr(pub Option<i64>);
+
+impl<'de> Deserialize<'de> for NumOrStr {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = NumOrStr;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a number or a numeric string")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<NumOrStr, E> {
+                Ok(NumOrStr(Some(v)))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<NumOrStr, E> {
+                Ok(NumOrStr(i64::try_from(v).ok()))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<NumOrStr, E> {
+                Ok(NumOrStr(Some(v as i64)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<NumOrStr, E> {
+                Ok(NumOrStr(v.trim().parse().ok()))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<NumOrStr, E> {
+                Ok(NumOrStr(None))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<NumOrStr, E> {
+                Ok(NumOrStr(None))
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<NumOrStr, A::Error> {
+                // Block-status lists of internal metrics: not a number.
+                while seq.next_element::<de::IgnoredAny>()?.is_some() {}
+                Ok(NumOrStr(None))
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<NumOrStr, A::Error> {
+                while map.next_entry::<de::IgnoredAny, de::IgnoredAny>()?.is_some() {}
+                Ok(NumOrStr(None))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn task_end_reads_sql_metric_strings_and_internal_numbers() {
+        let line = r#"{"Event":"SparkListenerTaskEnd","Stage ID":3,"Stage Attempt ID":0,"Task Info":{"Task ID":1,"Accumulables":[{"ID":40,"Name":"internal.metrics.executorRunTime","Update":228,"Value":228,"Internal":true,"Count Failed Values":true},{"ID":394,"Name":"number of output rows","Update":"300286","Value":"300286","Internal":true,"Count Failed Values":true,"Metadata":"sql"},{"ID":9,"Name":"internal.metrics.updatedBlockStatuses","Update":[{"Block ID":"x"}]}]},"Task Metrics":{"Executor Run Time":228,"Executor CPU Time":39604143}}"#;
+        let t: TaskEnd = serde_json::from_str(line).unwrap();
+        assert_eq!(t.stage_id, 3);
+        let acc = &t.info.unwrap().accumulables;
+        assert_eq!(acc[0].update, Some(NumOrStr(Some(228))));
+        assert_eq!(acc[1].update, Some(NumOrStr(Some(300286))));
+        assert_eq!(acc[1].metadata.as_deref(), Some("sql"));
+        assert_eq!(acc[2].update, Some(NumOrStr(None)));
+        let m = t.metrics.unwrap();
+        assert_eq!((m.run_time_ms, m.cpu_time_ns), (228, 39604143));
+    }
+}

@@ -1,0 +1,322 @@
+//! One record per SQL execution, built from the plan that actually ran.
+//!
+//! The JSONL field names are a contract other tools rely on: fields may be
+//! added, never renamed.
+
+use crate::plan::{
+    self, Expr, JoinInfo, NodeKind, PlanNode, PlanSource, Recursion, ScanInfo,
+};
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// A scan of a table (or path) in the executed plan, with its SQL metrics.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ScanRecord {
+    /// Catalog name as Spark prints it, or the location for path reads.
+    pub table: String,
+    /// `Parquet`, `Delta`, ... when known.
+    pub format: Option<String>,
+    /// Columns read, as printed (`o_orderkey#190L`).
+    pub columns: Vec<String>,
+    /// `PushedFilters`.
+    pub pushed_filters: Option<String>,
+    /// `PartitionFilters`.
+    pub partition_filters: Option<String>,
+    /// `DataFilters`.
+    pub data_filters: Option<String>,
+    /// Metric `number of files read`.
+    pub files_read: Option<i64>,
+    /// Metric `size of files read` (bytes).
+    pub bytes_read: Option<i64>,
+    /// Metric `number of output rows`.
+    pub rows: Option<i64>,
+}
+
+/// A join operator of the executed plan.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct JoinRecord {
+    /// `SortMergeJoin`, `BroadcastHashJoin`, ..., or `Join` for logical plans.
+    pub strategy: String,
+    /// `Inner`, `LeftOuter`, `LeftSemi`, `LeftAnti`, `FullOuter`, ...
+    pub join_type: String,
+    /// Left keys as printed (`o_orderkey#0L`).
+    pub left_keys: Vec<String>,
+    /// Right keys as printed.
+    pub right_keys: Vec<String>,
+    /// Extra join condition as printed, if any.
+    pub condition: Option<String>,
+}
+
+/// One SQL execution.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct QueryRecord {
+    /// Application id.
+    pub app_id: String,
+    /// Application name.
+    pub app_name: String,
+    /// Spark version from `SparkListenerLogStart`.
+    pub spark_version: Option<String>,
+    /// The input path of the log.
+    pub log: String,
+    /// SQL execution id.
+    pub execution_id: u64,
+    /// Root execution id (nested executions point to their root).
+    pub root_execution_id: Option<u64>,
+    /// Start, epoch ms.
+    pub start_ms: Option<i64>,
+    /// End, epoch ms (null when the execution never ended).
+    pub end_ms: Option<i64>,
+    /// `end_ms - start_ms`.
+    pub duration_ms: Option<i64>,
+    /// Error message of a failed execution.
+    pub error: Option<String>,
+    /// Execution description (call site or job description).
+    pub description: Option<String>,
+    /// Which plan the record used: `formatted`, `extended`,
+    /// `spark_plan_info`, `tree_json`.
+    pub plan_source: Option<String>,
+    /// Whether the plan is the final adaptive (AQE) plan.
+    pub adaptive_final: bool,
+    /// Sum of executor run time of the execution's tasks, ms.
+    pub executor_run_ms: i64,
+    /// Sum of executor CPU time of the execution's tasks, ms.
+    pub executor_cpu_ms: i64,
+    /// Name of the plan's root operator below wrappers (`Execute
+    /// CreateDataSourceTableCommand` marks a setup command).
+    pub root_node: Option<String>,
+    /// Whether the execution is a command (DDL, setup), not a query.
+    pub is_command: bool,
+    /// Tables read.
+    pub scans: Vec<ScanRecord>,
+    /// Join operators.
+    pub joins: Vec<JoinRecord>,
+    /// Why the plan could not be parsed, if it could not.
+    pub plan_error: Option<String>,
+}
+
+/// The parsed plans of one execution, alive while the record is built so
+/// that later stages (lineage) can use them without re-parsing.
+#[derive(Clone, Debug, Default)]
+pub struct PlanSet {
+    /// Which source `physical` came from.
+    pub source: Option<PlanSource>,
+    /// The executed physical plan (final AQE plan when there is one).
+    pub physical: Option<PlanNode>,
+    /// Analyzed logical plan (extended explain mode only).
+    pub analyzed: Option<PlanNode>,
+    /// Optimized logical plan (extended explain mode only).
+    pub optimized: Option<PlanNode>,
+    /// The `sparkPlanInfo` tree of the same plan (carries metric ids).
+    pub spark_plan_info: Option<PlanNode>,
+}
+
+impl PlanSet {
+    /// The plan joins are read from: physical, else optimized, else analyzed.
+    pub fn best(&self) -> Option<&PlanNode> {
+        self.physical
+            .as_ref()
+            .or(self.optimized.as_ref())
+            .or(self.analyzed.as_ref())
+    }
+}
+
+/// Parse the plan text and `sparkPlanInfo` JSON of one execution.
+/// Returns the plans and, when the text failed, why.
+pub fn parse_plans(text: Option<&str>, info_json: Option<&str>) -> (PlanSet, Option<String>) {
+    let mut set = PlanSet::default();
+    let mut err = None;
+    if let Some(j) = info_json {
+        match plan::spark_plan_info::parse(j) {
+            Ok(p) => set.spark_plan_info = Some(p),
+            Err(e) => err = Some(format!("sparkPlanInfo: {e}")),
+        }
+    }
+    if let Some(t) = text.filter(|t| !t.trim().is_empty()) {
+        if t.contains("== Parsed Logical Plan ==") || t.contains("== Analyzed Logical Plan ==") {
+            match plan::extended::parse(t) {
+                Ok(p) => {
+                    set.analyzed = p.analyzed;
+                    set.optimized = p.optimized;
+                    set.physical = p.physical;
+                    set.source = Some(PlanSource::Extended);
+                }
+                Err(e) => err = Some(format!("extended plan: {e}")),
+            }
+        } else if is_formatted(t) {
+            match plan::formatted::parse(t) {
+                Ok(p) => {
+                    set.physical = Some(p);
+                    set.source = Some(PlanSource::Formatted);
+                }
+                Err(e) => err = Some(format!("formatted plan: {e}")),
+            }
+        } else {
+            // Simple/cost/codegen explain modes print the physical tree only.
+            match plan::extended::parse(t) {
+                Ok(p) if p.physical.is_some() => {
+                    set.physical = p.physical;
+                    set.source = Some(PlanSource::Extended);
+                }
+                Ok(_) => err = Some("plan text has no physical plan".into()),
+                Err(e) => err = Some(format!("plan text: {e}")),
+            }
+        }
+    }
+    if set.physical.is_none() {
+        if let Some(p) = set.spark_plan_info.clone() {
+            set.physical = Some(p);
+            set.source = Some(PlanSource::SparkPlanInfo);
+        }
+    }
+    (set, err)
+}
+
+/// Formatted mode numbers operators: `Name (N)` lines, then `(N) Name` blocks.
+fn is_formatted(t: &str) -> bool {
+    t.lines().any(|l| {
+        l.strip_prefix('(')
+            .and_then(|r| r.split_once(')'))
+            .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    })
+}
+
+/// Metric ids of one scan in `sparkPlanInfo`, keyed for matching.
+#[derive(Default, Clone)]
+struct ScanMetrics {
+    rows: Option<u64>,
+    files: Option<u64>,
+    bytes: Option<u64>,
+}
+
+fn scan_key(table: &str, output: &[plan::Attr]) -> (String, Vec<u64>) {
+    let mut ids: Vec<u64> = output.iter().map(|a| a.id).collect();
+    ids.sort_unstable();
+    (table.to_string(), ids)
+}
+
+fn collect_scans(p: &PlanNode) -> Vec<(&PlanNode, &ScanInfo)> {
+    let mut v = Vec::new();
+    p.apply(&mut |n| {
+        if let NodeKind::Scan(s) = &n.kind {
+            v.push((n, s));
+        }
+        Recursion::Continue
+    });
+    v
+}
+
+/// Build the scans of a record: scans of the executed plan with metric
+/// values looked up through `sparkPlanInfo` (matched by table and output
+/// exprIds, else by table and order of appearance).
+pub fn scan_records(set: &PlanSet, values: &HashMap<u64, i64>) -> Vec<ScanRecord> {
+    let Some(plan) = set.physical.as_ref() else {
+        return Vec::new();
+    };
+    let mut by_key: HashMap<(String, Vec<u64>), ScanMetrics> = HashMap::new();
+    let mut by_table: HashMap<String, Vec<ScanMetrics>> = HashMap::new();
+    if let Some(info) = set.spark_plan_info.as_ref() {
+        for (n, s) in collect_scans(info) {
+            let mut m = ScanMetrics::default();
+            for metric in &n.metrics {
+                match metric.name.as_str() {
+                    "number of output rows" => m.rows = Some(metric.accumulator_id),
+                    "number of files read" => m.files = Some(metric.accumulator_id),
+                    "size of files read" => m.bytes = Some(metric.accumulator_id),
+                    _ => {}
+                }
+            }
+            by_key.insert(scan_key(&s.table, &n.output), m.clone());
+            by_table.entry(s.table.clone()).or_default().push(m);
+        }
+    }
+    let mut seen_per_table: HashMap<String, usize> = HashMap::new();
+    collect_scans(plan)
+        .into_iter()
+        .map(|(n, s)| {
+            let idx = seen_per_table.entry(s.table.clone()).or_insert(0);
+            let m = by_key
+                .get(&scan_key(&s.table, &n.output))
+                .or_else(|| by_table.get(&s.table).and_then(|v| v.get(*idx)))
+                .cloned()
+                .unwrap_or_default();
+            *idx += 1;
+            let val = |id: Option<u64>| id.and_then(|i| values.get(&i).copied());
+            ScanRecord {
+                table: s.table.clone(),
+                format: s.format.clone(),
+                columns: n.output.iter().map(|a| a.to_string()).collect(),
+                pushed_filters: s.pushed_filters.clone(),
+                partition_filters: s.partition_filters.clone(),
+                data_filters: s.data_filters.clone(),
+                files_read: val(m.files),
+                bytes_read: val(m.bytes),
+                rows: val(m.rows),
+            }
+        })
+        .collect()
+}
+
+/// The join operators of a plan, in pre-order.
+pub fn join_records(plan: &PlanNode) -> Vec<JoinRecord> {
+    let mut v = Vec::new();
+    plan.apply(&mut |n| {
+        if let NodeKind::Join(j) = &n.kind {
+            v.push(join_record(j));
+        }
+        Recursion::Continue
+    });
+    v
+}
+
+fn join_record(j: &JoinInfo) -> JoinRecord {
+    let show = |v: &[Expr]| v.iter().map(|e| e.to_string()).collect();
+    JoinRecord {
+        strategy: j.strategy.as_str().to_string(),
+        join_type: j.join_type.clone(),
+        left_keys: show(&j.left_keys),
+        right_keys: show(&j.right_keys),
+        condition: j.condition.as_ref().map(|c| c.to_string()),
+    }
+}
+
+/// The first operator below pure wrappers, and whether it is a command.
+pub fn root_operator(plan: &PlanNode) -> (String, bool) {
+    let mut n = plan;
+    loop {
+        match &n.kind {
+            NodeKind::PassThrough if n.children.len() == 1 => n = &n.children[0],
+            NodeKind::Command => return (n.name.clone(), true),
+            _ => {
+                let cmd = n.name.starts_with("Execute ") || n.name.ends_with("Command");
+                return (n.name.clone(), cmd);
+            }
+        }
+    }
+}
+
+/// Whether the plan is the final AQE plan.
+pub fn is_adaptive_final(text: Option<&str>, set: &PlanSet) -> bool {
+    if text.is_some_and(|t| t.contains("isFinalPlan=true") || t.contains("== Final Plan ==")) {
+        return true;
+    }
+    set.spark_plan_info
+        .as_ref()
+        .is_some_and(|p| p.name.starts_with("AdaptiveSparkPlan") && is_final_info(p))
+}
+
+fn is_final_info(p: &PlanNode) -> bool {
+    // sparkPlanInfo's root simpleString is `AdaptiveSparkPlan isFinalPlan=true`;
+    // the parser keeps the operator name, so look for final-only stage nodes.
+    p.exists(|n| n.name.contains("QueryStage"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detects_formatted_text() {
+        assert!(is_formatted("== Physical Plan ==\nScan x (1)\n\n\n(1) Scan x\nOutput [1]: [a#1]\n"));
+        assert!(!is_formatted("== Physical Plan ==\n*(1) Project [a#1]\n+- (2) x\n"));
+    }
+}
