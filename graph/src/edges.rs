@@ -1,0 +1,348 @@
+//! The weighted join graph: one edge per (table pair, key columns)
+//! relationship, with F, D, C and JIS per time window (METHOD.md stage 3).
+//!
+//! Aggregation runs over executions in a fixed order with integer
+//! counters and sums in `f64` accumulated in (app id, execution id) order,
+//! so the same input always gives byte-identical output.
+
+use crate::relationships::Relationship;
+use crate::score;
+use crate::tables::canonical_table;
+use parsers::plan::JoinStrategy;
+use petgraph::graph::UnGraph;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What an execution contributes to the join graph.
+#[derive(Clone, Debug, Default)]
+pub struct ExecFacts {
+    /// Application id.
+    pub app_id: String,
+    /// SQL execution id.
+    pub execution_id: u64,
+    /// Start, epoch ms.
+    pub start_ms: Option<i64>,
+    /// Wall-clock duration, ms.
+    pub duration_ms: Option<i64>,
+    /// Executor CPU time, ms.
+    pub cpu_ms: i64,
+    /// Per scanned table (canonical name): output rows and bytes read,
+    /// summed over that execution's scans of the table (`None` when no
+    /// scan of it reported the metric).
+    pub tables: BTreeMap<String, TableVolume>,
+    /// Join relationships of the execution's plan.
+    pub relationships: Vec<Relationship>,
+}
+
+/// Rows and bytes one execution read from one table.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TableVolume {
+    /// Rows produced by the scans (`number of output rows`).
+    pub rows: Option<i64>,
+    /// Bytes read (`size of files read`).
+    pub bytes: Option<i64>,
+}
+
+/// Which cost C is measured in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum CostMeasure {
+    /// Wall-clock duration of the execution (the paper's choice).
+    #[default]
+    Duration,
+    /// Executor CPU time of the execution's tasks.
+    Cpu,
+}
+
+/// Row counts to fall back on when a scan reported none (`--table-stats`).
+pub type RowFallback = BTreeMap<String, u64>;
+
+/// The identity of an edge: table pair and key columns, canonical order.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct EdgeKey {
+    /// Left table (catalog-qualified).
+    pub left_table: String,
+    /// Left key columns.
+    pub left_columns: Vec<String>,
+    /// Right table.
+    pub right_table: String,
+    /// Right key columns.
+    pub right_columns: Vec<String>,
+}
+
+impl EdgeKey {
+    /// `orders(o_orderkey) = lineitem(l_orderkey)` style label.
+    pub fn label(&self) -> String {
+        format!(
+            "{}({}) = {}({})",
+            short(&self.left_table),
+            self.left_columns.join(","),
+            short(&self.right_table),
+            self.right_columns.join(",")
+        )
+    }
+
+    /// Whether `pattern` names this edge: a label, or `a=b` / `a-b` with
+    /// table or `table.column` names (short or qualified), either order.
+    pub fn matches(&self, pattern: &str) -> bool {
+        let p = pattern.replace(' ', "");
+        if p == self.label().replace(' ', "") {
+            return true;
+        }
+        let parts: Vec<&str> = p.split(['=', '-', ',']).filter(|s| !s.is_empty()).collect();
+        if parts.len() != 2 {
+            return false;
+        }
+        let side = |s: &str, table: &str, cols: &[String]| {
+            let (t, c) = match s.rsplit_once('.') {
+                Some((t, c)) if cols.iter().any(|x| x == c) => (t, Some(c)),
+                _ => (s, None),
+            };
+            let tm = t == table || t == short(table) || canonical_table(t) == table;
+            tm && c.is_none_or(|c| cols.iter().any(|x| x == c))
+        };
+        let l = |s| side(s, &self.left_table, &self.left_columns);
+        let r = |s| side(s, &self.right_table, &self.right_columns);
+        (l(parts[0]) && r(parts[1])) || (l(parts[1]) && r(parts[0]))
+    }
+}
+
+/// The short table name (`orders` for `spark_catalog.default.orders`).
+pub fn short(table: &str) -> &str {
+    if table.contains('/') {
+        return table;
+    }
+    table.rsplit('.').next().unwrap_or(table)
+}
+
+/// One row of the edge table (the `lakeaudit edges` contract).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EdgeRow {
+    /// Left table.
+    pub left_table: String,
+    /// Left key columns.
+    pub left_columns: Vec<String>,
+    /// Right table.
+    pub right_table: String,
+    /// Right key columns.
+    pub right_columns: Vec<String>,
+    /// F: executions containing the edge.
+    pub frequency: u64,
+    /// D: mean over those executions of rows(left) × rows(right).
+    pub data_volume: f64,
+    /// C: mean cost (ms) of those executions.
+    pub cost: f64,
+    /// F̂.
+    pub f_norm: f64,
+    /// D̂ (on log10(D+1)).
+    pub d_norm: f64,
+    /// Ĉ.
+    pub c_norm: f64,
+    /// F̂·D̂·Ĉ.
+    pub jis: f64,
+    /// Executions in which the edge ran as a SortMergeJoin.
+    pub smj_count: u64,
+    /// ... as a BroadcastHashJoin.
+    pub bhj_count: u64,
+    /// ... as any other operator (ShuffledHashJoin, nested loop, logical).
+    pub other_count: u64,
+    /// First start time of an execution containing it.
+    pub first_seen_ms: Option<i64>,
+    /// Last start time.
+    pub last_seen_ms: Option<i64>,
+    /// Bytes the executions containing the edge read from both tables.
+    pub scanned_bytes: f64,
+    /// Executions whose rows were missing for a side and came from
+    /// `--table-stats` (or were unknown).
+    pub volume_fallbacks: u64,
+    /// `app_id:execution_id` of every execution containing the edge.
+    pub executions: Vec<String>,
+}
+
+impl EdgeRow {
+    /// The edge's identity.
+    pub fn key(&self) -> EdgeKey {
+        EdgeKey {
+            left_table: self.left_table.clone(),
+            left_columns: self.left_columns.clone(),
+            right_table: self.right_table.clone(),
+            right_columns: self.right_columns.clone(),
+        }
+    }
+}
+
+/// The edge key of a relationship (tables canonicalised), or `None` for a
+/// non-simple (expression) relationship, which has no base columns to
+/// cluster on.
+pub fn edge_key(r: &Relationship) -> Option<EdgeKey> {
+    if r.non_simple || r.left_columns.is_empty() || r.right_columns.is_empty() {
+        return None;
+    }
+    let l = (canonical_table(&r.left_table), r.left_columns.clone());
+    let r2 = (canonical_table(&r.right_table), r.right_columns.clone());
+    let (a, b) = if qualified(&l) <= qualified(&r2) { (l, r2) } else { (r2, l) };
+    Some(EdgeKey {
+        left_table: a.0,
+        left_columns: a.1,
+        right_table: b.0,
+        right_columns: b.1,
+    })
+}
+
+fn qualified((t, cols): &(String, Vec<String>)) -> Vec<String> {
+    cols.iter().map(|c| format!("{t}.{c}")).collect()
+}
+
+#[derive(Default)]
+struct Acc {
+    execs: Vec<String>,
+    volume_sum: f64,
+    cost_sum: f64,
+    smj: u64,
+    bhj: u64,
+    other: u64,
+    first: Option<i64>,
+    last: Option<i64>,
+    scanned: f64,
+    fallbacks: u64,
+}
+
+/// Build the edge table of a set of executions (one window), sorted by JIS
+/// descending, then by names.
+pub fn build_edges(execs: &[ExecFacts], cost: CostMeasure, fallback: &RowFallback) -> Vec<EdgeRow> {
+    let mut acc: BTreeMap<EdgeKey, Acc> = BTreeMap::new();
+    let mut order: Vec<&ExecFacts> = execs.iter().collect();
+    order.sort_by(|a, b| (&a.app_id, a.execution_id).cmp(&(&b.app_id, b.execution_id)));
+    for ex in order {
+        // Each edge counts once per execution; strategies once per kind.
+        let mut per_exec: BTreeMap<EdgeKey, BTreeSet<JoinStrategy>> = BTreeMap::new();
+        for r in &ex.relationships {
+            if let Some(k) = edge_key(r) {
+                per_exec.entry(k).or_default().insert(r.strategy);
+            }
+        }
+        let c = match cost {
+            CostMeasure::Duration => ex.duration_ms.unwrap_or(0) as f64,
+            CostMeasure::Cpu => ex.cpu_ms as f64,
+        };
+        for (k, strategies) in per_exec {
+            let a = acc.entry(k.clone()).or_default();
+            let rows = |t: &str| -> (f64, bool) {
+                match ex.tables.get(t).and_then(|v| v.rows) {
+                    Some(r) => (r as f64, false),
+                    None => (fallback.get(t).copied().unwrap_or(0) as f64, true),
+                }
+            };
+            let (rl, fl) = rows(&k.left_table);
+            let (rr, fr) = rows(&k.right_table);
+            a.volume_sum += rl * rr;
+            if fl || fr {
+                a.fallbacks += 1;
+            }
+            a.cost_sum += c;
+            let bytes = |t: &str| ex.tables.get(t).and_then(|v| v.bytes).unwrap_or(0) as f64;
+            a.scanned += if k.left_table == k.right_table {
+                bytes(&k.left_table)
+            } else {
+                bytes(&k.left_table) + bytes(&k.right_table)
+            };
+            for s in strategies {
+                match s {
+                    JoinStrategy::SortMergeJoin => a.smj += 1,
+                    JoinStrategy::BroadcastHashJoin => a.bhj += 1,
+                    JoinStrategy::ShuffledHashJoin
+                    | JoinStrategy::BroadcastNestedLoopJoin
+                    | JoinStrategy::CartesianProduct
+                    | JoinStrategy::Join => a.other += 1,
+                }
+            }
+            if let Some(t) = ex.start_ms {
+                a.first = Some(a.first.map_or(t, |f| f.min(t)));
+                a.last = Some(a.last.map_or(t, |l| l.max(t)));
+            }
+            a.execs.push(format!("{}:{}", ex.app_id, ex.execution_id));
+        }
+    }
+    let keys: Vec<EdgeKey> = acc.keys().cloned().collect();
+    let accs: Vec<Acc> = acc.into_values().collect();
+    let f: Vec<f64> = accs.iter().map(|a| a.execs.len() as f64).collect();
+    let d: Vec<f64> = accs.iter().map(|a| a.volume_sum / a.execs.len() as f64).collect();
+    let c: Vec<f64> = accs.iter().map(|a| a.cost_sum / a.execs.len() as f64).collect();
+    let n = score::jis(&f, &d, &c);
+    let mut rows: Vec<EdgeRow> = keys
+        .into_iter()
+        .zip(accs)
+        .enumerate()
+        .map(|(i, (k, a))| EdgeRow {
+            left_table: k.left_table,
+            left_columns: k.left_columns,
+            right_table: k.right_table,
+            right_columns: k.right_columns,
+            frequency: a.execs.len() as u64,
+            data_volume: d[i],
+            cost: c[i],
+            f_norm: n[i].f,
+            d_norm: n[i].d,
+            c_norm: n[i].c,
+            jis: n[i].jis,
+            smj_count: a.smj,
+            bhj_count: a.bhj,
+            other_count: a.other,
+            first_seen_ms: a.first,
+            last_seen_ms: a.last,
+            scanned_bytes: a.scanned,
+            volume_fallbacks: a.fallbacks,
+            executions: a.execs,
+        })
+        .collect();
+    rows.sort_by(|a, b| {
+        b.jis
+            .total_cmp(&a.jis)
+            .then_with(|| a.key().cmp(&b.key()))
+    });
+    rows
+}
+
+/// The join graph: tables as nodes, edges weighted by JIS.
+pub fn join_graph(rows: &[EdgeRow]) -> UnGraph<String, f64> {
+    let mut g = UnGraph::new_undirected();
+    let mut idx = BTreeMap::new();
+    let mut node = |g: &mut UnGraph<String, f64>, t: &str| {
+        *idx.entry(t.to_string())
+            .or_insert_with(|| g.add_node(t.to_string()))
+    };
+    for r in rows {
+        let a = node(&mut g, &r.left_table);
+        let b = node(&mut g, &r.right_table);
+        g.add_edge(a, b, r.jis);
+    }
+    g
+}
+
+/// Split executions into consecutive windows of `width_ms` by start time,
+/// aligned to the first execution's window start (multiples of the width
+/// since the Unix epoch, so weekly windows start on a Thursday 00:00 UTC
+/// unless `align_ms` shifts them; Monday alignment is `align_ms = 4 days`).
+/// Executions without a start time are dropped.
+pub fn windows(execs: &[ExecFacts], width_ms: i64, align_ms: i64) -> Vec<(i64, i64, Vec<ExecFacts>)> {
+    let mut by: BTreeMap<i64, Vec<ExecFacts>> = BTreeMap::new();
+    for e in execs {
+        if let Some(t) = e.start_ms {
+            let start = (t - align_ms).div_euclid(width_ms) * width_ms + align_ms;
+            by.entry(start).or_default().push(e.clone());
+        }
+    }
+    let Some((&first, _)) = by.iter().next() else {
+        return Vec::new();
+    };
+    let Some((&last, _)) = by.iter().next_back() else {
+        return Vec::new();
+    };
+    // Keep empty windows in between: a gap is a real (empty) window.
+    let mut out = Vec::new();
+    let mut s = first;
+    while s <= last {
+        out.push((s, s + width_ms, by.remove(&s).unwrap_or_default()));
+        s += width_ms;
+    }
+    out
+}
