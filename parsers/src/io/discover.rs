@@ -1,0 +1,645 @@
+//! Finding the event logs behind the paths a user gives.
+//!
+//! Rules (after Spark's `EventLogFileWriters` / `EventLogFileReaders`):
+//! - `-` is standard input (its codec is sniffed when it is opened).
+//! - A directory named `eventlog_v2_<appId>[_<attempt>]` is one rolling log:
+//!   its `events_<N>_<appId>[_<attempt>][.<codec>][.compact]` parts are read
+//!   in numeric order of N, starting at the last `.compact` part (Spark
+//!   drops the parts a compaction replaced); the indices must be contiguous;
+//!   `appstatus_*` markers say whether the application finished, and hidden
+//!   files (the `.crc` side files) are ignored.
+//! - A file named by the user is one log, whatever its name; its codec comes
+//!   from the extension as Spark names them (`<appId>[.<codec>][.inprogress]`).
+//!   An unknown extension is an error unless the file plainly starts with
+//!   `{"Event":` (an uncompressed log under another name).
+//!   A directory under another name that holds both `appstatus_` and
+//!   `events_` files is taken as a rolling log too (a renamed copy).
+//! - Any other directory is searched recursively. Inside it, hidden files,
+//!   `.crc` files and `appstatus_*` markers are skipped; a file named like a
+//!   Spark application id (`app-`, `local-`, `application_`, `spark-`) is a
+//!   log (an unknown codec extension on it is an error); any other file is a
+//!   log only if its first decompressed bytes are `{"Event":` (so READMEs,
+//!   `.json`, `.sql` and JSON-lines files that are not event logs are
+//!   skipped). A directory in which nothing is found is an error.
+
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use super::codec::{self, Source};
+use super::{Codec, Discovery, LogInput, Part};
+use crate::{Error, Location};
+
+const ROLLING_DIR_PREFIX: &str = "eventlog_v2_";
+const EVENTS_PREFIX: &str = "events_";
+const APPSTATUS_PREFIX: &str = "appstatus_";
+const IN_PROGRESS: &str = ".inprogress";
+const COMPACT: &str = ".compact";
+/// File-name prefixes of Spark application ids (local, standalone, YARN,
+/// Kubernetes); Spark names a single-file log after the application id.
+const APP_ID_PREFIXES: [&str; 4] = ["app-", "local-", "application_", "spark-"];
+const EVENT_PREFIX: &[u8] = br#"{"Event":"#;
+/// How deep a directory search goes (guards against symlink loops).
+const MAX_DEPTH: usize = 32;
+
+/// Finds the event logs behind `paths` (files, rolling directories,
+/// directories to search, or `-` for standard input).
+///
+/// Inputs are sorted by their display path and de-duplicated; errors keep
+/// the order in which the paths were given and searched (directory entries
+/// are visited in name order), so the result is deterministic.
+pub fn discover(paths: &[String]) -> Discovery {
+    let mut d = Discovery::default();
+    for p in paths {
+        if p == "-" {
+            d.inputs.push(LogInput {
+                display: "-".into(),
+                parts: vec![Part {
+                    path: None,
+                    codec: Codec::None,
+                }],
+                in_progress: false,
+            });
+            continue;
+        }
+        let path = Path::new(p);
+        match fs::metadata(path) {
+            Err(source) => d.errors.push(Error::Io { at: loc(p), source }),
+            Ok(m) if m.is_dir() => {
+                if is_rolling_dir(path) || holds_rolling_parts(path) {
+                    match rolling(path, p) {
+                        Ok(input) => d.inputs.push(input),
+                        Err(e) => d.errors.push(e),
+                    }
+                } else {
+                    let before = d.inputs.len();
+                    walk(path, 0, &mut d);
+                    if d.inputs.len() == before {
+                        d.errors.push(Error::Input {
+                            at: loc(p),
+                            reason: "no Spark event logs found in this directory".into(),
+                        });
+                    }
+                }
+            }
+            Ok(_) => match named_file(path, p) {
+                Ok(input) => d.inputs.push(input),
+                Err(e) => d.errors.push(e),
+            },
+        }
+    }
+    d.inputs.sort_by(|a, b| a.display.cmp(&b.display));
+    d.inputs.dedup_by(|a, b| a.display == b.display);
+    d
+}
+
+fn loc(path: &str) -> Location {
+    Location {
+        path: path.to_string(),
+        line: None,
+    }
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+fn is_rolling_dir(path: &Path) -> bool {
+    file_name(path).starts_with(ROLLING_DIR_PREFIX)
+}
+
+/// A directory holding both an `appstatus_` marker and `events_` parts is a
+/// rolling log even under another name (e.g. copied as `mylog/`): its parts
+/// must not be taken as separate applications.
+fn holds_rolling_parts(dir: &Path) -> bool {
+    let Ok(list) = entries(dir) else {
+        return false;
+    };
+    let has = |prefix: &str| list.iter().any(|(n, _)| n.starts_with(prefix));
+    has(APPSTATUS_PREFIX) && has(EVENTS_PREFIX)
+}
+
+/// A log file name split the way Spark's `EventLogFileWriter.codecName`
+/// reads it: strip `.compact` and `.inprogress`, then the codec is the text
+/// after the last dot (application ids contain no dots).
+struct LogName<'a> {
+    stem: &'a str,
+    ext: Option<&'a str>,
+    in_progress: bool,
+    compact: bool,
+}
+
+fn parse_name(name: &str) -> LogName<'_> {
+    let mut n = name;
+    let mut in_progress = false;
+    let mut compact = false;
+    loop {
+        if let Some(s) = n.strip_suffix(COMPACT) {
+            compact = true;
+            n = s;
+        } else if let Some(s) = n.strip_suffix(IN_PROGRESS) {
+            in_progress = true;
+            n = s;
+        } else {
+            break;
+        }
+    }
+    let (stem, ext) = match n.rsplit_once('.') {
+        Some((stem, ext)) if !stem.is_empty() => (stem, Some(ext)),
+        _ => (n, None),
+    };
+    LogName {
+        stem,
+        ext,
+        in_progress,
+        compact,
+    }
+}
+
+fn unknown_ext(display: &str, ext: &str) -> Error {
+    Error::Input {
+        at: loc(display),
+        reason: format!(
+            "unknown codec extension `.{ext}` (known: none, .zstd, .zst, .lz4, .snappy, .lzf, .gz)"
+        ),
+    }
+}
+
+/// Whether the file's first decompressed bytes are `{"Event":`. Any failure
+/// to decode counts as "no": this only decides whether a file found in a
+/// directory is taken as a log.
+fn looks_like_log(path: &Path, codec: Codec) -> std::io::Result<bool> {
+    let file = fs::File::open(path)?;
+    let src = Source::new(file);
+    let Ok(mut dec) = codec::decoder(codec, Box::new(src)) else {
+        return Ok(false);
+    };
+    let mut head = [0u8; 9];
+    let mut n = 0;
+    while n < head.len() {
+        let Some(rest) = head.get_mut(n..) else { break };
+        match dec.read(rest) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) => {
+                return match codec::into_source_error(e) {
+                    Ok(source) => Err(source),
+                    Err(_) => Ok(false),
+                }
+            }
+        }
+    }
+    Ok(head.get(..n) == Some(EVENT_PREFIX))
+}
+
+/// A file the user named: a log whatever its name.
+fn named_file(path: &Path, display: &str) -> Result<LogInput, Error> {
+    let name = file_name(path);
+    let n = parse_name(&name);
+    let codec = match n.ext {
+        None => Codec::None,
+        Some(ext) => match Codec::from_extension(ext) {
+            Some(c) => c,
+            None => match looks_like_log(path, Codec::None) {
+                Ok(true) => Codec::None,
+                Ok(false) => return Err(unknown_ext(display, ext)),
+                Err(source) => {
+                    return Err(Error::Io {
+                        at: loc(display),
+                        source,
+                    })
+                }
+            },
+        },
+    };
+    Ok(LogInput {
+        display: display.to_string(),
+        parts: vec![Part {
+            path: Some(PathBuf::from(display)),
+            codec,
+        }],
+        in_progress: n.in_progress,
+    })
+}
+
+/// A file met while searching a directory: a log, not a log, or an error.
+fn found_file(path: &Path, name: &str, display: &str) -> Result<Option<LogInput>, Error> {
+    let n = parse_name(name);
+    let codec = match n.ext {
+        None => Some(Codec::None),
+        Some(ext) => Codec::from_extension(ext),
+    };
+    let spark_named = APP_ID_PREFIXES.iter().any(|p| n.stem.starts_with(p));
+    let codec = match (spark_named, codec) {
+        (true, Some(c)) => c,
+        (true, None) => return Err(unknown_ext(display, n.ext.unwrap_or(""))),
+        (false, c) => {
+            let c = c.unwrap_or(Codec::None);
+            match looks_like_log(path, c) {
+                Ok(true) => c,
+                Ok(false) => return Ok(None),
+                Err(source) => {
+                    return Err(Error::Io {
+                        at: loc(display),
+                        source,
+                    })
+                }
+            }
+        }
+    };
+    Ok(Some(LogInput {
+        display: display.to_string(),
+        parts: vec![Part {
+            path: Some(path.to_path_buf()),
+            codec,
+        }],
+        in_progress: n.in_progress,
+    }))
+}
+
+/// Directory entries sorted by name, hidden ones left out.
+fn entries(dir: &Path) -> std::io::Result<Vec<(String, PathBuf)>> {
+    let mut out = Vec::new();
+    for e in fs::read_dir(dir)? {
+        let e = e?;
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') {
+            continue;
+        }
+        out.push((name, e.path()));
+    }
+    out.sort();
+    Ok(out)
+}
+
+fn walk(dir: &Path, depth: usize, d: &mut Discovery) {
+    let display = dir.display().to_string();
+    if depth > MAX_DEPTH {
+        d.errors.push(Error::Input {
+            at: loc(&display),
+            reason: format!("directories nested deeper than {MAX_DEPTH} levels (symlink loop?)"),
+        });
+        return;
+    }
+    let list = match entries(dir) {
+        Ok(l) => l,
+        Err(source) => {
+            d.errors.push(Error::Io {
+                at: loc(&display),
+                source,
+            });
+            return;
+        }
+    };
+    for (name, path) in list {
+        if name.ends_with(".crc") || name.starts_with(APPSTATUS_PREFIX) {
+            continue;
+        }
+        let shown = path.display().to_string();
+        let meta = match fs::metadata(&path) {
+            Ok(m) => m,
+            Err(source) => {
+                d.errors.push(Error::Io {
+                    at: loc(&shown),
+                    source,
+                });
+                continue;
+            }
+        };
+        if meta.is_dir() {
+            if name.starts_with(ROLLING_DIR_PREFIX) || holds_rolling_parts(&path) {
+                match rolling(&path, &shown) {
+                    Ok(input) => d.inputs.push(input),
+                    Err(e) => d.errors.push(e),
+                }
+            } else {
+                walk(&path, depth + 1, d);
+            }
+        } else if meta.is_file() {
+            match found_file(&path, &name, &shown) {
+                Ok(Some(input)) => d.inputs.push(input),
+                Ok(None) => {}
+                Err(e) => d.errors.push(e),
+            }
+        }
+    }
+}
+
+struct RollingPart {
+    index: u64,
+    compact: bool,
+    in_progress: bool,
+    part: Part,
+}
+
+/// One rolling-log directory `eventlog_v2_<appId>[_<attempt>]`.
+fn rolling(dir: &Path, display: &str) -> Result<LogInput, Error> {
+    let list = entries(dir).map_err(|source| Error::Io {
+        at: loc(display),
+        source,
+    })?;
+    let mut parts = Vec::new();
+    let mut status_in_progress: Option<bool> = None;
+    for (name, path) in list {
+        if name.ends_with(".crc") {
+            continue;
+        }
+        if name.starts_with(APPSTATUS_PREFIX) {
+            let ip = name.ends_with(IN_PROGRESS);
+            // Spark takes any marker; a finished marker wins over a stale one.
+            status_in_progress = Some(status_in_progress.unwrap_or(true) && ip);
+            continue;
+        }
+        let Some(rest) = name.strip_prefix(EVENTS_PREFIX) else {
+            continue;
+        };
+        let shown = path.display().to_string();
+        let index = rest
+            .split('_')
+            .next()
+            .and_then(|i| i.parse::<u64>().ok())
+            .ok_or_else(|| Error::Input {
+                at: loc(&shown),
+                reason: "rolling event-log part without a numeric index (events_<N>_<appId>)"
+                    .into(),
+            })?;
+        let n = parse_name(&name);
+        let codec = match n.ext {
+            None => Codec::None,
+            Some(ext) => Codec::from_extension(ext).ok_or_else(|| unknown_ext(&shown, ext))?,
+        };
+        parts.push(RollingPart {
+            index,
+            compact: n.compact,
+            in_progress: n.in_progress,
+            part: Part {
+                path: Some(path),
+                codec,
+            },
+        });
+    }
+    // Numeric order; a compacted part sorts after the plain part of its index.
+    parts.sort_by_key(|p| (p.index, p.compact));
+    if let Some(last_compact) = parts.iter().rposition(|p| p.compact) {
+        parts.drain(..last_compact);
+    }
+    let Some(last) = parts.last() else {
+        return Err(Error::Input {
+            at: loc(display),
+            reason: "rolling event-log directory has no events_<N>_<appId> files".into(),
+        });
+    };
+    let last_in_progress = last.in_progress;
+    for w in parts.windows(2) {
+        if let [a, b] = w {
+            if b.index != a.index + 1 {
+                return Err(Error::Input {
+                    at: loc(display),
+                    reason: format!(
+                        "rolling event-log parts are not contiguous: part {} follows part {}",
+                        b.index, a.index
+                    ),
+                });
+            }
+        }
+    }
+    Ok(LogInput {
+        display: display.to_string(),
+        in_progress: status_in_progress.unwrap_or(false) || last_in_progress,
+        parts: parts.into_iter().map(|p| p.part).collect(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testutil::{copy_tree, one_input, samples, shared_logs, TempDir};
+    use super::super::{discover, Codec};
+    use super::parse_name;
+    use crate::Error;
+
+    fn rel(display: &str, root: &std::path::Path) -> String {
+        display
+            .strip_prefix(&root.display().to_string())
+            .unwrap_or(display)
+            .trim_start_matches('/')
+            .to_string()
+    }
+
+    #[test]
+    fn shared_logs_hold_exactly_seven_applications() {
+        let root = shared_logs();
+        let d = discover(&[root.display().to_string()]);
+        assert!(d.errors.is_empty(), "{:?}", d.errors);
+        let found: Vec<(String, Vec<Codec>, usize)> = d
+            .inputs
+            .iter()
+            .map(|i| {
+                (
+                    rel(&i.display, &root),
+                    i.parts.iter().map(|p| p.codec).collect(),
+                    usize::from(i.in_progress),
+                )
+            })
+            .collect();
+        // README.md, *.json, sql/*.sql, executions/ and tpch-plans.jsonl
+        // (JSON lines, but not events) are not logs; .crc and appstatus are markers.
+        assert_eq!(
+            found,
+            [
+                (
+                    "tpch-default/eventlog_v2_local-1796009792357".into(),
+                    vec![Codec::Zstd],
+                    0
+                ),
+                (
+                    "tpch-extended/local-1796009833175".into(),
+                    vec![Codec::None],
+                    0
+                ),
+                (
+                    "tpch-smj/eventlog_v2_local-1796012495657".into(),
+                    vec![Codec::Snappy],
+                    0
+                ),
+                (
+                    "weekly/eventlog_v2_local-1791190803209".into(),
+                    vec![Codec::Zstd],
+                    0
+                ),
+                (
+                    "weekly/eventlog_v2_local-1791795603741".into(),
+                    vec![Codec::Zstd],
+                    0
+                ),
+                (
+                    "weekly/eventlog_v2_local-1792400403627".into(),
+                    vec![Codec::Zstd],
+                    0
+                ),
+                (
+                    "weekly/eventlog_v2_local-1793005203250".into(),
+                    vec![Codec::Zstd],
+                    0
+                ),
+            ]
+        );
+        // The same logs named one by one, in another order: same result.
+        let mut paths: Vec<String> = d.inputs.iter().rev().map(|i| i.display.clone()).collect();
+        paths.push(paths[0].clone());
+        let again = discover(&paths);
+        assert_eq!(again.inputs, d.inputs);
+    }
+
+    #[test]
+    fn samples_dir_holds_every_sample_log() {
+        let root = samples();
+        let d = discover(&[root.display().to_string()]);
+        assert!(d.errors.is_empty(), "{:?}", d.errors);
+        let kinds: Vec<(String, Codec, usize, bool)> = d
+            .inputs
+            .iter()
+            .map(|i| {
+                let dir = rel(&i.display, &root);
+                let dir = dir.split('/').next().unwrap_or_default().to_string();
+                (dir, i.parts[0].codec, i.parts.len(), i.in_progress)
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                ("spark35-lz4".into(), Codec::Lz4, 1, false),
+                // sorted by the whole path: "spark4-inprogress-zstd/" < "spark4-inprogress/"
+                ("spark4-inprogress-zstd".into(), Codec::Zstd, 1, true),
+                ("spark4-inprogress".into(), Codec::None, 1, true),
+                ("spark4-inprogress".into(), Codec::None, 1, true),
+                ("spark4-lz4".into(), Codec::Lz4, 1, false),
+                ("spark4-lzf".into(), Codec::Lzf, 1, false),
+                ("spark4-plain".into(), Codec::None, 1, false),
+                ("spark4-plain".into(), Codec::Gzip, 1, false),
+                ("spark4-rolling".into(), Codec::Zstd, 2, false),
+                ("spark4-snappy".into(), Codec::Snappy, 1, false),
+                ("spark4-zstd".into(), Codec::Zstd, 1, false),
+            ]
+        );
+    }
+
+    #[test]
+    fn names_split_like_spark_codec_name() {
+        let n = parse_name("local-1796017645693.zstd.inprogress");
+        assert_eq!(
+            (n.stem, n.ext, n.in_progress, n.compact),
+            ("local-1796017645693", Some("zstd"), true, false)
+        );
+        let n = parse_name("events_3_local-1.lz4.compact");
+        assert_eq!(
+            (n.stem, n.ext, n.in_progress, n.compact),
+            ("events_3_local-1", Some("lz4"), false, true)
+        );
+        let n = parse_name("application_1700000000000_0001_1");
+        assert_eq!((n.ext, n.in_progress), (None, false));
+        let n = parse_name(".hidden");
+        assert_eq!(n.ext, None);
+    }
+
+    #[test]
+    fn directory_rules_sniff_and_skip() {
+        let tmp = TempDir::new("discover");
+        let log = br#"{"Event":"SparkListenerLogStart","Spark Version":"4.0.1"}"#;
+        let w = |name: &str, data: &[u8]| {
+            let p = tmp.path(name);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, data).unwrap();
+        };
+        w("README.md", b"# logs\n");
+        w("plans.jsonl", b"{\"query\":\"q01\"}\n");
+        // starts like an event log, so it is taken as one (the event layer judges it)
+        w("conf.json", b"{\"Event\":1}");
+        w(".hidden-local-1", log);
+        w("local-2.crc", b"crc");
+        w("appstatus_local-3", b"");
+        w("sub/deeper/renamed-log.txt", log); // not Spark-named: sniffed
+        w(
+            "sub/app-20260101000000-0001.zstd",
+            &zstd::encode_all(&log[..], 1).unwrap(),
+        );
+        w("sub/app-20260101000000-0002.bz2", log); // Spark-named, unknown codec
+        w(
+            "sub/driver.log",
+            b"26/11/30 INFO SparkContext: Running Spark\n",
+        );
+        let d = discover(&[tmp.0.display().to_string()]);
+        let names: Vec<String> = d.inputs.iter().map(|i| rel(&i.display, &tmp.0)).collect();
+        assert_eq!(
+            names,
+            [
+                "conf.json",
+                "sub/app-20260101000000-0001.zstd",
+                "sub/deeper/renamed-log.txt"
+            ]
+        );
+        assert_eq!(d.inputs[1].parts[0].codec, Codec::Zstd);
+        assert_eq!(d.errors.len(), 1, "{:?}", d.errors);
+        let e = d.errors[0].to_string();
+        assert!(
+            e.contains("0002.bz2") && e.contains("unknown codec extension `.bz2`"),
+            "{e}"
+        );
+
+        // a file named by the user: unknown extension is an error unless it
+        // plainly holds events
+        let d = discover(&[tmp.path("README.md").display().to_string()]);
+        assert!(matches!(&d.errors[..], [Error::Input { reason, .. }] if reason.contains("`.md`")));
+        let d = discover(&[tmp.path("sub/deeper/renamed-log.txt").display().to_string()]);
+        assert_eq!(d.inputs.len(), 1);
+        assert_eq!(d.inputs[0].parts[0].codec, Codec::None);
+        // a file named by the user without extension is taken as a log
+        // (LineReader then says whether it is one)
+        let d = discover(&[tmp.path("sub/driver.log").display().to_string()]);
+        assert!(d.errors.len() == 1 && d.inputs.is_empty());
+    }
+
+    #[test]
+    fn renamed_rolling_dir_is_still_one_application() {
+        let tmp = TempDir::new("renamed-rolling");
+        let copy = tmp.path("logs/mylog");
+        let src = one_input(&samples().join("spark4-rolling"));
+        copy_tree(std::path::Path::new(&src.display), &copy);
+        for p in [tmp.0.join("logs"), copy.clone()] {
+            let d = discover(&[p.display().to_string()]);
+            assert!(d.errors.is_empty(), "{:?}", d.errors);
+            assert_eq!(d.inputs.len(), 1);
+            assert_eq!(d.inputs[0].parts.len(), 2);
+            assert_eq!(d.inputs[0].display, copy.display().to_string());
+        }
+    }
+
+    #[test]
+    fn stdin_and_rolling_dir_errors() {
+        let d = discover(&["-".to_string()]);
+        assert_eq!(d.inputs.len(), 1);
+        assert_eq!(d.inputs[0].display, "-");
+        assert_eq!(d.inputs[0].parts[0].path, None);
+
+        let tmp = TempDir::new("rolling-errors");
+        let dir = tmp.path("eventlog_v2_local-1");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("appstatus_local-1"), b"").unwrap();
+        let d = discover(&[dir.display().to_string()]);
+        assert!(
+            matches!(&d.errors[..], [Error::Input { reason, .. }] if reason.contains("no events_"))
+        );
+        std::fs::write(dir.join("events_1_local-1"), b"{}\n").unwrap();
+        std::fs::write(dir.join("events_3_local-1"), b"{}\n").unwrap();
+        let d = discover(&[dir.display().to_string()]);
+        assert!(
+            matches!(&d.errors[..], [Error::Input { reason, .. }] if reason.contains("not contiguous")),
+            "{:?}",
+            d.errors
+        );
+        std::fs::write(dir.join("events_2_local-1.xz"), b"{}\n").unwrap();
+        let d = discover(&[dir.display().to_string()]);
+        assert!(matches!(&d.errors[..], [Error::Input { reason, .. }] if reason.contains("`.xz`")));
+    }
+}
