@@ -1,1 +1,1573 @@
-//! (Being written.)
+//! Formatted `physicalPlanDescription` (explain mode FORMATTED, Spark's
+//! default since 3.1) into the plan IR.
+//!
+//! The text has three parts, all written by Spark's `ExplainUtils.processPlan`:
+//!
+//! 1. the operator tree, one operator per line with its id: `* Project (4)`
+//!    (`* ` marks whole-stage codegen; query stages add `, Statistics(...)`;
+//!    `AdaptiveSparkPlan` prints `+- == Final Plan ==` and
+//!    `+- == Initial Plan ==` sections);
+//! 2. one detail block per id: `(4) Project [codegen id : 1]` followed by
+//!    `Output [2]: [...]`, `Input [4]: [...]`, `Condition : ...` lines;
+//! 3. optionally `===== Subqueries =====` (`Subquery:1 Hosting operator id =
+//!    3 Hosting Expression = ...`, then the subquery's own tree and blocks)
+//!    and `===== Adaptively Optimized Out Exchanges =====` (`Subplan:1`).
+//!
+//! Detail blocks are printed once per id and shared by every tree line with
+//! that id (AQE's initial plan repeats the ids of unchanged operators), so
+//! they are collected first and joined to the tree by id.
+//!
+//! ```
+//! let text = "== Physical Plan ==\n* Filter (2)\n+- Scan parquet spark_catalog.default.t (1)\n\n\n\
+//! (1) Scan parquet spark_catalog.default.t\nOutput [1]: [a#1L]\n\n\
+//! (2) Filter [codegen id : 1]\nInput [1]: [a#1L]\nCondition : isnotnull(a#1L)\n";
+//! let plan = parsers::plan::formatted::parse(text).unwrap();
+//! assert_eq!(plan.name, "Filter");
+//! assert_eq!(plan.children[0].output[0].to_string(), "a#1L");
+//! ```
+
+use std::collections::{HashMap, HashSet};
+
+use super::expr::{parse_attr_list, parse_expr, parse_expr_list};
+use super::ir::{Attr, Expr, JoinInfo, JoinStrategy, NodeKind, PlanNode, ScanInfo};
+use crate::{Error, Result};
+
+/// Deepest operator nesting accepted. Deeper input is rejected up front
+/// rather than risking the stack: building (and every later walk over the
+/// IR) recurses once per level, and 400 levels fit a 2 MiB thread stack in
+/// a debug build. Real plans are far shallower (TPC-H: under 60).
+pub(crate) const MAX_DEPTH: usize = 400;
+
+/// Parse a formatted physical plan description into a [`PlanNode`] tree.
+///
+/// With AQE, the `AdaptiveSparkPlan` node's children are the final (or
+/// current) plan only: the initial plan is not what ran. Subquery plans are
+/// attached to their hosting operator's [`PlanNode::subqueries`], wrapped in
+/// a [`NodeKind::SubqueryRoot`] node. Unknown operators become
+/// [`NodeKind::Other`]; only text without any operator tree is an error.
+pub fn parse(text: &str) -> Result<PlanNode> {
+    let doc = scan_text(text);
+    let main = doc
+        .sections
+        .first()
+        .ok_or_else(|| Error::Plan("formatted plan: no operator tree".into()))?;
+    let root_idx = match main.roots.as_slice() {
+        [r] => *r,
+        [] => return Err(Error::Plan("formatted plan: no operator tree".into())),
+        _ => {
+            return Err(Error::Plan(
+                "formatted plan: more than one root operator".into(),
+            ))
+        }
+    };
+    if doc.arena.iter().any(|l| l.depth > MAX_DEPTH) {
+        return Err(Error::Plan(format!(
+            "formatted plan: operators nested deeper than {MAX_DEPTH} levels"
+        )));
+    }
+    if doc.arena.get(root_idx).and_then(|l| l.op_id).is_none() {
+        return Err(Error::Plan(
+            "formatted plan: the root line has no operator id".into(),
+        ));
+    }
+    let b = Builder { doc: &doc };
+    let mut root = b.build(root_idx, 0)?;
+
+    // Subqueries are listed parents first, so a nested subquery's host is
+    // already in the tree when it is attached.
+    let mut sub_roots: HashMap<u64, (u64, Vec<Attr>)> = HashMap::new();
+    for sec in doc.sections.iter().skip(1) {
+        let SectionKind::Subquery { host, expr } = &sec.kind else {
+            continue;
+        };
+        let sub_id = subquery_id(expr);
+        let node = if let Some(&r) = sec.roots.first() {
+            let child = b.build(r, 0)?;
+            let name = if expr.contains("dynamicpruning") {
+                "SubqueryBroadcast"
+            } else {
+                "Subquery"
+            };
+            let mut n = PlanNode::new(NodeKind::SubqueryRoot { id: sub_id }, name);
+            n.output = child.output.clone();
+            if let (Some(id), Some(op)) = (sub_id, child.op_id) {
+                sub_roots.insert(id, (op, child.output.clone()));
+            }
+            n.children.push(child);
+            n
+        } else {
+            // `ReusedSubquery`: Spark prints the plan only once; point at it.
+            let target = sub_id.and_then(|id| sub_roots.get(&id).cloned());
+            let mut n = PlanNode::new(
+                NodeKind::Reused {
+                    target: target.as_ref().map(|t| t.0),
+                },
+                "ReusedSubquery",
+            );
+            if let Some((_, out)) = target {
+                n.output = out;
+            }
+            n
+        };
+        match host.and_then(|h| find_mut(&mut root, h)) {
+            Some(h) => h.subqueries.push(node),
+            None => root.subqueries.push(node),
+        }
+    }
+
+    // A reused exchange whose target is not in the built tree (it sat only
+    // in the dropped initial plan, or in an "Adaptively Optimized Out
+    // Exchanges" subplan) gets the target's subtree as its child, so lineage
+    // can still resolve it.
+    attach_missing_targets(&b, &mut root)?;
+    Ok(root)
+}
+
+// ---------------------------------------------------------------------------
+// Scanning the text into tree lines, sections and detail blocks.
+
+/// One line of an operator tree (or a `== Final Plan ==` header).
+#[derive(Debug)]
+struct TreeLine {
+    /// Nesting key: twice the text column, minus one for headers, so that a
+    /// header is the parent of the plan printed at its own column.
+    key: usize,
+    /// The text after the tree prefix and codegen marker, without `(N)`.
+    label: String,
+    op_id: Option<u64>,
+    /// Nesting level (the root is 0).
+    depth: usize,
+    /// `Final Plan`, `Current Plan` or `Initial Plan` for header lines.
+    header: Option<String>,
+    children: Vec<usize>,
+}
+
+#[derive(Debug)]
+enum SectionKind {
+    Main,
+    Subquery { host: Option<u64>, expr: String },
+    Subplan,
+}
+
+#[derive(Debug)]
+struct Section {
+    kind: SectionKind,
+    roots: Vec<usize>,
+}
+
+/// A detail block `(N) Name [codegen id : k]` and its fields.
+#[derive(Debug, Default)]
+struct Detail {
+    name: String,
+    reuses: Option<u64>,
+    /// Field name without its `[k]` count, and the value.
+    fields: Vec<(String, String)>,
+}
+
+impl Detail {
+    fn get(&self, key: &str) -> Option<&str> {
+        self.fields
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+#[derive(Debug, Default)]
+struct Doc {
+    arena: Vec<TreeLine>,
+    sections: Vec<Section>,
+    details: HashMap<u64, Detail>,
+    /// First tree line of each operator id.
+    by_id: HashMap<u64, usize>,
+}
+
+fn scan_text(text: &str) -> Doc {
+    let mut doc = Doc::default();
+    doc.sections.push(Section {
+        kind: SectionKind::Main,
+        roots: Vec::new(),
+    });
+    let mut in_tree = true;
+    let mut stack: Vec<usize> = Vec::new();
+    let mut cur_detail: Option<u64> = None;
+    for raw in text.lines() {
+        let line = raw.trim_end();
+        if line == "== Physical Plan ==" {
+            in_tree = true;
+            stack.clear();
+            continue;
+        }
+        if line.starts_with("===== ") && line.ends_with(" =====") {
+            in_tree = false;
+            cur_detail = None;
+            continue;
+        }
+        if let Some(kind) = section_header(line) {
+            doc.sections.push(Section {
+                kind,
+                roots: Vec::new(),
+            });
+            in_tree = true;
+            stack.clear();
+            cur_detail = None;
+            continue;
+        }
+        if in_tree {
+            if line.trim().is_empty() {
+                // The tree ends at its first blank line; a blank line before
+                // any tree line (text starting with a newline) is skipped.
+                if doc.sections.last().is_some_and(|s| !s.roots.is_empty()) {
+                    in_tree = false;
+                }
+                continue;
+            }
+            if detail_header(line).is_none() {
+                push_tree_line(&mut doc, &mut stack, line);
+                continue;
+            }
+            in_tree = false;
+        }
+        if let Some((id, d)) = detail_header(line) {
+            doc.details.entry(id).or_insert(d);
+            cur_detail = Some(id);
+            continue;
+        }
+        if line.trim().is_empty() {
+            continue;
+        }
+        if let Some(d) = cur_detail.and_then(|id| doc.details.get_mut(&id)) {
+            match field_line(line) {
+                Some((k, v)) => d.fields.push((k, v)),
+                None => {
+                    // A value that spans lines (a literal with a newline).
+                    if let Some((_, v)) = d.fields.last_mut() {
+                        v.push('\n');
+                        v.push_str(line);
+                    }
+                }
+            }
+        }
+    }
+    doc
+}
+
+fn section_header(line: &str) -> Option<SectionKind> {
+    if let Some(rest) = line.strip_prefix("Subquery:") {
+        let (_, after) = rest.split_once(" Hosting operator id = ")?;
+        let (host, expr) = after
+            .split_once(" Hosting Expression = ")
+            .unwrap_or((after, ""));
+        return Some(SectionKind::Subquery {
+            host: host.trim().parse().ok(),
+            expr: expr.trim().to_string(),
+        });
+    }
+    let rest = line.strip_prefix("Subplan:")?;
+    rest.trim()
+        .chars()
+        .all(|c| c.is_ascii_digit())
+        .then_some(SectionKind::Subplan)
+}
+
+/// `(N) Name [codegen id : k]` / `(N) ReusedExchange [Reuses operator id: M]`.
+fn detail_header(line: &str) -> Option<(u64, Detail)> {
+    let rest = line.strip_prefix('(')?;
+    let (id, rest) = rest.split_once(") ")?;
+    let id: u64 = id.parse().ok()?;
+    let mut name = rest.trim();
+    let mut reuses = None;
+    if let Some(pos) = name.find(" [Reuses operator id: ") {
+        let tail = &name[pos + " [Reuses operator id: ".len()..];
+        reuses = tail.trim_end_matches(']').trim().parse().ok();
+        name = &name[..pos];
+    }
+    if let Some(pos) = name.find(" [codegen id : ") {
+        name = &name[..pos];
+    }
+    Some((
+        id,
+        Detail {
+            name: name.trim().to_string(),
+            reuses,
+            fields: Vec::new(),
+        },
+    ))
+}
+
+/// `Key [k]: value`, `Key: value` or `Condition : value`.
+fn field_line(line: &str) -> Option<(String, String)> {
+    let (key, value) = line.split_once(':')?;
+    let mut key = key.trim();
+    if let Some(pos) = key.find(" [") {
+        let count = &key[pos + 2..];
+        if !count
+            .trim_end_matches(']')
+            .chars()
+            .all(|c| c.is_ascii_digit())
+        {
+            return None;
+        }
+        key = &key[..pos];
+    }
+    let ok = !key.is_empty()
+        && key.starts_with(|c: char| c.is_ascii_alphabetic())
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == ' ' || c == '_');
+    ok.then(|| (key.to_string(), value.trim().to_string()))
+}
+
+fn push_tree_line(doc: &mut Doc, stack: &mut Vec<usize>, line: &str) {
+    let col = line
+        .find(|c: char| !matches!(c, ' ' | ':' | '+' | '-'))
+        .unwrap_or(line.len());
+    let text = line[col..].trim();
+    let (key, label, op_id, header) =
+        if let Some(h) = text.strip_prefix("== ").and_then(|t| t.strip_suffix(" ==")) {
+            (
+                2 * col.max(1) - 1,
+                text.to_string(),
+                None,
+                Some(h.to_string()),
+            )
+        } else {
+            let body = text.strip_prefix("* ").unwrap_or(text);
+            let (label, id) = split_op_id(body);
+            (2 * col, label, id, None)
+        };
+    while stack
+        .last()
+        .is_some_and(|&top| doc.arena.get(top).is_some_and(|t| t.key >= key))
+    {
+        stack.pop();
+    }
+    let idx = doc.arena.len();
+    let depth = stack
+        .last()
+        .and_then(|&p| doc.arena.get(p))
+        .map_or(0, |p| p.depth + 1);
+    doc.arena.push(TreeLine {
+        key,
+        label,
+        op_id,
+        depth,
+        header,
+        children: Vec::new(),
+    });
+    if let Some(id) = op_id {
+        doc.by_id.entry(id).or_insert(idx);
+    }
+    match stack.last().and_then(|&p| doc.arena.get_mut(p)) {
+        Some(parent) => parent.children.push(idx),
+        None => {
+            if let Some(sec) = doc.sections.last_mut() {
+                sec.roots.push(idx);
+            }
+        }
+    }
+    stack.push(idx);
+}
+
+/// `BroadcastHashJoin Inner BuildRight (66)` → (`BroadcastHashJoin Inner
+/// BuildRight`, 66); `ShuffleQueryStage (13), Statistics(...)` → 13.
+fn split_op_id(body: &str) -> (String, Option<u64>) {
+    let mut search = 0;
+    while let Some(pos) = body[search..].find(" (").map(|p| p + search) {
+        let after = &body[pos + 2..];
+        if let Some(close) = after.find(')') {
+            let inner = &after[..close];
+            let rest = &after[close + 1..];
+            let is_id = inner == "unknown"
+                || (!inner.is_empty() && inner.chars().all(|c| c.is_ascii_digit()));
+            if is_id && (rest.is_empty() || rest.starts_with(',')) {
+                return (body[..pos].trim().to_string(), inner.parse().ok());
+            }
+        }
+        search = pos + 2;
+    }
+    (body.trim().to_string(), None)
+}
+
+// ---------------------------------------------------------------------------
+// Building PlanNodes.
+
+struct Builder<'a> {
+    doc: &'a Doc,
+}
+
+impl Builder<'_> {
+    fn line(&self, idx: usize) -> Result<&TreeLine> {
+        self.doc
+            .arena
+            .get(idx)
+            .ok_or_else(|| Error::Plan("formatted plan: bad tree index".into()))
+    }
+
+    /// The data-flow children of a tree line: for `AdaptiveSparkPlan` the
+    /// final (or current) plan only; header lines are looked through.
+    fn child_lines(&self, idx: usize, name: &str) -> Result<Vec<usize>> {
+        let line = self.line(idx)?;
+        let headers: Vec<usize> = line
+            .children
+            .iter()
+            .copied()
+            .filter(|&c| self.doc.arena.get(c).is_some_and(|l| l.header.is_some()))
+            .collect();
+        if name == "AdaptiveSparkPlan" && !headers.is_empty() {
+            let pick = |want: &str| {
+                headers.iter().copied().find(|&h| {
+                    self.doc
+                        .arena
+                        .get(h)
+                        .and_then(|l| l.header.as_deref())
+                        .is_some_and(|t| t == want)
+                })
+            };
+            let chosen = pick("Final Plan")
+                .or_else(|| pick("Current Plan"))
+                .or_else(|| headers.first().copied());
+            return Ok(chosen
+                .and_then(|h| self.doc.arena.get(h))
+                .map(|l| l.children.clone())
+                .unwrap_or_default());
+        }
+        let mut out = Vec::new();
+        for &c in &line.children {
+            let l = self.line(c)?;
+            if l.header.is_some() {
+                out.extend(l.children.iter().copied());
+            } else {
+                out.push(c);
+            }
+        }
+        Ok(out)
+    }
+
+    fn build(&self, idx: usize, depth: usize) -> Result<PlanNode> {
+        if depth > MAX_DEPTH {
+            return Err(Error::Plan("formatted plan: operator tree too deep".into()));
+        }
+        let line = self.line(idx)?;
+        let detail = line.op_id.and_then(|id| self.doc.details.get(&id));
+        let name = match detail {
+            Some(d) if !d.name.is_empty() => d.name.clone(),
+            _ => line.label.clone(),
+        };
+        let mut children = Vec::new();
+        for c in self.child_lines(idx, &name)? {
+            children.push(self.build(c, depth + 1)?);
+        }
+        let empty = Detail::default();
+        let d = detail.unwrap_or(&empty);
+        let class = classify_physical(&name);
+        let kind = self.kind(class, &name, &line.label, d, idx);
+        let output = self.output(&kind, d, &children);
+        let mut node = PlanNode::new(kind, name);
+        node.op_id = line.op_id;
+        node.output = output;
+        node.children = children;
+        Ok(node)
+    }
+
+    fn kind(&self, class: PhysClass, name: &str, label: &str, d: &Detail, idx: usize) -> NodeKind {
+        let args = d.get("Arguments").unwrap_or("");
+        match class {
+            PhysClass::Scan => {
+                let location = d.get("Location").map(str::to_string);
+                NodeKind::Scan(ScanInfo {
+                    table: scan_table(name, location.as_deref()),
+                    format: scan_format(name),
+                    location,
+                    pushed_filters: d.get("PushedFilters").map(str::to_string),
+                    partition_filters: d.get("PartitionFilters").map(str::to_string),
+                    data_filters: d.get("DataFilters").map(str::to_string),
+                    read_schema: d.get("ReadSchema").map(str::to_string),
+                })
+            }
+            PhysClass::Filter => NodeKind::Filter {
+                condition: parse_expr(d.get("Condition").unwrap_or("")),
+            },
+            PhysClass::Project => NodeKind::Project {
+                list: parse_expr_list(d.get("Output").unwrap_or("")),
+            },
+            PhysClass::Aggregate => NodeKind::Aggregate {
+                grouping: parse_expr_list(d.get("Keys").unwrap_or("")),
+                results: parse_expr_list(d.get("Results").unwrap_or("")),
+            },
+            PhysClass::Join(strategy) => {
+                let mut words = label.split_whitespace().skip(1);
+                let join_type = d
+                    .get("Join type")
+                    .map(str::to_string)
+                    .or_else(|| words.next().map(str::to_string))
+                    .unwrap_or_default();
+                let condition = d
+                    .get("Join condition")
+                    .filter(|c| !c.is_empty() && *c != "None")
+                    .map(parse_expr);
+                let null_aware = strategy == JoinStrategy::BroadcastHashJoin
+                    && join_type == "LeftAnti"
+                    && self.null_aware_build(idx, label);
+                NodeKind::Join(JoinInfo {
+                    strategy,
+                    join_type,
+                    left_keys: parse_expr_list(d.get("Left keys").unwrap_or("")),
+                    right_keys: parse_expr_list(d.get("Right keys").unwrap_or("")),
+                    condition,
+                    null_aware,
+                })
+            }
+            PhysClass::Exchange => NodeKind::Exchange,
+            PhysClass::PassThrough => NodeKind::PassThrough,
+            PhysClass::Reused => NodeKind::Reused { target: d.reuses },
+            PhysClass::SubqueryRoot => NodeKind::SubqueryRoot {
+                id: first_hash_number(label),
+            },
+            PhysClass::Sort => NodeKind::Sort {
+                order: split_top(args)
+                    .first()
+                    .map(|s| parse_expr_list(s))
+                    .unwrap_or_default(),
+            },
+            PhysClass::TopK => NodeKind::Limit {
+                list: split_top(args)
+                    .last()
+                    .filter(|s| s.starts_with('['))
+                    .map(|s| parse_expr_list(s))
+                    .unwrap_or_default(),
+            },
+            PhysClass::Limit => NodeKind::Limit { list: Vec::new() },
+            PhysClass::Union => NodeKind::Union,
+            PhysClass::Expand => NodeKind::Expand {
+                projections: expand_projections(args),
+            },
+            PhysClass::Generate => NodeKind::Generate {
+                generator: split_top(args)
+                    .first()
+                    .map(|s| parse_expr(s))
+                    .unwrap_or_else(|| Expr::Raw(String::new())),
+            },
+            PhysClass::Window => {
+                let parts = split_top(args);
+                let list = |i: usize| parts.get(i).map(|s| parse_expr_list(s)).unwrap_or_default();
+                NodeKind::Window {
+                    exprs: list(0),
+                    partition: list(1),
+                    order: list(2),
+                }
+            }
+            PhysClass::Command => NodeKind::Command,
+            PhysClass::LocalData => NodeKind::LocalData,
+            PhysClass::Other => NodeKind::Other,
+        }
+    }
+
+    /// Whether the build side of a `LeftAnti` broadcast join broadcasts a
+    /// null-aware relation: the formatted text does not print the join's
+    /// `isNullAwareAntiJoin` flag, but its `BroadcastExchange` argument
+    /// `HashedRelationBroadcastMode(..., true)` carries the same fact.
+    fn null_aware_build(&self, idx: usize, label: &str) -> bool {
+        let Ok(kids) = self.child_lines(idx, "") else {
+            return false;
+        };
+        let build = if label.contains("BuildLeft") {
+            kids.first()
+        } else {
+            kids.get(1)
+        };
+        let mut cur = build.copied();
+        for _ in 0..16 {
+            let Some(i) = cur else { return false };
+            let Some(line) = self.doc.arena.get(i) else {
+                return false;
+            };
+            let Some(d) = line.op_id.and_then(|id| self.doc.details.get(&id)) else {
+                return false;
+            };
+            if d.name == "BroadcastExchange" {
+                return d.get("Arguments").is_some_and(broadcast_mode_null_aware);
+            }
+            if d.name == "ReusedExchange" {
+                return d
+                    .reuses
+                    .and_then(|t| self.doc.details.get(&t))
+                    .and_then(|t| t.get("Arguments"))
+                    .is_some_and(broadcast_mode_null_aware);
+            }
+            cur = self
+                .child_lines(i, "")
+                .ok()
+                .and_then(|k| k.first().copied());
+        }
+        false
+    }
+
+    fn output(&self, kind: &NodeKind, d: &Detail, children: &[PlanNode]) -> Vec<Attr> {
+        if let Some(o) = d.get("Output") {
+            return attrs_of_list(o);
+        }
+        let derived = derived_output(kind, children, d.get("Arguments").unwrap_or(""));
+        if let Some(out) = derived {
+            return out;
+        }
+        if let Some(i) = d.get("Input") {
+            return attrs_of_list(i);
+        }
+        match (d.get("Left output"), d.get("Right output")) {
+            (Some(l), Some(r)) => {
+                let mut v = attrs_of_list(l);
+                v.extend(attrs_of_list(r));
+                v
+            }
+            _ => children
+                .iter()
+                .flat_map(|c| c.output.iter().cloned())
+                .collect(),
+        }
+    }
+}
+
+/// `HashedRelationBroadcastMode(List(...),true)`: the last argument is
+/// `isNullAware`.
+fn broadcast_mode_null_aware(args: &str) -> bool {
+    args.contains("),true)")
+}
+
+fn find_mut(node: &mut PlanNode, op_id: u64) -> Option<&mut PlanNode> {
+    if node.op_id == Some(op_id) && !matches!(node.kind, NodeKind::SubqueryRoot { .. }) {
+        return Some(node);
+    }
+    for c in node.children.iter_mut().chain(node.subqueries.iter_mut()) {
+        if let Some(f) = find_mut(c, op_id) {
+            return Some(f);
+        }
+    }
+    None
+}
+
+fn collect_ids(node: &PlanNode, ids: &mut HashSet<u64>) {
+    if let Some(id) = node.op_id {
+        ids.insert(id);
+    }
+    for c in node.children.iter().chain(node.subqueries.iter()) {
+        collect_ids(c, ids);
+    }
+}
+
+fn attach_missing_targets(b: &Builder<'_>, root: &mut PlanNode) -> Result<()> {
+    let mut present = HashSet::new();
+    collect_ids(root, &mut present);
+    let mut stack: Vec<&mut PlanNode> = vec![root];
+    while let Some(n) = stack.pop() {
+        if let NodeKind::Reused { target: Some(t) } = n.kind {
+            let is_exchange = n.name == "ReusedExchange";
+            if is_exchange && n.children.is_empty() && !present.contains(&t) {
+                if let Some(&line) = b.doc.by_id.get(&t) {
+                    let sub = b.build(line, 0)?;
+                    collect_ids(&sub, &mut present);
+                    n.children.push(sub);
+                }
+            }
+        }
+        for c in n.children.iter_mut().chain(n.subqueries.iter_mut()) {
+            stack.push(c);
+        }
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// Helpers shared with the sparkPlanInfo parser.
+
+/// What a physical operator name means for the IR.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PhysClass {
+    Scan,
+    Filter,
+    Project,
+    Aggregate,
+    Join(JoinStrategy),
+    Exchange,
+    PassThrough,
+    Reused,
+    SubqueryRoot,
+    Sort,
+    /// `TakeOrderedAndProject`.
+    TopK,
+    Limit,
+    Union,
+    Expand,
+    Generate,
+    Window,
+    Command,
+    LocalData,
+    Other,
+}
+
+/// Classify a physical operator by its `nodeName`.
+pub(crate) fn classify_physical(name: &str) -> PhysClass {
+    let first = name.split_whitespace().next().unwrap_or("");
+    if let Some(s) = JoinStrategy::from_name(first) {
+        if s != JoinStrategy::Join {
+            return PhysClass::Join(s);
+        }
+    }
+    if name == "Scan OneRowRelation" || name.starts_with("Scan ExistingRDD") {
+        return PhysClass::LocalData;
+    }
+    if first == "Scan"
+        || first == "BatchScan"
+        || first == "FileScan"
+        || first == "ContinuousScan"
+        || first == "MicroBatchScan"
+        || first == "HiveTableScan"
+    {
+        return PhysClass::Scan;
+    }
+    if first == "Execute" || first.ends_with("Command") || first.starts_with("WriteFiles") {
+        return PhysClass::Command;
+    }
+    if first.starts_with("WholeStageCodegen") {
+        return PhysClass::PassThrough;
+    }
+    match first {
+        "Filter" => PhysClass::Filter,
+        "Project" => PhysClass::Project,
+        "HashAggregate" | "SortAggregate" | "ObjectHashAggregate" => PhysClass::Aggregate,
+        "Exchange" | "BroadcastExchange" | "ShuffleExchange" | "Coalesce" => PhysClass::Exchange,
+        "AdaptiveSparkPlan"
+        | "ShuffleQueryStage"
+        | "BroadcastQueryStage"
+        | "ResultQueryStage"
+        | "TableCacheQueryStage"
+        | "AQEShuffleRead"
+        | "CustomShuffleReader"
+        | "InputAdapter"
+        | "ColumnarToRow"
+        | "RowToColumnar" => PhysClass::PassThrough,
+        "ReusedExchange" | "ReusedSubquery" => PhysClass::Reused,
+        "Subquery" | "SubqueryBroadcast" | "SubqueryAdaptiveBroadcast" => PhysClass::SubqueryRoot,
+        "Sort" => PhysClass::Sort,
+        "TakeOrderedAndProject" => PhysClass::TopK,
+        "CollectLimit" | "GlobalLimit" | "LocalLimit" | "CollectTail" => PhysClass::Limit,
+        "Union" => PhysClass::Union,
+        "Expand" => PhysClass::Expand,
+        "Generate" => PhysClass::Generate,
+        "Window" => PhysClass::Window,
+        "LocalTableScan" | "Range" | "EmptyRelation" => PhysClass::LocalData,
+        _ => PhysClass::Other,
+    }
+}
+
+/// The table a scan reads, from its node name: `Scan parquet
+/// spark_catalog.default.orders`, `Scan parquet default.orders` (older
+/// Spark), `BatchScan cat.db.t`, `Scan hive default.t`; for a path-based read
+/// the location's path(s).
+pub(crate) fn scan_table(name: &str, location: Option<&str>) -> String {
+    let mut words = name.split_whitespace();
+    let first = words.next().unwrap_or("");
+    let rest: Vec<&str> = if first == "Scan" || first == "FileScan" {
+        words.skip(1).collect()
+    } else {
+        words.collect()
+    };
+    let table = rest.join(" ");
+    if !table.is_empty() {
+        return table;
+    }
+    match location {
+        Some(loc) => location_paths(loc),
+        None => String::new(),
+    }
+}
+
+/// `parquet` from `Scan parquet ...`.
+pub(crate) fn scan_format(name: &str) -> Option<String> {
+    let mut words = name.split_whitespace();
+    match words.next() {
+        Some("Scan") | Some("FileScan") => words.next().map(str::to_string),
+        _ => None,
+    }
+}
+
+/// `InMemoryFileIndex [file:/a]` / `InMemoryFileIndex(1 paths)[file:/a]` →
+/// `file:/a`.
+pub(crate) fn location_paths(loc: &str) -> String {
+    match (loc.find('['), loc.rfind(']')) {
+        (Some(a), Some(b)) if b > a => loc[a + 1..b].trim().to_string(),
+        _ => loc.trim().to_string(),
+    }
+}
+
+/// Output derived from the operator's own expressions or its children, for
+/// operators whose text shows no `Output`. `None` when nothing can be derived
+/// (the caller then falls back to `Input`).
+pub(crate) fn derived_output(
+    kind: &NodeKind,
+    children: &[PlanNode],
+    args: &str,
+) -> Option<Vec<Attr>> {
+    let child_out = |i: usize| {
+        children
+            .get(i)
+            .map(|c| c.output.clone())
+            .unwrap_or_default()
+    };
+    match kind {
+        NodeKind::Project { list } | NodeKind::Limit { list } if !list.is_empty() => {
+            Some(output_attrs(list))
+        }
+        NodeKind::Aggregate { results, .. } if !results.is_empty() => Some(output_attrs(results)),
+        NodeKind::Join(j) => {
+            let mut out = child_out(0);
+            let t = j.join_type.as_str();
+            if t.starts_with("ExistenceJoin") {
+                out.extend(attrs_of_list(
+                    t.trim_start_matches("ExistenceJoin(").trim_end_matches(')'),
+                ));
+            } else if t != "LeftSemi" && t != "LeftAnti" {
+                out.extend(child_out(1));
+            }
+            Some(out)
+        }
+        NodeKind::Window { exprs, .. } => {
+            let mut out = child_out(0);
+            out.extend(output_attrs(exprs));
+            Some(out)
+        }
+        NodeKind::Expand { .. } => split_top(args)
+            .last()
+            .filter(|s| s.starts_with('['))
+            .map(|s| attrs_of_list(s)),
+        NodeKind::Generate { .. } => {
+            // Arguments: generator, [requiredChildOutput], outer, [generatorOutput].
+            let parts = split_top(args);
+            let lists: Vec<&str> = parts
+                .iter()
+                .skip(1)
+                .filter(|p| p.starts_with('['))
+                .copied()
+                .collect();
+            if lists.is_empty() {
+                None
+            } else {
+                Some(lists.iter().flat_map(|l| attrs_of_list(l)).collect())
+            }
+        }
+        NodeKind::Union => Some(child_out(0)),
+        NodeKind::SubqueryRoot { .. } => Some(child_out(0)),
+        _ => None,
+    }
+}
+
+/// The attributes an output list defines (plain attributes and aliases).
+pub(crate) fn output_attrs(list: &[Expr]) -> Vec<Attr> {
+    let mut out = Vec::new();
+    for e in list {
+        match e.output_attr() {
+            Some(a) => out.push(a.clone()),
+            // An item the expression parser kept as raw text still ends
+            // in `name#id` when it defines an attribute.
+            None => {
+                if let Expr::Raw(t) = e {
+                    out.extend(attr_of_item(t));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Attributes of a printed list `[a#1, b#2L, x AS c#3]` (brackets optional,
+/// commas with or without a space); items that define no attribute (a
+/// `... N more fields` marker) are skipped.
+pub(crate) fn attrs_of_list(text: &str) -> Vec<Attr> {
+    parse_attr_list(text)
+}
+
+/// `name#17L` or `expr AS name#17L` → the attribute.
+pub(crate) fn attr_of_item(item: &str) -> Option<Attr> {
+    let item = item.trim();
+    let item = match item.rfind(" AS ") {
+        Some(p) => &item[p + 4..],
+        None => item,
+    };
+    let hash = item.rfind('#')?;
+    let name = item[..hash].trim().trim_matches('`');
+    let tail = &item[hash + 1..];
+    let digits_end = tail
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(tail.len());
+    let id: u64 = tail[..digits_end].parse().ok()?;
+    let suffix = &tail[digits_end..];
+    if name.is_empty() || !suffix.chars().all(|c| c.is_ascii_alphabetic()) {
+        return None;
+    }
+    Some(Attr::new(name, id, suffix))
+}
+
+/// Split on commas that are not inside `()`, `[]` or `{}`; items trimmed,
+/// empty items dropped.
+pub(crate) fn split_top(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut depth: i32 = 0;
+    let mut start = 0;
+    for (i, c) in text.char_indices() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            ',' if depth <= 0 => {
+                out.push(text[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(text[start..].trim());
+    out.retain(|s| !s.is_empty());
+    out
+}
+
+/// `[[a#1, null, 0], [b#2, c#3, 1]], [x#4, y#5, spark_grouping_id#6L]` → the
+/// projections.
+pub(crate) fn expand_projections(args: &str) -> Vec<Vec<Expr>> {
+    let parts = split_top(args);
+    let Some(first) = parts.first() else {
+        return Vec::new();
+    };
+    let inner = first
+        .trim()
+        .strip_prefix('[')
+        .and_then(|s| s.strip_suffix(']'))
+        .unwrap_or(first);
+    split_top(inner)
+        .into_iter()
+        .filter(|p| p.starts_with('['))
+        .map(parse_expr_list)
+        .collect()
+}
+
+/// The subquery's exprId in a hosting expression: `Subquery subquery#714,
+/// [id=#10262]` → 714; `dynamicpruningexpression(x#3 IN dynamicpruning#9)`
+/// → 9 (not the attribute's 3).
+fn subquery_id(expr: &str) -> Option<u64> {
+    ["scalar-subquery#", "subquery#", "dynamicpruning#"]
+        .iter()
+        .find_map(|tag| expr.find(tag).map(|p| &expr[p..]))
+        .and_then(first_hash_number)
+        .or_else(|| first_hash_number(expr))
+}
+
+/// The first `#N` number in a text (`Subquery subquery#714, [id=#10262]` →
+/// 714).
+pub(crate) fn first_hash_number(text: &str) -> Option<u64> {
+    let pos = text.find('#')?;
+    let tail = &text[pos + 1..];
+    let end = tail
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(tail.len());
+    tail[..end].parse().ok()
+}
+
+/// Real fixtures for the plan parsers' tests: the TPC-H event logs under
+/// `/work/shared/spark-logs`, decompressed in memory once per test binary.
+#[cfg(test)]
+pub(crate) mod testdata {
+    use std::collections::{BTreeMap, BTreeSet, HashSet};
+    use std::sync::OnceLock;
+
+    use super::split_op_id;
+    use crate::plan::{NodeKind, PlanNode, Recursion};
+
+    /// Where the real logs live.
+    pub(crate) const LOGS: &str = "/work/shared/spark-logs";
+
+    /// One SQL execution's plans.
+    #[derive(Debug, Default, Clone)]
+    pub(crate) struct Exec {
+        pub(crate) id: u64,
+        pub(crate) start_desc: String,
+        pub(crate) start_info: String,
+        /// The last AQE update's plans, else the start's.
+        pub(crate) final_desc: String,
+        pub(crate) final_info: String,
+        pub(crate) updates: usize,
+    }
+
+    fn collect(text: &str) -> Vec<Exec> {
+        let mut by_id: BTreeMap<u64, Exec> = BTreeMap::new();
+        for line in text.lines() {
+            if !line.contains("SparkListenerSQLExecutionStart")
+                && !line.contains("SparkListenerSQLAdaptiveExecutionUpdate")
+            {
+                continue;
+            }
+            let v: serde_json::Value = serde_json::from_str(line).expect("event json");
+            let ev = v["Event"].as_str().unwrap_or_default();
+            let Some(id) = v["executionId"].as_u64() else {
+                continue;
+            };
+            let desc = v["physicalPlanDescription"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            let info = v["sparkPlanInfo"].to_string();
+            let e = by_id.entry(id).or_default();
+            e.id = id;
+            if ev.ends_with("SQLExecutionStart") {
+                e.start_desc = desc.clone();
+                e.start_info = info.clone();
+                if e.updates == 0 {
+                    e.final_desc = desc;
+                    e.final_info = info;
+                }
+            } else if ev.ends_with("SQLAdaptiveExecutionUpdate") {
+                e.updates += 1;
+                e.final_desc = desc;
+                e.final_info = info;
+            }
+        }
+        by_id.into_values().collect()
+    }
+
+    /// The tpch-default application (zstd, formatted explain mode).
+    pub(crate) fn tpch_default() -> &'static [Exec] {
+        static CELL: OnceLock<Vec<Exec>> = OnceLock::new();
+        CELL.get_or_init(|| {
+            let path = format!(
+                "{LOGS}/tpch-default/eventlog_v2_local-1796009792357/events_1_local-1796009792357.zstd"
+            );
+            let bytes = std::fs::read(path).expect("tpch-default log");
+            let text = zstd::stream::decode_all(&bytes[..]).expect("zstd");
+            collect(&String::from_utf8(text).expect("utf8"))
+        })
+    }
+
+    /// Every execution of the four `weekly/` applications (zstd).
+    pub(crate) fn weekly() -> &'static [Exec] {
+        static CELL: OnceLock<Vec<Exec>> = OnceLock::new();
+        CELL.get_or_init(|| {
+            let mut all = Vec::new();
+            let dir = format!("{LOGS}/weekly");
+            let mut apps: Vec<_> = std::fs::read_dir(&dir)
+                .expect("weekly dir")
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_dir() && p.to_string_lossy().contains("eventlog_v2_"))
+                .collect();
+            apps.sort();
+            for app in apps {
+                for f in std::fs::read_dir(&app)
+                    .expect("app dir")
+                    .filter_map(|e| e.ok())
+                {
+                    let path = f.path();
+                    if path.extension().is_some_and(|x| x == "zstd") {
+                        let bytes = std::fs::read(&path).expect("weekly log");
+                        let text = zstd::stream::decode_all(&bytes[..]).expect("zstd");
+                        all.extend(collect(&String::from_utf8(text).expect("utf8")));
+                    }
+                }
+            }
+            all
+        })
+    }
+
+    /// The tpch-smj application (snappy-java stream format: a 16-byte
+    /// header, then `[u32 BE length][raw snappy block]` chunks).
+    pub(crate) fn tpch_smj() -> &'static [Exec] {
+        static CELL: OnceLock<Vec<Exec>> = OnceLock::new();
+        CELL.get_or_init(|| {
+            let path = format!(
+                "{LOGS}/tpch-smj/eventlog_v2_local-1796012495657/events_1_local-1796012495657.snappy"
+            );
+            let bytes = std::fs::read(path).expect("tpch-smj log");
+            let mut out = Vec::new();
+            let mut pos = 16;
+            let mut dec = snap::raw::Decoder::new();
+            while pos + 4 <= bytes.len() {
+                let len = u32::from_be_bytes([bytes[pos], bytes[pos + 1], bytes[pos + 2], bytes[pos + 3]])
+                    as usize;
+                pos += 4;
+                let block = &bytes[pos..pos + len];
+                out.extend(dec.decompress_vec(block).expect("snappy block"));
+                pos += len;
+            }
+            collect(&String::from_utf8(out).expect("utf8"))
+        })
+    }
+
+    /// The query (`q01`..`q22`) an execution id of an application ran.
+    pub(crate) fn query_of(app_file: &str, exec_id: u64) -> Option<String> {
+        let text = std::fs::read_to_string(format!("{LOGS}/{app_file}")).ok()?;
+        let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+        v["runs"].as_array()?.iter().find_map(|r| {
+            let ids = r["execution_ids"].as_array()?;
+            ids.iter()
+                .any(|i| i.as_u64() == Some(exec_id))
+                .then(|| r["query"].as_str().map(str::to_string))
+                .flatten()
+        })
+    }
+
+    /// `tables` of a query in the answer key.
+    pub(crate) fn truth_tables(query: &str) -> Vec<String> {
+        let text = std::fs::read_to_string(format!("{LOGS}/tpch-truth.json")).expect("truth");
+        let v: serde_json::Value = serde_json::from_str(&text).expect("truth json");
+        let mut t: Vec<String> = v["queries"][format!("tpch/{query}")]["tables"]
+            .as_array()
+            .expect("tables")
+            .iter()
+            .filter_map(|x| x.as_str().map(str::to_string))
+            .collect();
+        t.sort();
+        t.dedup();
+        t
+    }
+
+    /// Base table names (last part of the catalog name) of every scan.
+    pub(crate) fn tables(p: &PlanNode) -> Vec<String> {
+        let mut t = BTreeSet::new();
+        p.apply(&mut |n| {
+            if let NodeKind::Scan(s) = &n.kind {
+                t.insert(s.table.rsplit('.').next().unwrap_or("").to_string());
+            }
+            Recursion::Continue
+        });
+        t.into_iter().collect()
+    }
+
+    /// Ids printed only under `== Initial Plan ==` headers.
+    pub(crate) fn initial_only_ids(text: &str) -> HashSet<u64> {
+        let (mut initial, mut fin) = (HashSet::new(), HashSet::new());
+        let mut in_initial = false;
+        for line in text.lines() {
+            if line.contains("== Initial Plan ==") {
+                in_initial = true;
+                continue;
+            }
+            if line.contains("== Final Plan ==") || line.trim().is_empty() {
+                in_initial = false;
+                continue;
+            }
+            if line.starts_with('(') {
+                continue;
+            }
+            if let (_, Some(id)) = split_op_id(line.trim()) {
+                if in_initial {
+                    initial.insert(id);
+                } else {
+                    fin.insert(id);
+                }
+            }
+        }
+        initial.difference(&fin).copied().collect()
+    }
+
+    /// The execution of tpch-default that ran `query`.
+    pub(crate) fn default_exec(query: &str) -> &'static Exec {
+        let n: u64 = query.trim_start_matches('q').parse().expect("query number");
+        let id = n + 7;
+        assert_eq!(
+            query_of("executions/tpch-default.json", id).as_deref(),
+            Some(query)
+        );
+        tpch_default()
+            .iter()
+            .find(|e| e.id == id)
+            .expect("execution")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testdata::*;
+    use super::*;
+    use crate::plan::Recursion;
+
+    fn find(p: &PlanNode, id: u64) -> &PlanNode {
+        let mut found = None;
+        p.apply(&mut |n| {
+            if n.op_id == Some(id) && found.is_none() {
+                found = Some(n);
+                return Recursion::Stop;
+            }
+            Recursion::Continue
+        });
+        found.unwrap_or_else(|| panic!("operator ({id}) not in the tree"))
+    }
+
+    fn joins(p: &PlanNode) -> Vec<&JoinInfo> {
+        let mut v = Vec::new();
+        p.apply(&mut |n| {
+            if let NodeKind::Join(j) = &n.kind {
+                v.push(j);
+            }
+            Recursion::Continue
+        });
+        v
+    }
+
+    const SMALL: &str = "== Physical Plan ==
+AdaptiveSparkPlan (9)
++- == Final Plan ==
+   ResultQueryStage (5), Statistics(sizeInBytes=8.0 EiB)
+   +- * Project (4)
+      +- * Filter (3)
+         +- * ColumnarToRow (2)
+            +- Scan parquet spark_catalog.default.region (1)
++- == Initial Plan ==
+   Project (8)
+   +- Filter (7)
+      +- Scan parquet spark_catalog.default.region (1)
+
+
+(1) Scan parquet spark_catalog.default.region
+Output [2]: [r_regionkey#171L, r_name#172]
+Batched: true
+Location: InMemoryFileIndex [file:/srv/lakehouse/warehouse/region]
+PushedFilters: [IsNotNull(r_name), EqualTo(r_name,EUROPE), IsNotNull(r_regionkey)]
+ReadSchema: struct<r_regionkey:bigint,r_name:string>
+
+(2) ColumnarToRow [codegen id : 4]
+Input [2]: [r_regionkey#171L, r_name#172]
+
+(3) Filter [codegen id : 4]
+Input [2]: [r_regionkey#171L, r_name#172]
+Condition : ((isnotnull(r_name#172) AND (r_name#172 = EUROPE)) AND isnotnull(r_regionkey#171L))
+
+(4) Project [codegen id : 4]
+Output [1]: [r_regionkey#171L]
+Input [2]: [r_regionkey#171L, r_name#172]
+
+(5) ResultQueryStage
+Output [1]: [r_regionkey#171L]
+Arguments: 3
+
+(7) Filter
+Input [2]: [r_regionkey#171L, r_name#172]
+Condition : ((isnotnull(r_name#172) AND (r_name#172 = EUROPE)) AND isnotnull(r_regionkey#171L))
+
+(8) Project
+Output [1]: [r_regionkey#171L]
+Input [2]: [r_regionkey#171L, r_name#172]
+
+(9) AdaptiveSparkPlan
+Output [1]: [r_regionkey#171L]
+Arguments: isFinalPlan=true
+";
+
+    #[test]
+    fn small_aqe_plan_keeps_only_the_final_plan() {
+        let p = parse(SMALL).unwrap();
+        insta::assert_snapshot!(p.render(), @r"
+        AdaptiveSparkPlan (9) -> [r_regionkey#171L]
+          ResultQueryStage (5) -> [r_regionkey#171L]
+            Project (4) -> [r_regionkey#171L]
+              Filter (3) -> [r_regionkey#171L, r_name#172]
+                ColumnarToRow (2) -> [r_regionkey#171L, r_name#172]
+                  Scan parquet spark_catalog.default.region (1) table=spark_catalog.default.region -> [r_regionkey#171L, r_name#172]
+        ");
+        let scan = find(&p, 1);
+        let NodeKind::Scan(s) = &scan.kind else {
+            panic!("not a scan")
+        };
+        assert_eq!(s.format.as_deref(), Some("parquet"));
+        assert_eq!(
+            s.location.as_deref(),
+            Some("InMemoryFileIndex [file:/srv/lakehouse/warehouse/region]")
+        );
+        assert_eq!(
+            s.read_schema.as_deref(),
+            Some("struct<r_regionkey:bigint,r_name:string>")
+        );
+        assert!(s
+            .pushed_filters
+            .as_deref()
+            .unwrap()
+            .contains("EqualTo(r_name,EUROPE)"));
+        let NodeKind::Filter { condition } = &find(&p, 3).kind else {
+            panic!("not a filter")
+        };
+        assert_eq!(
+            condition.to_string(),
+            "((isnotnull(r_name#172) AND (r_name#172 = EUROPE)) AND isnotnull(r_regionkey#171L))"
+        );
+        assert!(initial_only_ids(SMALL).contains(&7));
+    }
+
+    #[test]
+    fn scan_names_give_the_table_or_the_path() {
+        let t = |name: &str, loc: Option<&str>| scan_table(name, loc);
+        assert_eq!(
+            t("Scan parquet spark_catalog.default.orders", None),
+            "spark_catalog.default.orders"
+        );
+        assert_eq!(t("Scan parquet default.orders", None), "default.orders");
+        assert_eq!(t("BatchScan local.db.orders", None), "local.db.orders");
+        assert_eq!(t("Scan hive default.orders", None), "default.orders");
+        assert_eq!(
+            t(
+                "Scan parquet",
+                Some("InMemoryFileIndex [file:/data/orders]")
+            ),
+            "file:/data/orders"
+        );
+        assert_eq!(
+            t(
+                "Scan parquet",
+                Some("InMemoryFileIndex(1 paths)[file:/data/orders]")
+            ),
+            "file:/data/orders"
+        );
+        assert_eq!(
+            scan_format("Scan parquet default.orders").as_deref(),
+            Some("parquet")
+        );
+        assert_eq!(
+            classify_physical("Scan OneRowRelation"),
+            PhysClass::LocalData
+        );
+        assert_eq!(
+            classify_physical("SortMergeJoin"),
+            PhysClass::Join(JoinStrategy::SortMergeJoin)
+        );
+        assert_eq!(
+            classify_physical("WholeStageCodegen (3)"),
+            PhysClass::PassThrough
+        );
+        assert_eq!(classify_physical("Mystery"), PhysClass::Other);
+    }
+
+    #[test]
+    fn subquery_ids_come_from_the_subquery_not_an_attribute() {
+        assert_eq!(subquery_id("Subquery subquery#714, [id=#10262]"), Some(714));
+        assert_eq!(
+            subquery_id("ReusedSubquery Subquery subquery#714, [id=#10262]"),
+            Some(714)
+        );
+        assert_eq!(
+            subquery_id("dynamicpruningexpression(d_date_sk#3 IN dynamicpruning#9)"),
+            Some(9)
+        );
+    }
+
+    #[test]
+    fn plan_without_final_section_keeps_the_printed_child() {
+        let text = "== Physical Plan ==
+AdaptiveSparkPlan (3)
++- Filter (2)
+   +- Scan parquet spark_catalog.default.region (1)
+
+
+(1) Scan parquet spark_catalog.default.region
+Output [1]: [r_regionkey#171L]
+
+(2) Filter
+Input [1]: [r_regionkey#171L]
+Condition : isnotnull(r_regionkey#171L)
+
+(3) AdaptiveSparkPlan
+Output [1]: [r_regionkey#171L]
+Arguments: isFinalPlan=false
+";
+        let p = parse(text).unwrap();
+        assert_eq!(p.children.len(), 1);
+        assert_eq!(p.children[0].name, "Filter");
+        assert_eq!(tables(&p), ["region"]);
+    }
+
+    #[test]
+    fn non_plans_are_errors_not_panics() {
+        assert!(parse("").is_err());
+        assert!(parse("hello world").is_err());
+        assert!(parse("== Physical Plan ==\n\n").is_err());
+        // Every prefix of a real plan parses or fails cleanly.
+        let text = &default_exec("q22").final_desc;
+        let mut cut = 0;
+        while cut < text.len() {
+            if text.is_char_boundary(cut) {
+                let _ = parse(&text[..cut]);
+            }
+            cut += 37;
+        }
+    }
+
+    /// A chain of `n` Filters over a scan, in formatted text.
+    fn deep_text(n: usize) -> String {
+        let mut tree = String::from("== Physical Plan ==\n");
+        for d in 0..n {
+            let prefix = if d == 0 {
+                String::new()
+            } else {
+                format!("{}+- ", "   ".repeat(d - 1))
+            };
+            tree.push_str(&format!("{prefix}Filter ({})\n", n + 1 - d));
+        }
+        tree.push_str(&format!(
+            "{}+- Scan parquet t (1)\n\n\n",
+            "   ".repeat(n.saturating_sub(1))
+        ));
+        tree.push_str("(1) Scan parquet t\nOutput [1]: [a#1L]\n");
+        tree
+    }
+
+    #[test]
+    fn deep_plans_parse_up_to_the_cap_and_fail_cleanly_beyond() {
+        // Run on a thread with the default test stack size (2 MiB).
+        std::thread::spawn(|| {
+            let p = parse(&deep_text(MAX_DEPTH - 10)).unwrap();
+            assert!(p.exists(|n| n.output == [Attr::new("a", 1, "L")]));
+            assert!(parse(&deep_text(MAX_DEPTH + 10)).is_err());
+            assert!(parse(&deep_text(2_000)).is_err());
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
+    fn q02_final_plan_keys_reuse_and_outputs() {
+        let e = default_exec("q02");
+        let p = parse(&e.final_desc).unwrap();
+        assert_eq!(p.name, "AdaptiveSparkPlan");
+        assert_eq!(p.children.len(), 1);
+        assert_eq!(p.children[0].name, "ResultQueryStage");
+        let gone = initial_only_ids(&e.final_desc);
+        assert!(gone.contains(&98), "the initial SortMergeJoin (98)");
+        assert!(!p.exists(|n| n.op_id.is_some_and(|id| gone.contains(&id))));
+        // The multi-key join of the correlated min(ps_supplycost) subquery.
+        let NodeKind::Join(j) = &find(&p, 48).kind else {
+            panic!("(48) is a join")
+        };
+        assert_eq!(j.strategy, JoinStrategy::BroadcastHashJoin);
+        assert_eq!(j.join_type, "Inner");
+        let keys = |v: &[Expr]| v.iter().map(|e| e.to_string()).collect::<Vec<_>>();
+        assert_eq!(keys(&j.left_keys), ["ps_supplycost#139", "p_partkey#120L"]);
+        assert_eq!(
+            keys(&j.right_keys),
+            ["min(ps_supplycost)#153", "ps_partkey#155L"]
+        );
+        assert_eq!(j.condition, None);
+        // ReusedExchange (64) [Reuses operator id: 38].
+        let r = find(&p, 64);
+        assert_eq!(r.kind, NodeKind::Reused { target: Some(38) });
+        assert_eq!(r.output, [Attr::new("r_regionkey", 145, "L")]);
+        assert!(r.children.is_empty(), "(38) is in the final plan");
+        assert_eq!(find(&p, 38).name, "BroadcastExchange");
+        // Aggregate result aliases come from Results.
+        let agg = find(&p, 46);
+        let NodeKind::Aggregate { grouping, results } = &agg.kind else {
+            panic!("(46) is an aggregate")
+        };
+        assert_eq!(keys(grouping), ["ps_partkey#155L"]);
+        assert_eq!(results.len(), 2);
+        assert_eq!(
+            agg.output,
+            [
+                Attr::new("min(ps_supplycost)", 153, ""),
+                Attr::new("ps_partkey", 155, "L")
+            ]
+        );
+        // TakeOrderedAndProject keeps its project list.
+        let NodeKind::Limit { list } = &find(&p, 68).kind else {
+            panic!("(68) is TakeOrderedAndProject")
+        };
+        assert_eq!(list.len(), 8);
+        assert_eq!(tables(&p), truth_tables("q02"));
+    }
+
+    #[test]
+    fn q16_not_in_is_a_null_aware_anti_join_and_q22_not_exists_is_not() {
+        let p = parse(&default_exec("q16").final_desc).unwrap();
+        let NodeKind::Join(j) = &find(&p, 10).kind else {
+            panic!("(10) is a join")
+        };
+        assert_eq!(j.join_type, "LeftAnti");
+        assert!(j.null_aware);
+        let p = parse(&default_exec("q22").final_desc).unwrap();
+        let NodeKind::Join(j) = &find(&p, 8).kind else {
+            panic!("(8) is a join")
+        };
+        assert_eq!(j.join_type, "LeftAnti");
+        assert!(!j.null_aware);
+    }
+
+    #[test]
+    fn q22_subqueries_hang_off_their_hosting_operators() {
+        let p = parse(&default_exec("q22").final_desc).unwrap();
+        let filter = find(&p, 3);
+        assert_eq!(filter.subqueries.len(), 1);
+        let sub = &filter.subqueries[0];
+        assert_eq!(sub.kind, NodeKind::SubqueryRoot { id: Some(714) });
+        assert_eq!(sub.children[0].op_id, Some(45));
+        assert_eq!(sub.output, [Attr::new("avg(c_acctbal)", 720, "")]);
+        assert_eq!(tables(sub), ["customer"]);
+        // Subquery:2 is a ReusedSubquery of the same plan, hosted by the scan.
+        let scan = find(&p, 1);
+        assert_eq!(scan.subqueries.len(), 1);
+        assert_eq!(
+            scan.subqueries[0].kind,
+            NodeKind::Reused { target: Some(45) }
+        );
+        // The subquery's own initial plan (40..44) is dropped too.
+        assert!(!p.exists(|n| n.op_id.is_some_and(|id| (40..=44).contains(&id))));
+    }
+
+    #[test]
+    fn commands_keep_their_inner_children() {
+        let e = tpch_default().iter().find(|e| e.id == 0).unwrap();
+        let p = parse(&e.final_desc).unwrap();
+        assert_eq!(p.kind, NodeKind::Command);
+        assert_eq!(p.name, "Execute CreateDataSourceTableCommand");
+        assert_eq!(p.children.len(), 1);
+        assert_eq!(p.children[0].name, "CreateDataSourceTableCommand");
+        assert_eq!(p.children[0].kind, NodeKind::Command);
+    }
+
+    #[test]
+    fn initial_plans_parse_as_printed() {
+        for e in tpch_default() {
+            let p = parse(&e.start_desc).unwrap();
+            if e.id >= 8 {
+                assert_eq!(p.name, "AdaptiveSparkPlan");
+                let q = query_of("executions/tpch-default.json", e.id).unwrap();
+                assert_eq!(tables(&p), truth_tables(&q), "{q}");
+            }
+        }
+    }
+
+    #[test]
+    fn smj_log_final_plans_have_the_documented_joins() {
+        // tpch-smj/README.md: 11 SortMergeJoins and 53 BroadcastHashJoins in
+        // the final plans, 19 and 45 in the initial ones.
+        let count = |plans: &[PlanNode], s: JoinStrategy| -> usize {
+            plans
+                .iter()
+                .map(|p| joins(p).iter().filter(|j| j.strategy == s).count())
+                .sum()
+        };
+        let fin: Vec<PlanNode> = tpch_smj()
+            .iter()
+            .map(|e| parse(&e.final_desc).unwrap())
+            .collect();
+        assert_eq!(count(&fin, JoinStrategy::SortMergeJoin), 11);
+        assert_eq!(count(&fin, JoinStrategy::BroadcastHashJoin), 53);
+        // Executions 8..29 ran q01..q22 in this application too.
+        let q13 = tpch_smj().iter().find(|e| e.id == 20).unwrap();
+        let p = parse(&q13.final_desc).unwrap();
+        let smj: Vec<String> = joins(&p)
+            .iter()
+            .filter(|j| j.strategy == JoinStrategy::SortMergeJoin)
+            .map(|j| format!("{} {} = {}", j.join_type, j.left_keys[0], j.right_keys[0]))
+            .collect();
+        assert_eq!(smj, ["LeftOuter c_custkey#182L = o_custkey#191L"]);
+    }
+
+    #[test]
+    fn snapshots_of_real_queries() {
+        for q in ["q02", "q07", "q13", "q15", "q16", "q20", "q21", "q22"] {
+            let p = parse(&default_exec(q).final_desc).unwrap();
+            insta::assert_snapshot!(format!("formatted_{q}"), p.render());
+        }
+    }
+}

@@ -1,1 +1,566 @@
-//! (Being written.)
+//! `sparkPlanInfo` JSON (the physical plan tree of `SparkListenerSQLExecutionStart`
+//! and `SparkListenerSQLAdaptiveExecutionUpdate`) into the plan IR.
+//!
+//! Each operator has a `nodeName`, a `simpleString` (its one-line `toString`,
+//! whose lists may be cut short by `spark.sql.maxToStringFields` with
+//! `... N more fields`), `metadata` (scans: Format, Location, PushedFilters,
+//! PartitionFilters, DataFilters, ReadSchema) and `metrics` (name,
+//! accumulator id, type). Spark's `SparkPlanInfo.fromSparkPlan` lists an
+//! operator's subquery plans (`Subquery`, `SubqueryBroadcast`,
+//! `ReusedSubquery`) among its children; here they move to
+//! [`PlanNode::subqueries`]. A `ReusedExchange` keeps the exchange it reuses as
+//! its child, the only way to resolve it without operator ids.
+//!
+//! ```
+//! let json = r#"{"nodeName":"Project","simpleString":"Project [a#1L]","children":[
+//!   {"nodeName":"Scan parquet spark_catalog.default.t","simpleString":"FileScan parquet spark_catalog.default.t[a#1L] Batched: true",
+//!    "children":[],"metadata":{"Format":"Parquet"},"metrics":[{"name":"number of output rows","accumulatorId":7,"metricType":"sum"}]}],
+//!   "metadata":{},"metrics":[]}"#;
+//! let plan = parsers::plan::spark_plan_info::parse(json).unwrap();
+//! assert_eq!(plan.children[0].metrics[0].accumulator_id, 7);
+//! ```
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use super::expr::{parse_expr, parse_expr_list};
+use super::formatted::{
+    attrs_of_list, classify_physical, derived_output, expand_projections, first_hash_number,
+    location_paths, scan_format, scan_table, split_top, PhysClass, MAX_DEPTH,
+};
+use super::ir::{Attr, Expr, JoinInfo, JoinStrategy, Metric, NodeKind, PlanNode, ScanInfo};
+use crate::{Error, Result};
+
+/// One operator of a `sparkPlanInfo` tree, as Spark serialises it.
+#[derive(Clone, Debug, Deserialize)]
+pub struct SparkPlanInfo {
+    /// `nodeName`: `Project`, `Scan parquet spark_catalog.default.orders`,
+    /// `WholeStageCodegen (3)`, ...
+    #[serde(rename = "nodeName")]
+    pub node_name: String,
+    /// `simpleString`: the operator's one-line description.
+    #[serde(rename = "simpleString", default)]
+    pub simple_string: String,
+    /// Child operators (subquery plans included, as Spark lists them).
+    #[serde(default)]
+    pub children: Vec<SparkPlanInfo>,
+    /// Operator metadata (scans: Format, Location, PushedFilters, ...).
+    #[serde(default)]
+    pub metadata: BTreeMap<String, String>,
+    /// The operator's SQL metrics.
+    #[serde(default)]
+    pub metrics: Vec<SqlMetricInfo>,
+}
+
+/// One SQL metric declaration of an operator.
+#[derive(Clone, Debug, Deserialize)]
+pub struct SqlMetricInfo {
+    /// Metric name (`number of output rows`).
+    pub name: String,
+    /// Accumulator id that carries the metric's values.
+    #[serde(rename = "accumulatorId")]
+    pub accumulator_id: u64,
+    /// `sum`, `size`, `timing`, `nsTiming`, `average`.
+    #[serde(rename = "metricType", default)]
+    pub metric_type: String,
+}
+
+/// Parse the raw `sparkPlanInfo` JSON object text.
+///
+/// Errors only when the JSON is malformed or lacks `nodeName`. Note that
+/// serde_json refuses nesting deeper than 128 levels (about 60 operators
+/// deep) unless the `unbounded_depth` feature is on.
+pub fn parse(json: &str) -> Result<PlanNode> {
+    let info: SparkPlanInfo =
+        serde_json::from_str(json).map_err(|e| Error::Plan(format!("sparkPlanInfo: {e}")))?;
+    Ok(from_info(&info))
+}
+
+/// Convert a deserialised [`SparkPlanInfo`] tree. Never fails: unknown
+/// operators become [`NodeKind::Other`]; operators nested deeper than the
+/// crate's depth cap are dropped.
+pub fn from_info(info: &SparkPlanInfo) -> PlanNode {
+    convert(info, 0)
+}
+
+fn is_subquery_node(name: &str) -> bool {
+    matches!(
+        name,
+        "Subquery" | "SubqueryBroadcast" | "SubqueryAdaptiveBroadcast" | "ReusedSubquery"
+    )
+}
+
+fn convert(info: &SparkPlanInfo, depth: usize) -> PlanNode {
+    let name = info.node_name.trim().to_string();
+    let class = classify_physical(&name);
+    let mut children = Vec::new();
+    let mut subqueries = Vec::new();
+    if depth < MAX_DEPTH {
+        for c in &info.children {
+            let node = convert(c, depth + 1);
+            // A subquery plan listed among an ordinary operator's children is
+            // an expression's plan, not a data-flow input. (Under a
+            // `ReusedSubquery` the `Subquery` is the reused plan itself.)
+            if is_subquery_node(c.node_name.trim()) && class != PhysClass::Reused {
+                subqueries.push(node);
+            } else {
+                children.push(node);
+            }
+        }
+    }
+    let args = args_of(&name, &info.simple_string);
+    let kind = kind_of(class, &name, info, args);
+    let mut output = own_output(&kind, class, info);
+    if output.is_empty() {
+        output = derived_output(&kind, &children, args).unwrap_or_else(|| match class {
+            // Operators whose output is their child's.
+            PhysClass::Filter
+            | PhysClass::Exchange
+            | PhysClass::PassThrough
+            | PhysClass::SubqueryRoot
+            | PhysClass::Sort
+            | PhysClass::Limit
+            | PhysClass::Reused => children
+                .first()
+                .map(|c| c.output.clone())
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        });
+    }
+    let mut node = PlanNode::new(kind, name);
+    node.output = output;
+    node.metrics = info
+        .metrics
+        .iter()
+        .map(|m| Metric {
+            name: m.name.clone(),
+            accumulator_id: m.accumulator_id,
+            metric_type: m.metric_type.clone(),
+        })
+        .collect();
+    node.children = children;
+    node.subqueries = subqueries;
+    node
+}
+
+/// The argument part of a `simpleString`: what follows the node name.
+fn args_of<'a>(name: &str, simple: &'a str) -> &'a str {
+    let s = simple.trim();
+    if let Some(rest) = s.strip_prefix(name) {
+        return rest.trim();
+    }
+    // `FileScan parquet t[...]` for node `Scan parquet t`; `HashAggregate(keys=...)`.
+    match s.find([' ', '(', '[']) {
+        Some(p) => s[p..].trim(),
+        None => "",
+    }
+}
+
+/// Whether a printed item is a `... N more fields` truncation marker.
+fn is_truncation(item: &str) -> bool {
+    item.contains("more fields") || item.trim() == "..."
+}
+
+fn list(text: &str) -> Vec<Expr> {
+    parse_expr_list(text)
+        .into_iter()
+        .filter(|e| !is_truncation(&e.to_string()))
+        .collect()
+}
+
+/// `keys=[...]` style named argument of `HashAggregate(keys=[..], functions=[..])`.
+fn named_arg<'a>(args: &'a str, key: &str) -> Option<&'a str> {
+    let inner = args
+        .strip_prefix('(')
+        .and_then(|s| s.strip_suffix(')'))
+        .unwrap_or(args);
+    split_top(inner).into_iter().find_map(|part| {
+        part.strip_prefix(key)
+            .and_then(|r| r.trim_start().strip_prefix('='))
+            .map(str::trim)
+    })
+}
+
+fn kind_of(class: PhysClass, name: &str, info: &SparkPlanInfo, args: &str) -> NodeKind {
+    let md = |k: &str| info.metadata.get(k).cloned();
+    match class {
+        PhysClass::Scan => {
+            let location = md("Location");
+            NodeKind::Scan(ScanInfo {
+                table: scan_table(name, location.as_deref().map(location_paths).as_deref()),
+                format: scan_format(name).or_else(|| md("Format").map(|f| f.to_ascii_lowercase())),
+                location,
+                pushed_filters: md("PushedFilters"),
+                partition_filters: md("PartitionFilters"),
+                data_filters: md("DataFilters"),
+                read_schema: md("ReadSchema"),
+            })
+        }
+        PhysClass::Filter => NodeKind::Filter {
+            condition: parse_expr(args),
+        },
+        PhysClass::Project => NodeKind::Project { list: list(args) },
+        PhysClass::Aggregate => NodeKind::Aggregate {
+            grouping: named_arg(args, "keys").map(list).unwrap_or_default(),
+            // The simpleString has the aggregate functions but not the
+            // result aliases (those are only in the formatted text).
+            results: named_arg(args, "functions").map(list).unwrap_or_default(),
+        },
+        PhysClass::Join(strategy) => join_info(strategy, args),
+        PhysClass::Exchange => NodeKind::Exchange,
+        PhysClass::PassThrough => NodeKind::PassThrough,
+        PhysClass::Reused => NodeKind::Reused { target: None },
+        PhysClass::SubqueryRoot => NodeKind::SubqueryRoot {
+            id: first_hash_number(args),
+        },
+        PhysClass::Sort => NodeKind::Sort {
+            order: split_top(args).first().map(|s| list(s)).unwrap_or_default(),
+        },
+        PhysClass::TopK => NodeKind::Limit {
+            list: named_arg(args, "output").map(list).unwrap_or_default(),
+        },
+        PhysClass::Limit => NodeKind::Limit { list: Vec::new() },
+        PhysClass::Union => NodeKind::Union,
+        PhysClass::Expand => NodeKind::Expand {
+            projections: expand_projections(args),
+        },
+        PhysClass::Generate => NodeKind::Generate {
+            generator: split_top(args)
+                .first()
+                .map(|s| parse_expr(s))
+                .unwrap_or_else(|| Expr::Raw(String::new())),
+        },
+        PhysClass::Window => {
+            let parts = split_top(args);
+            let l = |i: usize| parts.get(i).map(|s| list(s)).unwrap_or_default();
+            NodeKind::Window {
+                exprs: l(0),
+                partition: l(1),
+                order: l(2),
+            }
+        }
+        PhysClass::Command => NodeKind::Command,
+        PhysClass::LocalData => NodeKind::LocalData,
+        PhysClass::Other => NodeKind::Other,
+    }
+}
+
+/// Join type names as `JoinType.toString` prints them.
+fn is_join_type(item: &str) -> bool {
+    matches!(
+        item,
+        "Inner" | "Cross" | "LeftOuter" | "RightOuter" | "FullOuter" | "LeftSemi" | "LeftAnti"
+    ) || item.starts_with("ExistenceJoin(")
+}
+
+/// `BroadcastHashJoin [lk], [rk], Inner, BuildRight, cond?, isNullAware`,
+/// `SortMergeJoin [lk], [rk], Inner, cond?, isSkewJoin`,
+/// `BroadcastNestedLoopJoin BuildRight, LeftOuter, cond?`,
+/// `CartesianProduct cond?`.
+fn join_info(strategy: JoinStrategy, args: &str) -> NodeKind {
+    let parts: Vec<&str> = split_top(args)
+        .into_iter()
+        .filter(|p| !is_truncation(p))
+        .collect();
+    let mut keys = Vec::new();
+    let mut join_type = String::new();
+    let mut condition = None;
+    let mut flags = Vec::new();
+    for p in &parts {
+        if p.starts_with('[') && keys.len() < 2 && join_type.is_empty() {
+            keys.push(list(p));
+        } else if join_type.is_empty() && is_join_type(p) {
+            join_type = (*p).to_string();
+        } else if *p == "BuildRight" || *p == "BuildLeft" {
+            // The build side does not change lineage.
+        } else if *p == "true" || *p == "false" {
+            flags.push(*p == "true");
+        } else {
+            condition = Some(parse_expr(p));
+        }
+    }
+    if join_type.is_empty() && strategy == JoinStrategy::CartesianProduct {
+        join_type = "Inner".into();
+    }
+    let mut keys = keys.into_iter();
+    NodeKind::Join(JoinInfo {
+        strategy,
+        join_type,
+        left_keys: keys.next().unwrap_or_default(),
+        right_keys: keys.next().unwrap_or_default(),
+        condition,
+        // Only the broadcast hash join's trailing flag is `isNullAwareAntiJoin`.
+        null_aware: strategy == JoinStrategy::BroadcastHashJoin && flags.last() == Some(&true),
+    })
+}
+
+/// Output attributes the operator's own text states.
+fn own_output(kind: &NodeKind, class: PhysClass, info: &SparkPlanInfo) -> Vec<Attr> {
+    match class {
+        // `FileScan parquet t[a#1L,b#2] Batched: ...`; `LocalTableScan [a#1]`;
+        // `ReusedExchange [a#1], BroadcastExchange ...`.
+        PhysClass::Scan | PhysClass::LocalData | PhysClass::Reused
+            if info.node_name.trim() != "ReusedSubquery" =>
+        {
+            let s = info.simple_string.as_str();
+            match (s.find('['), bracket_end(s)) {
+                (Some(a), Some(b)) if b > a => attrs_of_list(&s[a..=b]),
+                _ => Vec::new(),
+            }
+        }
+        PhysClass::Project | PhysClass::TopK => {
+            let list = match kind {
+                NodeKind::Project { list } | NodeKind::Limit { list } => list.as_slice(),
+                _ => &[],
+            };
+            super::formatted::output_attrs(list)
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The index of the `]` closing the first `[` of a text.
+fn bracket_end(s: &str) -> Option<usize> {
+    let start = s.find('[')?;
+    let mut depth = 0i32;
+    for (i, c) in s[start..].char_indices() {
+        match c {
+            '[' => depth += 1,
+            ']' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(start + i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::formatted::testdata::*;
+    use crate::plan::{formatted, Recursion};
+
+    /// `strategy type [left keys] = [right keys]` of every join, sorted,
+    /// not looking inside reused exchanges and subqueries (the formatted
+    /// text prints those once, by reference).
+    fn join_sigs(p: &PlanNode) -> Vec<String> {
+        let mut v = Vec::new();
+        p.apply(&mut |n| match &n.kind {
+            NodeKind::Reused { .. } => Recursion::Jump,
+            NodeKind::Join(j) => {
+                let k = |e: &[Expr]| {
+                    e.iter()
+                        .map(|x| x.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                v.push(format!(
+                    "{} {} null_aware={} [{}] = [{}]",
+                    j.strategy.as_str(),
+                    j.join_type,
+                    j.null_aware,
+                    k(&j.left_keys),
+                    k(&j.right_keys)
+                ));
+                Recursion::Continue
+            }
+            _ => Recursion::Continue,
+        });
+        v.sort();
+        v
+    }
+
+    /// `table [attrs]` of every scan, sorted.
+    fn scan_outputs(p: &PlanNode) -> Vec<String> {
+        let mut v = Vec::new();
+        p.apply(&mut |n| match &n.kind {
+            NodeKind::Reused { .. } => Recursion::Jump,
+            NodeKind::Scan(s) => {
+                let o: Vec<String> = n.output.iter().map(|a| a.to_string()).collect();
+                v.push(format!("{} [{}]", s.table, o.join(", ")));
+                Recursion::Continue
+            }
+            _ => Recursion::Continue,
+        });
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn every_tpch_default_execution_agrees_with_the_formatted_text_and_the_key() {
+        let execs = tpch_default();
+        assert_eq!(execs.len(), 30);
+        for e in execs {
+            for (desc, info) in [
+                (&e.final_desc, &e.final_info),
+                (&e.start_desc, &e.start_info),
+            ] {
+                let f = formatted::parse(desc).unwrap();
+                let i = parse(info).unwrap();
+                assert_eq!(join_sigs(&f), join_sigs(&i), "execution {}", e.id);
+                assert_eq!(tables(&f), tables(&i), "execution {}", e.id);
+                // Scans match across the two sources by output attributes.
+                assert_eq!(scan_outputs(&f), scan_outputs(&i), "execution {}", e.id);
+                if e.id >= 8 {
+                    let q = query_of("executions/tpch-default.json", e.id).unwrap();
+                    assert_eq!(tables(&i), truth_tables(&q), "{q}");
+                }
+            }
+            if e.id >= 8 {
+                assert!(e.updates > 0, "AQE updated execution {}", e.id);
+                let f = formatted::parse(&e.final_desc).unwrap();
+                let gone = initial_only_ids(&e.final_desc);
+                assert!(!gone.is_empty());
+                assert!(!f.exists(|n| n.op_id.is_some_and(|id| gone.contains(&id))));
+            }
+        }
+    }
+
+    #[test]
+    fn smj_log_agrees_with_its_formatted_text() {
+        for e in tpch_smj() {
+            let f = formatted::parse(&e.final_desc).unwrap();
+            let i = parse(&e.final_info).unwrap();
+            assert_eq!(join_sigs(&f), join_sigs(&i), "execution {}", e.id);
+            assert_eq!(tables(&f), tables(&i), "execution {}", e.id);
+        }
+    }
+
+    #[test]
+    fn weekly_logs_agree_with_their_formatted_text() {
+        let execs = weekly();
+        assert!(execs.len() > 100, "{}", execs.len());
+        for e in execs {
+            for (desc, info) in [
+                (&e.final_desc, &e.final_info),
+                (&e.start_desc, &e.start_info),
+            ] {
+                let f = formatted::parse(desc).unwrap();
+                let i = parse(info).unwrap();
+                assert_eq!(join_sigs(&f), join_sigs(&i), "execution {}", e.id);
+                assert_eq!(scan_outputs(&f), scan_outputs(&i), "execution {}", e.id);
+            }
+        }
+    }
+
+    #[test]
+    fn scans_carry_metadata_metrics_and_output() {
+        let p = parse(&default_exec("q22").final_info).unwrap();
+        let mut scans = Vec::new();
+        p.apply(&mut |n| {
+            if matches!(n.kind, NodeKind::Scan(_)) {
+                scans.push(n);
+            }
+            Recursion::Continue
+        });
+        let orders = scans
+            .iter()
+            .find(|n| n.name == "Scan parquet spark_catalog.default.orders")
+            .unwrap();
+        let NodeKind::Scan(s) = &orders.kind else {
+            unreachable!()
+        };
+        assert_eq!(s.table, "spark_catalog.default.orders");
+        assert_eq!(s.format.as_deref(), Some("parquet"));
+        assert_eq!(
+            s.location.as_deref(),
+            Some("InMemoryFileIndex(1 paths)[file:/srv/lakehouse/warehouse/orders]")
+        );
+        assert_eq!(s.read_schema.as_deref(), Some("struct<o_custkey:bigint>"));
+        assert_eq!(orders.output, [Attr::new("o_custkey", 191, "L")]);
+        let names: Vec<&str> = orders.metrics.iter().map(|m| m.name.as_str()).collect();
+        assert!(names.contains(&"number of output rows"), "{names:?}");
+        assert!(names.contains(&"number of files read"), "{names:?}");
+        assert!(orders
+            .metrics
+            .iter()
+            .all(|m| m.accumulator_id > 0 && !m.metric_type.is_empty()));
+    }
+
+    #[test]
+    fn subquery_children_move_to_subqueries() {
+        let p = parse(&default_exec("q22").final_info).unwrap();
+        // The Filter hosts `Subquery subquery#714`; the scan hosts the
+        // ReusedSubquery (a data filter) whose child is the same plan.
+        let mut filter = None;
+        let mut scan = None;
+        p.apply(&mut |n| {
+            if n.name == "Filter" && !n.subqueries.is_empty() {
+                filter = Some(n);
+            }
+            if n.name == "Scan parquet spark_catalog.default.customer" && !n.subqueries.is_empty() {
+                scan = Some(n);
+            }
+            Recursion::Continue
+        });
+        let filter = filter.unwrap();
+        assert_eq!(filter.children.len(), 1);
+        assert_eq!(
+            filter.subqueries[0].kind,
+            NodeKind::SubqueryRoot { id: Some(714) }
+        );
+        let scan = scan.unwrap();
+        assert!(scan.children.is_empty());
+        assert_eq!(scan.subqueries[0].kind, NodeKind::Reused { target: None });
+        assert_eq!(scan.subqueries[0].children[0].name, "Subquery");
+    }
+
+    #[test]
+    fn reused_exchange_keeps_the_reused_plan_as_child() {
+        let p = parse(&default_exec("q02").final_info).unwrap();
+        let mut reused = Vec::new();
+        p.apply(&mut |n| {
+            if n.name == "ReusedExchange" {
+                reused.push(n);
+            }
+            Recursion::Continue
+        });
+        assert_eq!(reused.len(), 1);
+        assert_eq!(reused[0].output, [Attr::new("r_regionkey", 145, "L")]);
+        assert_eq!(reused[0].children[0].name, "BroadcastExchange");
+        assert_eq!(
+            reused[0].children[0].output,
+            [Attr::new("r_regionkey", 171, "L")]
+        );
+    }
+
+    #[test]
+    fn truncated_and_odd_input() {
+        assert!(parse("").is_err());
+        assert!(parse("[]").is_err());
+        assert!(parse(r#"{"simpleString":"x"}"#).is_err());
+        let p =
+            parse(r#"{"nodeName":"Mystery","simpleString":"Mystery [a#1, ... 5 more fields]"}"#)
+                .unwrap();
+        assert_eq!(p.kind, NodeKind::Other);
+        let p = parse(
+            r#"{"nodeName":"Project","simpleString":"Project [a#1L, b#2, ... 3 more fields]","children":[]}"#,
+        )
+        .unwrap();
+        assert_eq!(p.output, [Attr::new("a", 1, "L"), Attr::new("b", 2, "")]);
+        let p = parse(
+            r#"{"nodeName":"SortMergeJoin","simpleString":"SortMergeJoin [a#1L], [b#2L], LeftOuter, (c#3 > d#4), false"}"#,
+        )
+        .unwrap();
+        let NodeKind::Join(j) = &p.kind else { panic!() };
+        assert_eq!(j.join_type, "LeftOuter");
+        assert_eq!(
+            j.condition.as_ref().map(|c| c.to_string()).as_deref(),
+            Some("(c#3 > d#4)")
+        );
+        assert!(!j.null_aware);
+    }
+
+    #[test]
+    fn snapshots_of_real_queries() {
+        for q in ["q13", "q16", "q22"] {
+            let p = parse(&default_exec(q).final_info).unwrap();
+            insta::assert_snapshot!(format!("spark_plan_info_{q}"), p.render());
+        }
+    }
+}
