@@ -1,1 +1,241 @@
-fn main() {}
+//! `lakeaudit`: recover join relationships from Spark event logs and plan
+//! lakehouse table layouts. The binary only parses flags and wires the
+//! library crates together.
+
+mod analyze;
+mod drift_cmd;
+mod edges_cmd;
+mod ingest;
+mod output;
+mod pipeline;
+mod plan_cmd;
+mod queries;
+mod stats;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use output::Format;
+
+/// Recover which columns Spark queries joined on, weigh the joins, and plan
+/// Delta Liquid Clustering layouts.
+#[derive(Parser, Debug)]
+#[command(name = "lakeaudit", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+    /// Worker threads for reading logs (default: all cores).
+    #[arg(long, global = true)]
+    threads: Option<usize>,
+}
+
+/// Shared input arguments.
+#[derive(clap::Args, Debug, Clone)]
+struct Inputs {
+    /// Event logs: files, Spark rolling-log directories, directories of
+    /// logs (searched recursively), or `-` for standard input.
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<String>,
+    /// Longest accepted line of a log, in bytes.
+    #[arg(long, default_value_t = parsers::io::DEFAULT_MAX_LINE, hide = true)]
+    max_line: usize,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// One record per SQL execution: timings, scanned tables with metrics,
+    /// join operators and the relationships they resolve to.
+    Queries {
+        #[command(flatten)]
+        inputs: Inputs,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Jsonl)]
+        format: Format,
+        /// Write to FILE instead of standard output.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+    /// The weighted join-edge table: frequency F, data volume D, cost C and
+    /// the Join Importance Score per (table pair, key columns).
+    Edges {
+        #[command(flatten)]
+        inputs: Inputs,
+        #[command(flatten)]
+        score: edges_cmd::ScoreArgs,
+        /// Split by execution start time into windows of this length
+        /// (`7d`, `1w`, `12h`); default: one window over all input.
+        #[arg(long)]
+        window: Option<String>,
+        /// Show why an edge scored what it did (`orders-lineitem`,
+        /// `orders.o_orderkey=lineitem.l_orderkey`).
+        #[arg(long, value_name = "EDGE")]
+        explain: Option<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Table)]
+        format: Format,
+        /// Write to FILE instead of standard output.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+    /// Choose Liquid Clustering keys per table within rewrite and storage
+    /// budgets, with the Delta SQL to apply them.
+    Plan {
+        #[command(flatten)]
+        inputs: Inputs,
+        #[command(flatten)]
+        score: edges_cmd::ScoreArgs,
+        #[command(flatten)]
+        plan: plan_cmd::PlanArgs,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = PlanFormat::Text)]
+        format: PlanFormat,
+        /// Write to FILE instead of standard output.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+    /// Workload drift between consecutive windows, and whether to re-plan.
+    Drift {
+        #[command(flatten)]
+        inputs: Inputs,
+        #[command(flatten)]
+        score: edges_cmd::ScoreArgs,
+        /// Window length.
+        #[arg(long, default_value = "7d")]
+        window: String,
+        /// Re-plan when drift exceeds this.
+        #[arg(long, default_value_t = 0.10)]
+        threshold: f64,
+        /// JIS normalisation: per window (METHOD.md) or joint over each pair.
+        #[arg(long, value_enum, default_value_t = drift_cmd::Normalize::Window)]
+        normalize: drift_cmd::Normalize,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Table)]
+        format: Format,
+        /// Write to FILE instead of standard output.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+    /// Run everything and write queries, edges, drift, the plan, its SQL and
+    /// a short report into DIR.
+    Analyze {
+        #[command(flatten)]
+        inputs: Inputs,
+        #[command(flatten)]
+        score: edges_cmd::ScoreArgs,
+        #[command(flatten)]
+        plan: plan_cmd::PlanArgs,
+        /// Drift threshold.
+        #[arg(long, default_value_t = 0.10)]
+        threshold: f64,
+        /// Output directory.
+        #[arg(long, value_name = "DIR", default_value = "analysis")]
+        out: PathBuf,
+    },
+}
+
+/// Formats of `lakeaudit plan`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum PlanFormat {
+    /// Readable summary.
+    Text,
+    /// The plan as JSON.
+    Json,
+    /// The Delta SQL to run, with runbook comments.
+    Sql,
+}
+
+fn run(cli: Cli) -> Result<ExitCode> {
+    if let Some(n) = cli.threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n.max(1))
+            .build_global()?;
+    }
+    let failed = match cli.command {
+        Command::Queries {
+            inputs,
+            format,
+            output,
+        } => queries::run(&inputs, format, output.as_deref())?,
+        Command::Edges {
+            inputs,
+            score,
+            window,
+            explain,
+            format,
+            output,
+        } => edges_cmd::run(
+            &inputs,
+            &score,
+            window.as_deref(),
+            explain.as_deref(),
+            format,
+            output.as_deref(),
+        )?,
+        Command::Plan {
+            inputs,
+            score,
+            plan,
+            format,
+            output,
+        } => analyze::plan(&inputs, &score, &plan, format, output.as_deref())?,
+        Command::Drift {
+            inputs,
+            score,
+            window,
+            threshold,
+            normalize,
+            format,
+            output,
+        } => analyze::drift(&inputs, &score, &window, threshold, normalize, format, output.as_deref())?,
+        Command::Analyze {
+            inputs,
+            score,
+            plan,
+            threshold,
+            out,
+        } => analyze::run(&inputs, &score, &plan, threshold, &out)?,
+    };
+    Ok(if failed {
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Print problems with inputs the way every command does.
+fn report_problems(errors: &[String], warnings: &[String]) {
+    let mut err = std::io::stderr().lock();
+    for w in warnings {
+        let _ = writeln!(err, "lakeaudit: warning: {w}");
+    }
+    for e in errors {
+        let _ = writeln!(err, "lakeaudit: {e}");
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            // A closed pipe (`lakeaudit queries x | head`) is not a failure.
+            let broken_pipe = e.chain().any(|c| {
+                c.downcast_ref::<std::io::Error>()
+                    .map(|io| io.kind())
+                    .or_else(|| {
+                        c.downcast_ref::<serde_json::Error>()
+                            .and_then(|j| j.io_error_kind())
+                    })
+                    == Some(std::io::ErrorKind::BrokenPipe)
+            });
+            if broken_pipe {
+                return ExitCode::SUCCESS;
+            }
+            let _ = writeln!(std::io::stderr(), "lakeaudit: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,36 @@
+# lakeaudit — common tasks. `make ci` is what CI runs (.ci/run calls it).
+CARGO ?= cargo
+LOG ?= samples
+OUT ?= analysis
+# Logs for the end-to-end benchmark (the largest real log we have is built
+# by scripts/make_bench_log.sh from the shared fixtures).
+BENCH_LOG ?= target/bench/big-eventlog
+
+.PHONY: analyze test bench ci fmt clippy planner-eval build
+
+build:
+	$(CARGO) build --release --bin lakeaudit
+
+## Run the whole pipeline on LOG (default: the bundled samples) into OUT/.
+analyze: build
+	./target/release/lakeaudit analyze $(LOG) --out $(OUT)
+
+## The test suite (unit, snapshot and binary-level tests on real logs).
+test:
+	$(CARGO) test --workspace
+
+fmt:
+	$(CARGO) fmt --all -- --check
+
+clippy:
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+## What CI runs: formatting, lints, tests.
+ci: fmt clippy test
+
+## End-to-end throughput and peak memory, then the criterion benches.
+bench:
+	scripts/bench.sh $(BENCH_LOG)
+	$(CARGO) bench -p lakeaudit-parsers
+
+include planner/Makefile.fragment

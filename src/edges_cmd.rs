@@ -1,0 +1,230 @@
+//! `lakeaudit edges`: the weighted join-edge table.
+
+use crate::output::{self, Col, Format};
+use crate::pipeline::{self, facts, format_time, Exec};
+use crate::stats::TableStats;
+use crate::{report_problems, Inputs};
+use anyhow::{bail, Result};
+use graph::edges::{build_edges, CostMeasure, EdgeRow, ExecFacts};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Flags shared by every command that scores edges.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ScoreArgs {
+    /// Only executions starting at or after this time (epoch ms,
+    /// YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ, UTC).
+    #[arg(long)]
+    pub since: Option<String>,
+    /// Only executions starting before this time.
+    #[arg(long)]
+    pub until: Option<String>,
+    /// Cost C of an execution: wall-clock duration or executor CPU time.
+    #[arg(long, value_enum, default_value_t = Cost::Duration)]
+    pub cost: Cost,
+    /// Table statistics (CSV or JSON: table, bytes, rows, files,
+    /// partitioned_by, clustered_by) used where the logs lack them.
+    #[arg(long, value_name = "FILE")]
+    pub table_stats: Option<PathBuf>,
+}
+
+/// Cost measure flag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Cost {
+    /// Wall-clock duration (ms).
+    Duration,
+    /// Executor CPU time (ms).
+    Cpu,
+}
+
+impl From<Cost> for CostMeasure {
+    fn from(c: Cost) -> Self {
+        match c {
+            Cost::Duration => CostMeasure::Duration,
+            Cost::Cpu => CostMeasure::Cpu,
+        }
+    }
+}
+
+/// Executions in the requested time range, as graph facts.
+pub fn select(execs: &[Exec], args: &ScoreArgs) -> Result<Vec<ExecFacts>> {
+    let since = args.since.as_deref().map(pipeline::parse_time).transpose()?;
+    let until = args.until.as_deref().map(pipeline::parse_time).transpose()?;
+    Ok(execs
+        .iter()
+        .filter(|e| pipeline::in_range(e, since, until))
+        .map(facts)
+        .collect())
+}
+
+/// Run `edges`.
+pub fn run(
+    inputs: &Inputs,
+    args: &ScoreArgs,
+    window: Option<&str>,
+    explain: Option<&str>,
+    format: Format,
+    out: Option<&Path>,
+) -> Result<bool> {
+    let stats = TableStats::load(args.table_stats.as_deref())?;
+    let data = pipeline::load(inputs);
+    let selected = select(&data.records, args)?;
+    let fallback = stats.row_fallback();
+    let cost = CostMeasure::from(args.cost);
+    let mut tables: Vec<(Option<(i64, i64)>, Vec<EdgeRow>)> = Vec::new();
+    match window {
+        None => tables.push((None, build_edges(&selected, cost, &fallback))),
+        Some(w) => {
+            let width = pipeline::parse_duration(w)?;
+            for (s, e, ex) in graph::edges::windows(&selected, width, pipeline::window_align(width)) {
+                tables.push((Some((s, e)), build_edges(&ex, cost, &fallback)));
+            }
+        }
+    }
+    if let Some(pattern) = explain {
+        let mut outw = output::open_out(out)?;
+        let mut found = false;
+        for (win, rows) in &tables {
+            for r in rows.iter().filter(|r| r.key().matches(pattern)) {
+                found = true;
+                explain_edge(&mut outw, r, *win, rows.len(), &data.records)?;
+            }
+        }
+        outw.flush()?;
+        report_problems(&data.errors, &data.warnings);
+        if !found {
+            bail!("no edge matches {pattern:?} (try `orders-lineitem` or `orders.o_orderkey=lineitem.l_orderkey`)");
+        }
+        return Ok(data.failed());
+    }
+    match format {
+        Format::Jsonl => {
+            let mut o = output::open_out(out)?;
+            for (win, rows) in &tables {
+                for r in rows {
+                    let mut v = serde_json::to_value(r)?;
+                    if let (Some((s, e)), Some(m)) = (win, v.as_object_mut()) {
+                        m.insert("window_start_ms".into(), (*s).into());
+                        m.insert("window_end_ms".into(), (*e).into());
+                    }
+                    serde_json::to_writer(&mut o, &v)?;
+                    o.write_all(b"\n")?;
+                }
+            }
+            o.flush()?;
+        }
+        other => {
+            let windowed = window.is_some();
+            let all: Vec<(Option<(i64, i64)>, &EdgeRow)> = tables
+                .iter()
+                .flat_map(|(w, rows)| rows.iter().map(move |r| (*w, r)))
+                .collect();
+            output::write_columns(&columns(&all, windowed, other == Format::Table), other, out)?;
+        }
+    }
+    report_problems(&data.errors, &data.warnings);
+    Ok(data.failed())
+}
+
+/// Columns of the edge table (contract order first).
+pub fn columns(rows: &[(Option<(i64, i64)>, &EdgeRow)], windowed: bool, terminal: bool) -> Vec<Col> {
+    let s = |f: &dyn Fn(&EdgeRow) -> String| rows.iter().map(|(_, r)| Some(f(r))).collect::<Vec<_>>();
+    let u = |f: &dyn Fn(&EdgeRow) -> u64| rows.iter().map(|(_, r)| i64::try_from(f(r)).ok()).collect();
+    let fl = |f: &dyn Fn(&EdgeRow) -> f64| rows.iter().map(|(_, r)| Some(f(r))).collect();
+    let mut cols = Vec::new();
+    if windowed {
+        cols.push(Col::Str("window_start", rows.iter().map(|(w, _)| w.map(|w| format_time(w.0))).collect()));
+    }
+    if terminal {
+        cols.push(Col::Str("left_table", s(&|r| graph::edges::short(&r.left_table).to_string())));
+    } else {
+        cols.push(Col::Str("left_table", s(&|r| r.left_table.clone())));
+    }
+    cols.push(Col::Str("left_columns", s(&|r| r.left_columns.join(","))));
+    if terminal {
+        cols.push(Col::Str("right_table", s(&|r| graph::edges::short(&r.right_table).to_string())));
+    } else {
+        cols.push(Col::Str("right_table", s(&|r| r.right_table.clone())));
+    }
+    cols.push(Col::Str("right_columns", s(&|r| r.right_columns.join(","))));
+    cols.push(Col::Int("frequency", u(&|r| r.frequency)));
+    cols.push(Col::Float("data_volume", fl(&|r| r.data_volume)));
+    cols.push(Col::Float("cost", fl(&|r| r.cost)));
+    cols.push(Col::Float("f_norm", fl(&|r| r.f_norm)));
+    cols.push(Col::Float("d_norm", fl(&|r| r.d_norm)));
+    cols.push(Col::Float("c_norm", fl(&|r| r.c_norm)));
+    cols.push(Col::Float("jis", fl(&|r| r.jis)));
+    cols.push(Col::Int("smj_count", u(&|r| r.smj_count)));
+    cols.push(Col::Int("bhj_count", u(&|r| r.bhj_count)));
+    cols.push(Col::Int("other_count", u(&|r| r.other_count)));
+    if terminal {
+        return cols;
+    }
+    cols.push(Col::Int("first_seen_ms", rows.iter().map(|(_, r)| r.first_seen_ms).collect()));
+    cols.push(Col::Int("last_seen_ms", rows.iter().map(|(_, r)| r.last_seen_ms).collect()));
+    cols.push(Col::Float("scanned_bytes", fl(&|r| r.scanned_bytes)));
+    if windowed {
+        cols.push(Col::Int("window_start_ms", rows.iter().map(|(w, _)| w.map(|w| w.0)).collect()));
+        cols.push(Col::Int("window_end_ms", rows.iter().map(|(w, _)| w.map(|w| w.1)).collect()));
+    }
+    cols.push(Col::Str("executions", s(&|r| r.executions.join(" "))));
+    cols
+}
+
+fn explain_edge(
+    out: &mut dyn Write,
+    r: &EdgeRow,
+    win: Option<(i64, i64)>,
+    edges_in_window: usize,
+    execs: &[Exec],
+) -> Result<()> {
+    writeln!(out, "edge {}", r.key().label())?;
+    if let Some((s, e)) = win {
+        writeln!(out, "  window      {} .. {}", format_time(s), format_time(e))?;
+    }
+    writeln!(
+        out,
+        "  JIS         {:.4} = F̂ {:.4} × D̂ {:.4} × Ĉ {:.4}   (min–max over {} edges; D̂ on log10(D+1))",
+        r.jis, r.f_norm, r.d_norm, r.c_norm, edges_in_window
+    )?;
+    writeln!(out, "  F frequency {} executions", r.frequency)?;
+    writeln!(out, "  D volume    {:.0} mean rows(left) × rows(right)", r.data_volume)?;
+    writeln!(out, "  C cost      {:.1} ms mean", r.cost)?;
+    writeln!(
+        out,
+        "  strategies  SortMergeJoin {}  BroadcastHashJoin {}  other {}",
+        r.smj_count, r.bhj_count, r.other_count
+    )?;
+    if r.volume_fallbacks > 0 {
+        writeln!(
+            out,
+            "  note        {} execution(s) lacked a scan row count; --table-stats rows (or 0) were used",
+            r.volume_fallbacks
+        )?;
+    }
+    writeln!(out, "  executions:")?;
+    for id in &r.executions {
+        let e = execs.iter().find(|e| format!("{}:{}", e.record.app_id, e.record.execution_id) == *id);
+        match e {
+            Some(e) => {
+                let tables: Vec<String> = e
+                    .record
+                    .scans
+                    .iter()
+                    .map(|s| format!("{}={}", graph::edges::short(&s.table), s.rows.map_or("?".into(), |x| x.to_string())))
+                    .collect();
+                writeln!(
+                    out,
+                    "    {id}  {} ms  cpu {} ms  rows[{}]  {}",
+                    e.record.duration_ms.unwrap_or(0),
+                    e.record.executor_cpu_ms,
+                    tables.join(" "),
+                    e.record.description.as_deref().unwrap_or("")
+                )?;
+            }
+            None => writeln!(out, "    {id}")?,
+        }
+    }
+    writeln!(out)?;
+    Ok(())
+}

@@ -1,0 +1,62 @@
+//! Discover logs, read them in parallel, keep errors per input.
+
+use parsers::events::{self, AppResult, AppSummary, ReadOptions};
+use parsers::io;
+use parsers::record::{PlanSet, QueryRecord};
+use rayon::prelude::*;
+
+/// Everything read from the inputs.
+pub struct Ingested<T> {
+    /// One summary per application, sorted by app id.
+    pub apps: Vec<AppSummary>,
+    /// Items from every application, sorted by (app id, execution id).
+    pub records: Vec<T>,
+    /// Error lines, `path[:line]: reason`, in input order.
+    pub errors: Vec<String>,
+    /// Warning lines.
+    pub warnings: Vec<String>,
+}
+
+impl<T> Ingested<T> {
+    /// Whether any input failed (exit code 2).
+    pub fn failed(&self) -> bool {
+        !self.errors.is_empty()
+    }
+}
+
+/// Read every application under `paths` in parallel. `finish` maps each
+/// execution (record and parsed plans) to the caller's item.
+pub fn ingest<T, F>(paths: &[String], opts: &ReadOptions, finish: F) -> Ingested<T>
+where
+    T: Send,
+    F: Fn(QueryRecord, &PlanSet) -> T + Sync,
+{
+    let found = io::discover(paths);
+    let mut errors: Vec<String> = found.errors.iter().map(|e| e.to_string()).collect();
+    let results: Vec<AppResult<T>> = found
+        .inputs
+        .par_iter()
+        .map(|input| events::read_app(input, opts, &finish))
+        .collect();
+    let mut warnings = Vec::new();
+    let mut apps: Vec<(AppSummary, Vec<T>)> = Vec::with_capacity(results.len());
+    for r in results {
+        errors.extend(r.errors.iter().map(|e| e.to_string()));
+        warnings.extend(r.warnings);
+        apps.push((r.summary, r.records));
+    }
+    // Records within an app are in execution id order already.
+    apps.sort_by(|a, b| a.0.app_id.cmp(&b.0.app_id).then(a.0.log.cmp(&b.0.log)));
+    let mut summaries = Vec::with_capacity(apps.len());
+    let mut records = Vec::new();
+    for (s, recs) in apps {
+        summaries.push(s);
+        records.extend(recs);
+    }
+    Ingested {
+        apps: summaries,
+        records,
+        errors,
+        warnings,
+    }
+}

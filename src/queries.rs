@@ -1,0 +1,72 @@
+//! `lakeaudit queries`: one record per SQL execution.
+
+use crate::output::{self, Col, Format};
+use crate::pipeline::{self, Exec};
+use crate::{report_problems, Inputs};
+use anyhow::Result;
+use std::path::Path;
+
+/// Run the command; returns whether some input failed.
+pub fn run(inputs: &Inputs, format: Format, out: Option<&Path>) -> Result<bool> {
+    let data = pipeline::load(inputs);
+    match format {
+        Format::Jsonl => output::write_jsonl(&data.records, &mut *output::open_out(out)?)?,
+        other => output::write_columns(&columns(&data.records, other == Format::Table), other, out)?,
+    }
+    report_problems(&data.errors, &data.warnings);
+    Ok(data.failed())
+}
+
+/// Tabular view of records: scalar fields as columns, `scans`, `joins` and
+/// `relationships` as JSON text (and a compact `tables` list) so CSV and
+/// Parquet keep them. The terminal table keeps the short columns only.
+pub fn columns(execs: &[Exec], terminal: bool) -> Vec<Col> {
+    let recs: Vec<&parsers::record::QueryRecord> = execs.iter().map(|e| &e.record).collect();
+    let s = |f: &dyn Fn(&parsers::record::QueryRecord) -> Option<String>| recs.iter().map(|r| f(r)).collect::<Vec<_>>();
+    let i = |f: &dyn Fn(&parsers::record::QueryRecord) -> Option<i64>| recs.iter().map(|r| f(r)).collect::<Vec<_>>();
+    let mut cols = vec![
+        Col::Str("app_id", s(&|r| Some(r.app_id.clone()))),
+        Col::Int("execution_id", i(&|r| i64::try_from(r.execution_id).ok())),
+        Col::Int("root_execution_id", i(&|r| r.root_execution_id.and_then(|x| i64::try_from(x).ok()))),
+        Col::Str("app_name", s(&|r| Some(r.app_name.clone()))),
+        Col::Str("spark_version", s(&|r| r.spark_version.clone())),
+        Col::Int("start_ms", i(&|r| r.start_ms)),
+        Col::Int("end_ms", i(&|r| r.end_ms)),
+        Col::Int("duration_ms", i(&|r| r.duration_ms)),
+        Col::Int("executor_run_ms", i(&|r| Some(r.executor_run_ms))),
+        Col::Int("executor_cpu_ms", i(&|r| Some(r.executor_cpu_ms))),
+        Col::Str("plan_source", s(&|r| r.plan_source.clone())),
+        Col::Bool("adaptive_final", recs.iter().map(|r| Some(r.adaptive_final)).collect()),
+        Col::Str("root_node", s(&|r| r.root_node.clone())),
+        Col::Str(
+            "tables",
+            s(&|r| {
+                let mut t: Vec<&str> = r.scans.iter().map(|x| x.table.as_str()).collect();
+                t.sort_unstable();
+                t.dedup();
+                Some(t.join(" "))
+            }),
+        ),
+        Col::Int("join_count", i(&|r| Some(r.joins.len() as i64))),
+        Col::Int("relationship_count", execs.iter().map(|e| Some(e.relationships.len() as i64)).collect()),
+        Col::Str("error", s(&|r| r.error.clone())),
+    ];
+    if terminal {
+        cols.retain(|c| {
+            !matches!(
+                c.name(),
+                "root_execution_id" | "app_name" | "spark_version" | "start_ms" | "end_ms" | "executor_run_ms"
+            )
+        });
+        return cols;
+    }
+    cols.push(Col::Str("description", s(&|r| r.description.clone())));
+    cols.push(Col::Str("log", s(&|r| Some(r.log.clone()))));
+    cols.push(Col::Str("scans", s(&|r| serde_json::to_string(&r.scans).ok())));
+    cols.push(Col::Str("joins", s(&|r| serde_json::to_string(&r.joins).ok())));
+    cols.push(Col::Str(
+        "relationships",
+        execs.iter().map(|e| serde_json::to_string(&e.relationships).ok()).collect(),
+    ));
+    cols
+}

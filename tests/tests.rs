@@ -1,0 +1,374 @@
+//! Binary-level tests: the real `lakeaudit` executable on the real Spark
+//! logs in `../shared/spark-logs` and the bundled `samples/`.
+
+mod common;
+
+mod queries {
+    use super::common::*;
+    use std::collections::BTreeSet;
+
+    fn tables_of_truth(q: &str) -> BTreeSet<String> {
+        let t = truth();
+        t["queries"][format!("tpch/{q}")]["tables"]
+            .as_array()
+            .expect("tables")
+            .iter()
+            .map(|x| x.as_str().unwrap_or_default().to_string())
+            .collect()
+    }
+
+    /// One record per SQLExecutionStart, each with the tables of its query.
+    fn check_app(log: &str, manifest: &str, source: &str) {
+        let recs = jsonl(&ok(&["queries", &shared(log)]));
+        assert_eq!(recs.len(), 30, "30 SQL executions per TPC-H app");
+        let ids: Vec<u64> = recs.iter().map(|r| r["execution_id"].as_u64().unwrap()).collect();
+        assert_eq!(ids, (0..30).collect::<Vec<_>>(), "sorted by execution id");
+        let by_exec = query_of_execution(manifest);
+        for r in &recs {
+            let id = r["execution_id"].as_u64().unwrap();
+            let q = &by_exec[&id];
+            assert_eq!(r["spark_version"], "4.0.1");
+            assert!(r["end_ms"].as_i64().unwrap() >= r["start_ms"].as_i64().unwrap());
+            if q.starts_with("setup") {
+                assert_eq!(r["is_command"], true, "exec {id} is a CREATE TABLE");
+                assert!(r["joins"].as_array().unwrap().is_empty());
+                continue;
+            }
+            assert_eq!(r["is_command"], false, "exec {id}");
+            assert_eq!(r["plan_source"], source, "exec {id}");
+            assert_eq!(r["adaptive_final"], true, "exec {id} ran under AQE");
+            assert_eq!(scanned_tables(r), tables_of_truth(q), "tables of {q} (exec {id})");
+            for s in r["scans"].as_array().unwrap() {
+                assert!(s["rows"].as_i64().is_some(), "{q}: scan metrics present: {s}");
+                assert!(s["bytes_read"].as_i64().unwrap() > 0, "{q}: bytes read: {s}");
+            }
+            assert!(r["executor_run_ms"].as_i64().unwrap() > 0, "{q}: task time summed");
+        }
+    }
+
+    #[test]
+    fn formatted_rolling_zstd_log_matches_truth_tables() {
+        check_app("tpch-default", "executions/tpch-default.json", "formatted");
+    }
+
+    #[test]
+    fn extended_uncompressed_log_matches_truth_tables() {
+        check_app("tpch-extended", "executions/tpch-extended.json", "extended");
+    }
+
+    #[test]
+    fn formatted_and_extended_agree_on_scanned_tables() {
+        let a = jsonl(&ok(&["queries", &shared("tpch-default")]));
+        let b = jsonl(&ok(&["queries", &shared("tpch-extended")]));
+        for (x, y) in a.iter().zip(&b) {
+            assert_eq!(scanned_tables(x), scanned_tables(y), "exec {}", x["execution_id"]);
+        }
+    }
+
+    /// The snappy SMJ log: final-plan join operators match the manifest.
+    #[test]
+    fn smj_log_final_plan_joins_match_manifest() {
+        let recs = jsonl(&ok(&["queries", &shared("tpch-smj")]));
+        assert_eq!(recs.len(), 30);
+        let m: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(shared("tpch-smj/executions.json")).unwrap(),
+        )
+        .unwrap();
+        let (mut smj, mut bhj) = (0, 0);
+        for q in m["queries"].as_array().unwrap() {
+            let id = q["execution_ids"][0].as_u64().unwrap();
+            let rec = &recs[id as usize];
+            let mut want: Vec<String> = q["final_plan_join_nodes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s.as_str().unwrap().split(' ').next().unwrap().to_string())
+                .collect();
+            let mut got: Vec<String> = rec["joins"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|j| j["strategy"].as_str().unwrap().to_string())
+                .collect();
+            want.sort();
+            got.sort();
+            assert_eq!(got, want, "{} (exec {id})", q["query"]);
+            smj += got.iter().filter(|s| *s == "SortMergeJoin").count();
+            bhj += got.iter().filter(|s| *s == "BroadcastHashJoin").count();
+        }
+        assert_eq!((smj, bhj), (11, 53), "README: 11 SMJ and 53 BHJ in final plans");
+    }
+
+    #[test]
+    fn output_is_deterministic_across_runs_and_threads() {
+        let a = ok(&["queries", &shared("weekly")]);
+        let b = ok(&["--threads", "1", "queries", &shared("weekly")]);
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn csv_and_parquet_outputs_are_written() {
+        let dir = tempdir("formats");
+        let csv = format!("{dir}/q.csv");
+        let pq = format!("{dir}/q.parquet");
+        ok(&["queries", &shared("tpch-default"), "--format", "csv", "-o", &csv]);
+        ok(&["queries", &shared("tpch-default"), "--format", "parquet", "-o", &pq]);
+        let text = std::fs::read_to_string(&csv).unwrap();
+        assert_eq!(text.lines().count(), 31, "header + 30 rows");
+        assert!(text.lines().next().unwrap().starts_with("app_id,execution_id"));
+        let bytes = std::fs::read(&pq).unwrap();
+        assert_eq!(&bytes[..4], b"PAR1");
+        let table = ok(&["queries", &shared("tpch-default"), "--format", "table"]);
+        assert!(table.lines().next().unwrap().contains("execution_id"));
+    }
+
+    pub fn tempdir(name: &str) -> String {
+        let d = std::env::temp_dir().join(format!("lakeaudit-test-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        d.to_string_lossy().into_owned()
+    }
+}
+
+mod relationships {
+    use super::common::*;
+    use std::collections::{BTreeMap, BTreeSet};
+
+    /// Truth pairs per query, plus the optimizer-inferred extras allowed by
+    /// `plan_notes` (q18: lineitem self semi join, q20: part–lineitem).
+    fn truth_pairs() -> BTreeMap<String, (BTreeSet<String>, BTreeSet<String>)> {
+        let t = truth();
+        let mut m = BTreeMap::new();
+        for (k, q) in t["queries"].as_object().unwrap() {
+            let q_name = k.trim_start_matches("tpch/").to_string();
+            let pairs: BTreeSet<String> = q["edges"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| format!("{} = {}", e["left"].as_str().unwrap(), e["right"].as_str().unwrap()))
+                .collect();
+            let extra: BTreeSet<String> = match q_name.as_str() {
+                "q18" => ["lineitem.l_orderkey = lineitem.l_orderkey".to_string()].into(),
+                "q20" => ["lineitem.l_partkey = part.p_partkey".to_string()].into(),
+                _ => BTreeSet::new(),
+            };
+            m.insert(q_name, (pairs, extra));
+        }
+        m
+    }
+
+    fn check(log: &str, manifest: &str) {
+        let recs = jsonl(&ok(&["queries", &shared(log)]));
+        let by_exec = query_of_execution(manifest);
+        let truth = truth_pairs();
+        let (mut tp, mut fp, mut fneg) = (0, 0, 0);
+        let mut bad = Vec::new();
+        for r in &recs {
+            let id = r["execution_id"].as_u64().unwrap();
+            let q = &by_exec[&id];
+            let Some((want, extra)) = truth.get(q) else { continue };
+            let got = column_pairs(r);
+            for p in &got {
+                if want.contains(p) {
+                    tp += 1;
+                } else if !extra.contains(p) {
+                    fp += 1;
+                    bad.push(format!("{q}: extra {p}"));
+                }
+            }
+            for p in want {
+                if !got.contains(p) {
+                    fneg += 1;
+                    bad.push(format!("{q}: missing {p}"));
+                }
+            }
+        }
+        assert!(bad.is_empty(), "{log}: tp={tp} fp={fp} fn={fneg}\n{}", bad.join("\n"));
+        assert!(tp > 50);
+    }
+
+    #[test]
+    fn formatted_plans_match_truth_exactly() {
+        check("tpch-default", "executions/tpch-default.json");
+    }
+
+    #[test]
+    fn extended_plans_match_truth_exactly() {
+        check("tpch-extended", "executions/tpch-extended.json");
+    }
+
+    /// `edge_frequency` of the answer key, per application, from `edges`:
+    /// per unordered column pair, the executions containing it.
+    #[test]
+    fn edges_reproduce_truth_edge_frequency() {
+        let t = truth();
+        for app in ["tpch-default", "tpch-extended"] {
+            let rows = jsonl(&ok(&["edges", &shared(app), "--format", "jsonl"]));
+            let by_exec = query_of_execution(&format!("executions/{app}.json"));
+            let mut got: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+            for r in &rows {
+                let lt = short(r["left_table"].as_str().unwrap());
+                let rt = short(r["right_table"].as_str().unwrap());
+                let lc = r["left_columns"].as_array().unwrap();
+                let rc = r["right_columns"].as_array().unwrap();
+                for (a, b) in lc.iter().zip(rc) {
+                    let a = format!("{lt}.{}", a.as_str().unwrap());
+                    let b = format!("{rt}.{}", b.as_str().unwrap());
+                    let k = if a <= b { format!("{a} = {b}") } else { format!("{b} = {a}") };
+                    for e in r["executions"].as_array().unwrap() {
+                        let id: u64 = e.as_str().unwrap().rsplit(':').next().unwrap().parse().unwrap();
+                        // The optimizer-inferred joins of q18 and q20 (plan_notes)
+                        // are real plan edges that the SQL-derived key omits.
+                        let q = by_exec[&id].as_str();
+                        let inferred = (q == "q18" && k == "lineitem.l_orderkey = lineitem.l_orderkey")
+                            || (q == "q20" && k == "lineitem.l_partkey = part.p_partkey");
+                        if !inferred {
+                            got.entry(k.clone()).or_default().insert(e.to_string());
+                        }
+                    }
+                }
+            }
+            let got: BTreeMap<String, u64> = got.into_iter().map(|(k, v)| (k, v.len() as u64)).collect();
+            let want: BTreeMap<String, u64> = t["edge_frequency"][app]
+                .as_object()
+                .unwrap()
+                .iter()
+                .map(|(k, v)| (k.clone(), v.as_u64().unwrap()))
+                .collect();
+            assert_eq!(got, want, "{app}");
+        }
+    }
+}
+
+mod planning {
+    use super::common::*;
+
+    #[test]
+    fn smj_workload_plan_clusters_lineitem_and_orders_on_the_order_key() {
+        // The default budget (25% of the candidate tables) cannot pay for a
+        // rewrite of lineitem, 64% of the bytes here; give a real budget.
+        let text = ok(&["plan", &shared("tpch-smj"), "--budget", "100MB", "--storage-budget", "100MB", "--format", "json"]);
+        let plan: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let keys_of = |t: &str| {
+            plan["tables"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|d| d["table"].as_str().unwrap().ends_with(t))
+                .map(|d| d["keys"].clone())
+        };
+        assert_eq!(keys_of(".lineitem"), Some(serde_json::json!(["l_orderkey"])), "{text}");
+        assert_eq!(keys_of(".orders"), Some(serde_json::json!(["o_orderkey"])), "{text}");
+        let sql = ok(&["plan", &shared("tpch-smj"), "--budget", "100MB", "--storage-budget", "100MB", "--format", "sql"]);
+        assert!(sql.contains("ALTER TABLE `spark_catalog`.`default`.`lineitem` CLUSTER BY (`l_orderkey`);"), "{sql}");
+        assert!(sql.contains("ANALYZE TABLE `spark_catalog`.`default`.`orders` COMPUTE STATISTICS FOR ALL COLUMNS;"), "{sql}");
+    }
+
+    #[test]
+    fn weekly_drift_replans_into_weeks_3_and_4_and_names_new_edges() {
+        for cost in ["duration", "cpu"] {
+            let rows = jsonl(&ok(&["drift", &shared("weekly"), "--format", "jsonl", "--cost", cost]));
+            assert_eq!(rows.len(), 3, "four weekly windows, three transitions");
+            assert!(rows[1]["drift"].as_f64().unwrap() > 0.10, "week 2→3 ({cost}): {}", rows[1]);
+            assert!(rows[2]["drift"].as_f64().unwrap() > 0.10, "week 3→4 ({cost}): {}", rows[2]);
+            assert_eq!(rows[1]["replan"], true);
+            let new4: Vec<String> = rows[2]["new_edges"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| e.as_str().unwrap().to_string())
+                .collect();
+            assert!(
+                new4.iter().any(|e| e.contains("lineitem(l_partkey)") && e.contains("part(p_partkey)")),
+                "week 4 adds part–lineitem: {new4:?}"
+            );
+            assert!(
+                new4.iter().any(|e| e.contains("customer(c_nationkey)") && e.contains("supplier(s_nationkey)")),
+                "week 4 adds supplier–customer on the nation key: {new4:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn analyze_writes_every_output() {
+        let dir = super::queries::tempdir("analyze");
+        let o = run(&["analyze", &shared("weekly"), "--out", &dir]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        for f in ["queries.parquet", "edges.parquet", "edges.csv", "drift.csv", "plan.json", "plan.sql", "report.md"] {
+            let p = std::path::Path::new(&dir).join(f);
+            assert!(p.metadata().map(|m| m.len() > 0).unwrap_or(false), "{f} written");
+        }
+        let report = std::fs::read_to_string(std::path::Path::new(&dir).join("report.md")).unwrap();
+        assert!(report.contains("## Top join edges"));
+        assert!(report.contains("re-plan"), "{report}");
+    }
+}
+
+mod bad_input {
+    use super::common::*;
+    use std::io::Write;
+
+    #[test]
+    fn every_bad_input_is_reported_and_the_good_one_still_read() {
+        let dir = super::queries::tempdir("bad");
+        let w = |name: &str, bytes: &[u8]| {
+            let p = format!("{dir}/{name}");
+            std::fs::File::create(&p).unwrap().write_all(bytes).unwrap();
+            p
+        };
+        let empty = w("app-empty", b"");
+        let binary = w("app-binary", &[0u8, 159, 146, 150, 255, 1, 2, 3]);
+        let notjson = w(
+            "app-notjson",
+            b"{\"Event\":\"SparkListenerLogStart\",\"Spark Version\":\"4.0.1\"}\nthis is not json\n",
+        );
+        let unknown = w("app-1.brotli", b"xxxx");
+        let mut zst = std::fs::read(shared("tpch-default/eventlog_v2_local-1796009792357/events_1_local-1796009792357.zstd")).unwrap();
+        let n = zst.len();
+        for b in &mut zst[n / 2..n / 2 + 64] {
+            *b ^= 0x5a;
+        }
+        let corrupt = w("app-corrupt.zstd", &zst);
+        let missing = format!("{dir}/does-not-exist");
+        let good = shared("tpch-extended");
+        let o = run(&["queries", &empty, &binary, &notjson, &unknown, &corrupt, &missing, &good]);
+        assert_eq!(o.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&o.stderr);
+        for p in [&empty, &binary, &unknown, &corrupt, &missing] {
+            assert!(err.contains(&format!("lakeaudit: {p}")), "{p} named in:\n{err}");
+        }
+        assert!(err.contains(&format!("lakeaudit: {notjson}:2: ")), "line number given:\n{err}");
+        let recs = jsonl(&String::from_utf8_lossy(&o.stdout));
+        let good_recs = recs.iter().filter(|r| r["app_id"] == "local-1796009833175").count();
+        assert_eq!(good_recs, 30, "the good log is still fully read");
+        // The corrupt log's records before the damage are kept.
+        assert!(recs.iter().any(|r| r["app_id"] == "local-1796009792357"), "records before corruption kept");
+        assert!(!err.contains("panicked"));
+    }
+
+    #[test]
+    fn a_directory_without_logs_says_so() {
+        let dir = super::queries::tempdir("nologs");
+        std::fs::write(format!("{dir}/notes.txt"), "hello").unwrap();
+        let o = run(&["queries", &dir]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&o.stderr).contains("no"), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+
+    #[test]
+    fn standard_input_is_read() {
+        use std::process::{Command, Stdio};
+        let mut child = Command::new(env!("CARGO_BIN_EXE_lakeaudit"))
+            .args(["queries", "-"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let data = std::fs::read(shared("tpch-extended/local-1796009833175")).unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let writer = std::thread::spawn(move || stdin.write_all(&data));
+        let out = child.wait_with_output().unwrap();
+        writer.join().unwrap().unwrap();
+        assert!(out.status.success());
+        assert_eq!(jsonl(&String::from_utf8_lossy(&out.stdout)).len(), 30);
+    }
+}
