@@ -21,6 +21,10 @@ pub enum Normalize {
     /// Stabilised: both windows of a pair on their joint ranges, so an
     /// unchanged edge keeps an unchanged score.
     Joint,
+    /// Stabilised: each factor divided by its window maximum (no min
+    /// subtraction), so an edge is not zeroed just for being the smallest
+    /// on one axis.
+    Max,
 }
 
 /// One pair of consecutive windows.
@@ -54,6 +58,23 @@ pub struct DriftRow {
 
 fn scores(rows: &[EdgeRow]) -> BTreeMap<String, f64> {
     rows.iter().map(|r| (r.key().label(), r.jis)).collect()
+}
+
+/// F/max(F) · log10(D+1)/max · C/max within one window.
+fn max_scaled(rows: &[EdgeRow]) -> BTreeMap<String, f64> {
+    let max = |g: &dyn Fn(&EdgeRow) -> f64| rows.iter().map(g).fold(0.0f64, f64::max);
+    let fmax = max(&|r| r.frequency as f64);
+    let dmax = max(&|r| score::log_volume(r.data_volume));
+    let cmax = max(&|r| r.cost);
+    let div = |x: f64, m: f64| if m > 0.0 { x / m } else { 0.0 };
+    rows.iter()
+        .map(|r| {
+            let v = div(r.frequency as f64, fmax)
+                * div(score::log_volume(r.data_volume), dmax)
+                * div(r.cost, cmax);
+            (r.key().label(), v)
+        })
+        .collect()
 }
 
 /// JIS of two windows' edges on their joint ranges.
@@ -92,6 +113,9 @@ pub fn compute(
     let fallback = stats.row_fallback();
     let wins: Vec<(i64, i64, Vec<EdgeRow>, usize)> = windows(&selected, width, pipeline::window_align(width))
         .into_iter()
+        // An empty window (no executions logged) says nothing about the
+        // workload: compare consecutive windows that have executions.
+        .filter(|(_, _, ex)| !ex.is_empty())
         .map(|(s, e, ex)| (s, e, build_edges(&ex, cost, &fallback), ex.len()))
         .collect();
     let mut out = Vec::new();
@@ -100,6 +124,7 @@ pub fn compute(
         let (pa, pb) = match normalize {
             Normalize::Window => (scores(&a.2), scores(&b.2)),
             Normalize::Joint => joint(&a.2, &b.2),
+            Normalize::Max => (max_scaled(&a.2), max_scaled(&b.2)),
         };
         let rep: DriftReport = drift(&pa, &pb, score::EPSILON);
         out.push(DriftRow {

@@ -45,12 +45,29 @@ where
         warnings.extend(r.warnings);
         apps.push((r.summary, r.records));
     }
-    // Records within an app are in execution id order already.
-    apps.sort_by(|a, b| a.0.app_id.cmp(&b.0.app_id).then(a.0.log.cmp(&b.0.log)));
-    let mut summaries = Vec::with_capacity(apps.len());
+    // The same application can be present twice (an archived `.gz` copy
+    // beside the original, an in-progress copy): keep the most complete
+    // one, so no execution counts twice.
+    apps.sort_by(|a, b| {
+        a.0.app_id
+            .cmp(&b.0.app_id)
+            .then(b.1.len().cmp(&a.1.len()))
+            .then(b.0.bytes.cmp(&a.0.bytes))
+            .then(b.0.lines.cmp(&a.0.lines))
+            .then(a.0.log.cmp(&b.0.log))
+    });
+    let mut summaries: Vec<AppSummary> = Vec::with_capacity(apps.len());
     let mut records = Vec::new();
     for (s, recs) in apps {
+        if let Some(kept) = summaries.last().filter(|k| k.app_id == s.app_id) {
+            warnings.push(format!(
+                "{}: same application {} as {}; skipped (the other copy is more complete)",
+                s.log, s.app_id, kept.log
+            ));
+            continue;
+        }
         summaries.push(s);
+        // Records within an app are in execution id order already.
         records.extend(recs);
     }
     Ingested {

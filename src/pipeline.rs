@@ -5,7 +5,8 @@ use crate::ingest::{ingest, Ingested};
 use crate::Inputs;
 use anyhow::{bail, Context, Result};
 use graph::edges::{ExecFacts, TableVolume};
-use graph::relationships::{relationships, Relationship};
+use graph::lineage::Lineage;
+use graph::relationships::{relationships, relationships_with, Relationship};
 use graph::tables::canonical_table;
 use parsers::events::ReadOptions;
 use parsers::record::{PlanSet, QueryRecord};
@@ -33,7 +34,13 @@ pub fn read_options(inputs: &Inputs) -> ReadOptions {
 /// Read all inputs; lineage runs while each execution's plans are alive.
 pub fn load(inputs: &Inputs) -> Ingested<Exec> {
     ingest(&inputs.paths, &read_options(inputs), |record: QueryRecord, plans: &PlanSet| {
-        let relationships = plans.best().map(relationships).unwrap_or_default();
+        let relationships = match (plans.physical.as_ref(), plans.optimized.as_ref()) {
+            // Extended mode: the physical text prints aggregate outputs
+            // without their aliases; the optimized plan shares its exprIds
+            // and has them, so resolve through both.
+            (Some(p), Some(o)) => relationships_with(p, &Lineage::build_all(&[p, o])),
+            _ => plans.best().map(relationships).unwrap_or_default(),
+        };
         Exec {
             record,
             relationships,

@@ -196,8 +196,6 @@ pub fn demands(rows: &[EdgeRow]) -> Vec<EdgeDemand> {
 pub struct Planned {
     /// Profiles used.
     pub profiles: Vec<TableProfile>,
-    /// The edge table of the planning window.
-    pub edges: Vec<EdgeRow>,
     /// Window planned for.
     pub window: Option<(i64, i64)>,
     /// The plan.
@@ -241,7 +239,6 @@ pub fn make_plan(
         .context("planning failed")?;
     Ok(Planned {
         profiles,
-        edges,
         window,
         plan,
     })

@@ -1,1 +1,1566 @@
-//! (Being written.)
+//! Join relationships: which base-table columns a plan joins on.
+//!
+//! [`relationships`] finds equi-join predicates in one plan and resolves
+//! both sides through [`Lineage`]:
+//!
+//! - physical join key lists (`Left keys [2]: [a, b]` / `Right keys`), paired
+//!   by position;
+//! - equality conjuncts (`=`, `<=>`) of join conditions whose sides come from
+//!   the two different children (logical `Join Inner, (a = b)`, extra
+//!   physical conditions), including an equality common to every branch of
+//!   an `OR` (TPC-H q19) and the null-aware `NOT IN` form
+//!   `(a = b) OR isnull((a = b))`;
+//! - equality conjuncts of a `Filter` whose sides come from the two sides of
+//!   a join below it (analyzed plans keep comma joins as `Join Inner` with
+//!   no condition under the WHERE filter); the lowest join that separates
+//!   the two sides is the one the predicate belongs to, and the relationship
+//!   is `Inner` (an equality in WHERE rejects the nulls an outer join adds);
+//! - subquery expressions of analyzed plans: correlation predicates
+//!   `(o_custkey#191L = outer(c_custkey#182L))` inside an `exists#N` /
+//!   `IN (list#N)` / `scalar-subquery#N` plan give a `LeftSemi` /
+//!   `LeftAnti` (under `NOT`) / `ScalarSubquery` relationship; `x IN
+//!   (list#N [])` relates `x` to the subquery's output column; `x =
+//!   scalar-subquery#N [refs]` (correlated) is a non-simple relationship
+//!   with the subquery's result.
+//!
+//! An attribute reference whose exprId the plan binds to another name is
+//! treated as a literal: Spark prints string literals unquoted, and TPC-H
+//! q17's `(p_brand#123 = Brand#23)` would otherwise join `part.p_brand` to
+//! `lineitem.l_shipmode#23`. Dynamic partition pruning filters are skipped
+//! (they repeat a join that is there anyway).
+//!
+//! All pairs of one join (or one subquery) that resolve to the same pair of
+//! tables form ONE relationship, so composite keys stay together; pairs of
+//! one join that resolve to different table pairs (TPC-H q05) give one
+//! relationship per table pair. A side that is not a plain column
+//! (expression, aggregate result, unknown) gives its own relationship with
+//! `non_simple: true`: it is reported, never dropped and never resolved to
+//! a column it does not carry. An aggregate output whose definition the
+//! source did not print (sparkPlanInfo and extended physical
+//! `HashAggregate`s list no result aliases) is such an unknown side, with an
+//! empty table; give [`relationships_with`] a lineage built from another
+//! plan of the same query ([`Lineage::build_all`]) to resolve it.
+//!
+//! Relationships are oriented canonically (the smaller `table.column` list
+//! on the left; `preserved_side` keeps the meaning of `LeftOuter`,
+//! `LeftSemi`, ... after a swap), composite pairs are ordered by the left
+//! column, and the result is sorted with duplicates removed (two copies of
+//! one predicate differ only in exprIds: kept once; the same pair with two
+//! join types stays twice).
+
+use crate::lineage::ColumnRef;
+use crate::lineage::{
+    left_only, node_aggregate_ids, node_key, output_of, preorder, simple_attr, Lineage, Scope,
+};
+use parsers::plan::{
+    Attr, Expr, ExprId, JoinStrategy, NodeKind, PlanNode, SubqueryExpr, SubqueryKind,
+};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+/// A side of a relationship.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Side {
+    /// The relationship's left side.
+    Left,
+    /// The relationship's right side.
+    Right,
+    /// Both sides (full outer joins).
+    Both,
+}
+
+impl Side {
+    fn flip(self) -> Side {
+        match self {
+            Side::Left => Side::Right,
+            Side::Right => Side::Left,
+            Side::Both => Side::Both,
+        }
+    }
+}
+
+/// One join relationship between columns of two tables (or of one table
+/// with itself).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct Relationship {
+    /// Canonical table of the left side (for a non-simple side: the table
+    /// of its source columns, tables joined with `+` if several, empty if
+    /// none is known).
+    pub left_table: String,
+    /// Left columns, position-paired with `right_columns` for simple
+    /// relationships; the source columns of a non-simple side.
+    pub left_columns: Vec<String>,
+    /// Canonical table of the right side.
+    pub right_table: String,
+    /// Right columns.
+    pub right_columns: Vec<String>,
+    /// The join type as Spark prints it (`Inner`, `LeftOuter`, `LeftSemi`,
+    /// `LeftAnti`, `FullOuter`, ...), or `ScalarSubquery` for the correlation
+    /// of a correlated scalar subquery in an analyzed plan. After the
+    /// canonical swap it keeps Spark's wording: see `preserved_side`.
+    pub join_type: String,
+    /// The join operator (`Join` for logical plans and subqueries).
+    pub strategy: JoinStrategy,
+    /// Whether a side is an expression or a computed value rather than
+    /// plain columns.
+    pub non_simple: bool,
+    /// The left key expression(s) as printed, `, `-separated.
+    pub left_expr: String,
+    /// The right key expression(s) as printed.
+    pub right_expr: String,
+    /// The preserved side of an outer join, or the outer-query side of a
+    /// semi / anti / existence join or correlated subquery; `None` for
+    /// inner joins.
+    pub preserved_side: Option<Side>,
+    /// Whether the left key reaches the join through an aggregate's
+    /// grouping key (a join against a GROUP BY result, e.g. a decorrelated
+    /// scalar subquery or a `WITH ... GROUP BY` view).
+    pub left_aggregated: bool,
+    /// Same for the right side.
+    pub right_aggregated: bool,
+}
+
+impl Relationship {
+    /// The `table.column` pairs of a simple relationship, one per key
+    /// column (composite keys split).
+    pub fn column_pairs(&self) -> Vec<(ColumnRef, ColumnRef)> {
+        if self.non_simple {
+            return Vec::new();
+        }
+        self.left_columns
+            .iter()
+            .zip(self.right_columns.iter())
+            .map(|(l, r)| {
+                (
+                    ColumnRef {
+                        table: self.left_table.clone(),
+                        column: l.clone(),
+                    },
+                    ColumnRef {
+                        table: self.right_table.clone(),
+                        column: r.clone(),
+                    },
+                )
+            })
+            .collect()
+    }
+
+    /// One line for snapshots: `l.t.[a, b] = r.t.[x, y] Inner
+    /// BroadcastHashJoin`, with markers for non-simple, preserved side and
+    /// aggregated sides.
+    pub fn render(&self) -> String {
+        let mut s = format!(
+            "{}[{}] = {}[{}] {} {}",
+            self.left_table,
+            self.left_columns.join(", "),
+            self.right_table,
+            self.right_columns.join(", "),
+            self.join_type,
+            self.strategy.as_str()
+        );
+        if let Some(p) = self.preserved_side {
+            s.push_str(&format!(" preserved={p:?}"));
+        }
+        if self.left_aggregated {
+            s.push_str(" left_aggregated");
+        }
+        if self.right_aggregated {
+            s.push_str(" right_aggregated");
+        }
+        if self.non_simple {
+            s.push_str(&format!(
+                " NON_SIMPLE {} = {}",
+                self.left_expr, self.right_expr
+            ));
+        }
+        s
+    }
+}
+
+/// Render a list of relationships, one per line.
+pub fn render(rels: &[Relationship]) -> String {
+    rels.iter().map(|r| r.render() + "\n").collect()
+}
+
+/// Every join relationship of one plan: sorted, exact duplicates removed.
+pub fn relationships(plan: &PlanNode) -> Vec<Relationship> {
+    let lineage = Lineage::build(plan);
+    relationships_with(plan, &lineage)
+}
+
+/// [`relationships`] with a lineage the caller already built for `plan`.
+pub fn relationships_with(plan: &PlanNode, lineage: &Lineage) -> Vec<Relationship> {
+    let mut x = Extractor {
+        lineage,
+        produced: HashMap::new(),
+        aggregates: HashMap::new(),
+        unions: HashMap::new(),
+        links: HashMap::new(),
+        sub_types: HashMap::new(),
+        out: Vec::new(),
+    };
+    x.link_subqueries(plan);
+    x.walk(plan);
+    let mut out = x.out;
+    // The same join written twice (outer block and uncorrelated subquery)
+    // differs only in exprIds: one relationship, keeping the first texts.
+    out.sort_by(|a, b| identity(a).cmp(&identity(b)).then_with(|| a.cmp(b)));
+    out.dedup_by(|a, b| identity(a) == identity(b));
+    out
+}
+
+/// Everything but the printed expressions of a simple relationship (whose
+/// exprIds differ between two copies of one predicate); a non-simple
+/// relationship is identified by its expressions too, minus exprIds.
+fn identity(r: &Relationship) -> impl Ord + '_ {
+    let texts = if r.non_simple {
+        (strip_ids(&r.left_expr), strip_ids(&r.right_expr))
+    } else {
+        (String::new(), String::new())
+    };
+    (
+        (
+            &r.left_table,
+            &r.left_columns,
+            &r.right_table,
+            &r.right_columns,
+        ),
+        (&r.join_type, r.strategy, r.non_simple, r.preserved_side),
+        (r.left_aggregated, r.right_aggregated),
+        texts,
+    )
+}
+
+/// `ps_supplycost#139` -> `ps_supplycost`: expression text without exprIds.
+fn strip_ids(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '#' && chars.peek().is_some_and(|d| d.is_ascii_digit()) {
+            while chars.peek().is_some_and(|d| d.is_ascii_digit()) {
+                chars.next();
+            }
+            if chars.peek() == Some(&'L') {
+                chars.next();
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// How a subquery expression is used by its host.
+struct SubUse<'e> {
+    sub: &'e SubqueryExpr,
+    negated: bool,
+    /// The tested values of `IN (list#N)`.
+    values: &'e [Expr],
+}
+
+/// What the walk knows while inside a subquery plan.
+#[derive(Clone)]
+struct SubCtx {
+    join_type: String,
+}
+
+/// One resolved side of a key pair.
+enum Resolved {
+    /// Plain base column(s).
+    Columns(BTreeSet<ColumnRef>),
+    /// Computed or unknown; the base columns feeding it.
+    Computed(BTreeSet<ColumnRef>),
+}
+
+/// A key pair ready to group: the two sides' expressions and resolutions.
+struct Pair {
+    left: Expr,
+    right: Expr,
+    l: Resolved,
+    r: Resolved,
+    l_agg: bool,
+    r_agg: bool,
+}
+
+struct Extractor<'a> {
+    lineage: &'a Lineage,
+    /// exprIds produced in a subtree (data-flow children only), by node.
+    produced: HashMap<usize, HashSet<ExprId>>,
+    /// Aggregate output ids in a subtree (data flow), by node.
+    aggregates: HashMap<usize, HashSet<ExprId>>,
+    /// Union nodes in a subtree (subqueries included), by node.
+    unions: HashMap<usize, HashSet<usize>>,
+    /// Subquery expression id -> its plan.
+    links: HashMap<ExprId, &'a PlanNode>,
+    /// Subquery plan (by address) -> the join type its correlation means.
+    sub_types: HashMap<usize, String>,
+    out: Vec<Relationship>,
+}
+
+/// Subquery expressions in pre-order (Spark's `subqueries` order), with
+/// whether each sits under a `NOT`.
+fn collect_subs<'e>(e: &'e Expr, negated: bool, out: &mut Vec<SubUse<'e>>) {
+    match e {
+        Expr::Unary { op, child } if op.eq_ignore_ascii_case("NOT") => {
+            collect_subs(child, !negated, out)
+        }
+        Expr::Call { name, args } if name.eq_ignore_ascii_case("NOT") => {
+            for a in args {
+                collect_subs(a, !negated, out);
+            }
+        }
+        // Dynamic partition pruning filters repeat a join that exists
+        // anyway (`dynamicpruningexpression(day IN dynamicpruning#101)`):
+        // not a relationship of their own.
+        Expr::Call { name, .. } if name.to_ascii_lowercase().starts_with("dynamicpruning") => {}
+        Expr::Subquery(s) => {
+            out.push(SubUse {
+                sub: s,
+                negated,
+                values: &[],
+            });
+            for r in &s.outer_refs {
+                collect_subs(r, negated, out);
+            }
+        }
+        Expr::InSubquery { values, subquery } => {
+            for v in values {
+                collect_subs(v, negated, out);
+            }
+            out.push(SubUse {
+                sub: subquery,
+                negated,
+                values,
+            });
+            for r in &subquery.outer_refs {
+                collect_subs(r, negated, out);
+            }
+        }
+        Expr::Attr(_)
+        | Expr::Alias { .. }
+        | Expr::Outer(_)
+        | Expr::Unresolved(_)
+        | Expr::Literal(_)
+        | Expr::Star
+        | Expr::Call { .. }
+        | Expr::Binary { .. }
+        | Expr::Unary { .. }
+        | Expr::In { .. }
+        | Expr::SortOrder { .. }
+        | Expr::Raw(_) => {
+            for c in e.children() {
+                collect_subs(c, negated, out);
+            }
+        }
+    }
+}
+
+/// Outer references (`outer(x#1)`) anywhere in an expression.
+fn outer_ids(e: &Expr) -> Vec<ExprId> {
+    let mut v = Vec::new();
+    fn go(e: &Expr, inside: bool, v: &mut Vec<ExprId>) {
+        match e {
+            Expr::Outer(c) => go(c, true, v),
+            Expr::Attr(a) if inside => v.push(a.id),
+            _ => {
+                for c in e.children() {
+                    go(c, inside, v);
+                }
+            }
+        }
+    }
+    go(e, false, &mut v);
+    v
+}
+
+/// Whether an expression holds a subquery expression.
+fn has_subquery(e: &Expr) -> bool {
+    let mut found = false;
+    e.apply(&mut |x| {
+        if matches!(x, Expr::Subquery(_) | Expr::InSubquery { .. }) {
+            found = true;
+            parsers::plan::Recursion::Stop
+        } else {
+            parsers::plan::Recursion::Continue
+        }
+    });
+    found
+}
+
+/// Unwrap `outer(...)`.
+fn strip_outer(e: &Expr) -> &Expr {
+    match e {
+        Expr::Outer(c) => strip_outer(c),
+        other => other,
+    }
+}
+
+fn is_equality(op: &str) -> bool {
+    op == "=" || op == "<=>" || op == "=="
+}
+
+/// The equality predicates a condition implies: its equality conjuncts,
+/// the equality of a null-aware `(a = b) OR isnull((a = b))`, and equalities
+/// common to every branch of an `OR`.
+fn equalities(cond: &Expr) -> Vec<(&Expr, &Expr)> {
+    let mut out = Vec::new();
+    for c in cond.conjuncts() {
+        match c {
+            Expr::Binary { op, left, right } if is_equality(op) => out.push((&**left, &**right)),
+            Expr::Binary { op, .. } if op.eq_ignore_ascii_case("OR") => {
+                out.extend(or_common(c));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn disjuncts(e: &Expr) -> Vec<&Expr> {
+    match e {
+        Expr::Binary { op, left, right } if op.eq_ignore_ascii_case("OR") => {
+            let mut v = disjuncts(left);
+            v.extend(disjuncts(right));
+            v
+        }
+        other => vec![other],
+    }
+}
+
+/// Equalities implied by an OR: `(a = b) OR isnull((a = b))` (null-aware
+/// NOT IN) implies `a = b` for join purposes; otherwise an equality
+/// conjunct present in every branch (either orientation) is implied.
+fn or_common(e: &Expr) -> Vec<(&Expr, &Expr)> {
+    let ds = disjuncts(e);
+    // Null-aware anti join condition.
+    if let [Expr::Binary { op, left, right }, Expr::Call { name, args }] = ds.as_slice() {
+        if is_equality(op)
+            && name.eq_ignore_ascii_case("isnull")
+            && args.len() == 1
+            && args.first().map(|a| a.to_string()) == Some(ds[0].to_string())
+        {
+            return vec![(&**left, &**right)];
+        }
+    }
+    let key = |l: &Expr, r: &Expr| {
+        let (a, b) = (l.to_string(), r.to_string());
+        if a <= b {
+            (a, b)
+        } else {
+            (b, a)
+        }
+    };
+    let sets: Vec<HashSet<(String, String)>> = ds
+        .iter()
+        .map(|d| equalities(d).into_iter().map(|(l, r)| key(l, r)).collect())
+        .collect();
+    let Some((first, rest)) = ds.split_first() else {
+        return Vec::new();
+    };
+    equalities(first)
+        .into_iter()
+        .filter(|(l, r)| {
+            let k = key(l, r);
+            rest.iter()
+                .enumerate()
+                .all(|(i, _)| sets.get(i + 1).is_some_and(|s| s.contains(&k)))
+        })
+        .collect()
+}
+
+/// A join type's preserved (or outer-query) side, before any swap.
+fn preserved(join_type: &str) -> Option<Side> {
+    let t = join_type.trim();
+    if t.eq_ignore_ascii_case("LeftOuter")
+        || left_only(t)
+        || t.eq_ignore_ascii_case("ScalarSubquery")
+        || t.eq_ignore_ascii_case("LeftSingle")
+        || t.eq_ignore_ascii_case("Subquery")
+    {
+        Some(Side::Left)
+    } else if t.eq_ignore_ascii_case("RightOuter") {
+        Some(Side::Right)
+    } else if t.eq_ignore_ascii_case("FullOuter") {
+        Some(Side::Both)
+    } else {
+        None
+    }
+}
+
+/// For two sides with the same `table.column` list (a self join) and no
+/// preserved side: whether to swap them. Decided by what is stable across
+/// runs and Spark versions first (expression text without exprIds, then the
+/// aggregated side on the right), the exprIds last.
+fn tie_swap(left: (&str, bool), right: (&str, bool)) -> bool {
+    (strip_ids(left.0), left.1, left.0) > (strip_ids(right.0), right.1, right.0)
+}
+
+/// A per-node set over a subtree, computed bottom-up once per node
+/// (reverse pre-order puts every child before its parent; no recursion):
+/// the node's `own` items plus its children's (and subquery plans') sets.
+fn bottom_up<'m, T: Copy + Eq + std::hash::Hash>(
+    memo: &'m mut HashMap<usize, HashSet<T>>,
+    root: &PlanNode,
+    with_subqueries: bool,
+    own: impl Fn(&PlanNode) -> Vec<T>,
+) -> &'m HashSet<T> {
+    if !memo.contains_key(&node_key(root)) {
+        for m in preorder(root, with_subqueries).into_iter().rev() {
+            if memo.contains_key(&node_key(m)) {
+                continue;
+            }
+            let mut s: HashSet<T> = own(m).into_iter().collect();
+            let subs: &[PlanNode] = if with_subqueries { &m.subqueries } else { &[] };
+            for c in m.children.iter().chain(subs) {
+                if let Some(cs) = memo.get(&node_key(c)) {
+                    s.extend(cs.iter().copied());
+                }
+            }
+            memo.insert(node_key(m), s);
+        }
+    }
+    memo.entry(node_key(root)).or_default()
+}
+
+/// Table name(s) of a set of columns: one table, or several joined by `+`.
+fn tables_of(cols: &BTreeSet<ColumnRef>) -> String {
+    let t: BTreeSet<&str> = cols.iter().map(|c| c.table.as_str()).collect();
+    t.into_iter().collect::<Vec<_>>().join("+")
+}
+
+impl<'a> Extractor<'a> {
+    fn produced(&mut self, n: &PlanNode) -> &HashSet<ExprId> {
+        bottom_up(&mut self.produced, n, false, |m| {
+            output_of(m).into_iter().map(|a| a.id).collect()
+        })
+    }
+
+    /// Whether an attribute reference really is the attribute its exprId
+    /// names in this plan. Spark prints string literals unquoted, so the
+    /// literal `Brand#23` (TPC-H q17) reads like an attribute `Brand` with
+    /// exprId 23 — which may be `l_shipmode#23` elsewhere in the plan.
+    fn bound(&self, a: &Attr) -> bool {
+        self.lineage
+            .name_of(a.id)
+            .is_none_or(|n| n.eq_ignore_ascii_case(&a.name))
+    }
+
+    /// ExprIds an expression references (outer references included),
+    /// without look-alike literals.
+    fn ids(&self, e: &Expr) -> Vec<ExprId> {
+        e.attrs()
+            .into_iter()
+            .filter(|a| self.bound(a))
+            .map(|a| a.id)
+            .collect()
+    }
+
+    fn covers(&mut self, n: &PlanNode, ids: &[ExprId]) -> bool {
+        let p = self.produced(n);
+        ids.iter().all(|i| p.contains(i))
+    }
+
+    /// Link every subquery expression to its plan, and remember what a
+    /// correlation inside that plan means.
+    fn link_subqueries(&mut self, plan: &'a PlanNode) {
+        for node in preorder(plan, true) {
+            self.link_node(node);
+        }
+    }
+
+    fn link_node(&mut self, node: &'a PlanNode) {
+        let mut uses = Vec::new();
+        for e in node.expressions() {
+            collect_subs(e, false, &mut uses);
+        }
+        let plans: Vec<&'a PlanNode> = node.subqueries.iter().collect();
+        let mut pairs: Vec<(usize, &'a PlanNode)> = Vec::new();
+        let mut used = HashSet::new();
+        let mut left: Vec<&'a PlanNode> = Vec::new();
+        // 1. By id: formatted and TreeNode JSON wrap a subquery plan in a
+        //    `SubqueryRoot` carrying the subquery's exprId.
+        for p in &plans {
+            let found = match p.kind {
+                NodeKind::SubqueryRoot { id: Some(x) } => uses
+                    .iter()
+                    .enumerate()
+                    .find(|(i, u)| !used.contains(i) && u.sub.id == x)
+                    .map(|(i, _)| i),
+                _ => None,
+            };
+            match found {
+                Some(i) => {
+                    used.insert(i);
+                    pairs.push((i, p));
+                }
+                None => left.push(p),
+            }
+        }
+        let rest: Vec<usize> = (0..uses.len()).filter(|i| !used.contains(i)).collect();
+        if rest.len() == left.len() {
+            // 2. By position: Spark lists a node's subquery plans in the
+            //    order of the subquery expressions (pre-order).
+            pairs.extend(rest.into_iter().zip(left));
+        } else {
+            // 3. Counts differ (a source that keeps only some plans): by
+            //    the outer references each plan uses.
+            for p in left {
+                let refs: BTreeSet<ExprId> = preorder(p, true)
+                    .into_iter()
+                    .flat_map(|n| n.expressions())
+                    .flat_map(outer_ids)
+                    .collect();
+                let found = rest.iter().copied().find(|i| {
+                    !used.contains(i)
+                        && uses.get(*i).is_some_and(|u| {
+                            !u.sub.outer_refs.is_empty()
+                                && u.sub
+                                    .outer_refs
+                                    .iter()
+                                    .flat_map(|r| r.attrs())
+                                    .map(|a| a.id)
+                                    .collect::<BTreeSet<_>>()
+                                    == refs
+                        })
+                });
+                if let Some(i) = found {
+                    used.insert(i);
+                    pairs.push((i, p));
+                }
+            }
+        }
+        for (i, p) in pairs {
+            let Some(u) = uses.get(i) else { continue };
+            self.links.insert(u.sub.id, p);
+            let jt = match u.sub.kind {
+                SubqueryKind::Scalar => "ScalarSubquery",
+                SubqueryKind::Exists | SubqueryKind::List if u.negated => "LeftAnti",
+                SubqueryKind::Exists | SubqueryKind::List => "LeftSemi",
+                SubqueryKind::Other => "Subquery",
+            };
+            self.sub_types.insert(node_key(p), jt.to_string());
+        }
+    }
+
+    /// Visit every operator with the subquery context it sits in (an
+    /// explicit stack: plans can be thousands of operators deep).
+    fn walk(&mut self, plan: &'a PlanNode) {
+        let mut stack: Vec<(&'a PlanNode, Option<SubCtx>)> = vec![(plan, None)];
+        while let Some((node, ctx)) = stack.pop() {
+            self.visit(node, ctx.as_ref());
+            for s in node.subqueries.iter().rev() {
+                let sub = self.sub_types.get(&node_key(s)).map(|t| SubCtx {
+                    join_type: t.clone(),
+                });
+                stack.push((s, sub));
+            }
+            for c in node.children.iter().rev() {
+                stack.push((c, ctx.clone()));
+            }
+        }
+    }
+
+    fn visit(&mut self, node: &'a PlanNode, ctx: Option<&SubCtx>) {
+        let conds: Vec<&Expr> = match &node.kind {
+            NodeKind::Filter { condition } => vec![condition],
+            NodeKind::Join(j) => j.condition.iter().collect(),
+            NodeKind::Scan(_)
+            | NodeKind::Project { .. }
+            | NodeKind::Aggregate { .. }
+            | NodeKind::Window { .. }
+            | NodeKind::Expand { .. }
+            | NodeKind::Generate { .. }
+            | NodeKind::Union
+            | NodeKind::Sort { .. }
+            | NodeKind::Limit { .. }
+            | NodeKind::Exchange
+            | NodeKind::SubqueryAlias { .. }
+            | NodeKind::Reused { .. }
+            | NodeKind::SubqueryRoot { .. }
+            | NodeKind::PassThrough
+            | NodeKind::Command
+            | NodeKind::LocalData
+            | NodeKind::Other => Vec::new(),
+        };
+        if let Some(c) = ctx {
+            self.correlations(&conds, c);
+        }
+        for c in &conds {
+            self.scalar_comparisons(c);
+        }
+        self.in_subqueries(node);
+        match &node.kind {
+            NodeKind::Join(j) => self.join(node, j),
+            NodeKind::Filter { condition } => self.filter(node, condition),
+            NodeKind::Scan(_)
+            | NodeKind::Project { .. }
+            | NodeKind::Aggregate { .. }
+            | NodeKind::Window { .. }
+            | NodeKind::Expand { .. }
+            | NodeKind::Generate { .. }
+            | NodeKind::Union
+            | NodeKind::Sort { .. }
+            | NodeKind::Limit { .. }
+            | NodeKind::Exchange
+            | NodeKind::SubqueryAlias { .. }
+            | NodeKind::Reused { .. }
+            | NodeKind::SubqueryRoot { .. }
+            | NodeKind::PassThrough
+            | NodeKind::Command
+            | NodeKind::LocalData
+            | NodeKind::Other => {}
+        }
+    }
+
+    /// Ids of attributes output by aggregates in a subtree (see
+    /// [`crate::lineage::aggregate_ids`]), memoized.
+    fn aggregate_ids(&mut self, n: &PlanNode) -> HashSet<ExprId> {
+        let lineage = self.lineage;
+        bottom_up(&mut self.aggregates, n, false, |m| {
+            node_aggregate_ids(m, Some(lineage))
+        })
+        .clone()
+    }
+
+    /// Union nodes in a subtree, subquery plans included, memoized.
+    fn unions_in(&mut self, n: &PlanNode) -> Scope {
+        bottom_up(&mut self.unions, n, true, |m| match m.kind {
+            NodeKind::Union => vec![node_key(m)],
+            _ => Vec::new(),
+        })
+        .clone()
+    }
+
+    fn resolve_side(&self, e: &Expr, scope: Option<&Scope>) -> Resolved {
+        let res = |id: ExprId| match scope {
+            Some(s) => self.lineage.resolve_in(id, s),
+            None => self.lineage.resolve(id),
+        };
+        if let Some(a) = simple_attr(strip_outer(e)) {
+            // A look-alike literal, or an aggregate output whose definition
+            // the source did not print: the side is unknown, not its guess.
+            if !self.bound(a) || self.lineage.is_guess(a.id) {
+                return Resolved::Computed(BTreeSet::new());
+            }
+            let o = res(a.id);
+            if o.is_column() {
+                return Resolved::Columns(o.columns);
+            }
+            return Resolved::Computed(o.sources);
+        }
+        let mut sources = BTreeSet::new();
+        for a in e.attrs().into_iter().filter(|a| self.bound(a)) {
+            sources.extend(res(a.id).sources);
+        }
+        Resolved::Computed(sources)
+    }
+
+    fn agg_flag(&self, e: &Expr, scope: &Scope, aggs: &HashSet<ExprId>) -> bool {
+        match simple_attr(strip_outer(e)) {
+            Some(a) => self.lineage.renames_any(a.id, scope, aggs),
+            None => e
+                .attrs()
+                .iter()
+                .any(|a| self.lineage.renames_any(a.id, scope, aggs)),
+        }
+    }
+
+    /// A physical or logical join: key lists and condition equalities.
+    fn join(&mut self, node: &'a PlanNode, j: &parsers::plan::JoinInfo) {
+        let [left, right] = node.children.as_slice() else {
+            return;
+        };
+        // A key pair with a side that references nothing (a literal) is no
+        // relationship between tables.
+        let mut raw: Vec<(Expr, Expr)> = j
+            .left_keys
+            .iter()
+            .zip(j.right_keys.iter())
+            .filter(|(l, r)| !l.attrs().is_empty() && !r.attrs().is_empty())
+            .map(|(l, r)| (l.clone(), r.clone()))
+            .collect();
+        if let Some(c) = &j.condition {
+            for (a, b) in equalities(c) {
+                if has_subquery(a) || has_subquery(b) {
+                    continue;
+                }
+                if !outer_ids(a).is_empty() || !outer_ids(b).is_empty() {
+                    continue;
+                }
+                let (ia, ib) = (self.ids(a), self.ids(b));
+                if ia.is_empty() || ib.is_empty() {
+                    continue;
+                }
+                if self.covers(left, &ia) && self.covers(right, &ib) {
+                    raw.push((a.clone(), b.clone()));
+                } else if self.covers(left, &ib) && self.covers(right, &ia) {
+                    raw.push((b.clone(), a.clone()));
+                }
+            }
+        }
+        if raw.is_empty() {
+            return;
+        }
+        let scope = self.unions_in(node);
+        let (la, ra) = (self.aggregate_ids(left), self.aggregate_ids(right));
+        let pairs = raw
+            .into_iter()
+            .map(|(l, r)| self.pair(l, r, Some(&scope), (&la, &ra)))
+            .collect();
+        self.emit(pairs, &j.join_type, j.strategy, preserved(&j.join_type));
+    }
+
+    fn pair(
+        &self,
+        l: Expr,
+        r: Expr,
+        scope: Option<&Scope>,
+        aggs: (&HashSet<ExprId>, &HashSet<ExprId>),
+    ) -> Pair {
+        let empty = Scope::new();
+        let s = scope.unwrap_or(&empty);
+        Pair {
+            l: self.resolve_side(&l, scope),
+            r: self.resolve_side(&r, scope),
+            l_agg: self.agg_flag(&l, s, aggs.0),
+            r_agg: self.agg_flag(&r, s, aggs.1),
+            left: l,
+            right: r,
+        }
+    }
+
+    /// Equalities of a filter between the two sides of a join below it.
+    fn filter(&mut self, node: &'a PlanNode, cond: &Expr) {
+        // Group per separating join, so a composite key stays together.
+        type Group<'p> = (&'p PlanNode, Vec<(Expr, Expr)>);
+        let mut groups: BTreeMap<usize, Group<'a>> = BTreeMap::new();
+        for (a, b) in equalities(cond) {
+            if has_subquery(a) || has_subquery(b) {
+                continue;
+            }
+            if !outer_ids(a).is_empty() || !outer_ids(b).is_empty() {
+                continue;
+            }
+            let (ia, ib) = (self.ids(a), self.ids(b));
+            if ia.is_empty() || ib.is_empty() {
+                continue;
+            }
+            let found = node
+                .children
+                .iter()
+                .find_map(|c| self.find_split(c, &ia, &ib));
+            if let Some((j, swapped)) = found {
+                let pair = if swapped {
+                    (b.clone(), a.clone())
+                } else {
+                    (a.clone(), b.clone())
+                };
+                groups
+                    .entry(node_key(j))
+                    .or_insert_with(|| (j, Vec::new()))
+                    .1
+                    .push(pair);
+            }
+        }
+        for (_, (j, raw)) in groups {
+            let strategy = match &j.kind {
+                NodeKind::Join(info) => info.strategy,
+                _ => JoinStrategy::Join,
+            };
+            let [left, right] = j.children.as_slice() else {
+                continue;
+            };
+            let scope = self.unions_in(j);
+            let (la, ra) = (self.aggregate_ids(left), self.aggregate_ids(right));
+            let pairs = raw
+                .into_iter()
+                .map(|(l, r)| self.pair(l, r, Some(&scope), (&la, &ra)))
+                .collect();
+            self.emit(pairs, "Inner", strategy, None);
+        }
+    }
+
+    /// The lowest join under `n` with `a` from one side and `b` from the
+    /// other; `true` when `a` is on the right.
+    fn find_split(
+        &mut self,
+        n: &'a PlanNode,
+        a: &[ExprId],
+        b: &[ExprId],
+    ) -> Option<(&'a PlanNode, bool)> {
+        let both: Vec<ExprId> = a.iter().chain(b.iter()).copied().collect();
+        let mut n = n;
+        loop {
+            if let NodeKind::Join(_) = n.kind {
+                if let [l, r] = n.children.as_slice() {
+                    if self.covers(l, a) && self.covers(r, b) {
+                        return Some((n, false));
+                    }
+                    if self.covers(l, b) && self.covers(r, a) {
+                        return Some((n, true));
+                    }
+                }
+            }
+            let next = n.children.iter().find(|c| self.covers(c, &both))?;
+            n = next;
+        }
+    }
+
+    /// Correlation predicates inside a subquery plan: `inner = outer(x)`.
+    fn correlations(&mut self, conds: &[&Expr], ctx: &SubCtx) {
+        let mut raw = Vec::new();
+        for c in conds {
+            for (a, b) in equalities(c) {
+                let (oa, ob) = (outer_ids(a), outer_ids(b));
+                let (ia, ib) = (a.attrs().len(), b.attrs().len());
+                // One side entirely outer, the other entirely local.
+                if !oa.is_empty() && oa.len() == ia && ob.is_empty() && ib > 0 {
+                    raw.push((a.clone(), b.clone()));
+                } else if !ob.is_empty() && ob.len() == ib && oa.is_empty() && ia > 0 {
+                    raw.push((b.clone(), a.clone()));
+                }
+            }
+        }
+        if raw.is_empty() {
+            return;
+        }
+        let none = HashSet::new();
+        let pairs = raw
+            .into_iter()
+            .map(|(l, r)| self.pair(l, r, None, (&none, &none)))
+            .collect();
+        self.emit(pairs, &ctx.join_type, JoinStrategy::Join, Some(Side::Left));
+    }
+
+    /// `x = scalar-subquery#N [refs]` with a correlated subquery: a
+    /// non-simple relationship between `x` and the subquery's result.
+    fn scalar_comparisons(&mut self, cond: &Expr) {
+        for (a, b) in equalities(cond) {
+            let (outer, sub) = match (a, b) {
+                (x, Expr::Subquery(s)) | (Expr::Subquery(s), x)
+                    if s.kind == SubqueryKind::Scalar && !s.outer_refs.is_empty() =>
+                {
+                    (x, s)
+                }
+                _ => continue,
+            };
+            if has_subquery(outer) || outer.attrs().is_empty() {
+                continue;
+            }
+            let result = self
+                .links
+                .get(&sub.id)
+                .and_then(|p| output_of(p).into_iter().next());
+            let r = match &result {
+                Some(attr) => self.resolve_side(&Expr::Attr(attr.clone()), None),
+                None => Resolved::Computed(BTreeSet::new()),
+            };
+            let p = Pair {
+                l: self.resolve_side(outer, None),
+                r: match r {
+                    // The result of a subquery is never the outer join key
+                    // itself: keep it computed even if it renames a column.
+                    Resolved::Columns(c) => Resolved::Computed(c),
+                    other => other,
+                },
+                l_agg: false,
+                r_agg: true,
+                left: outer.clone(),
+                right: Expr::Subquery(sub.clone()),
+            };
+            self.emit(
+                vec![p],
+                "ScalarSubquery",
+                JoinStrategy::Join,
+                Some(Side::Left),
+            );
+        }
+    }
+
+    /// `x IN (list#N [...])`: the tested values against the subquery's
+    /// output columns.
+    fn in_subqueries(&mut self, node: &'a PlanNode) {
+        let mut uses = Vec::new();
+        for e in node.expressions() {
+            collect_subs(e, false, &mut uses);
+        }
+        for u in uses {
+            if u.values.is_empty() {
+                continue;
+            }
+            let Some(plan) = self.links.get(&u.sub.id).copied() else {
+                continue;
+            };
+            let outs = output_of(plan);
+            let aggs = self.aggregate_ids(plan);
+            let none = HashSet::new();
+            let pairs: Vec<Pair> = u
+                .values
+                .iter()
+                .zip(outs.iter())
+                .filter(|(v, _)| !v.attrs().is_empty())
+                .map(|(v, o)| self.pair(v.clone(), Expr::Attr(o.clone()), None, (&none, &aggs)))
+                .collect();
+            let jt = if u.negated { "LeftAnti" } else { "LeftSemi" };
+            self.emit(pairs, jt, JoinStrategy::Join, Some(Side::Left));
+        }
+    }
+
+    /// Group the pairs of one join by table pair and record relationships.
+    fn emit(
+        &mut self,
+        pairs: Vec<Pair>,
+        join_type: &str,
+        strategy: JoinStrategy,
+        preserved: Option<Side>,
+    ) {
+        type Key = (String, String, bool, bool);
+        let mut groups: BTreeMap<Key, Vec<(String, String, String, String)>> = BTreeMap::new();
+        for p in pairs {
+            match (&p.l, &p.r) {
+                (Resolved::Columns(lc), Resolved::Columns(rc)) => {
+                    for l in lc {
+                        for r in rc {
+                            groups
+                                .entry((l.table.clone(), r.table.clone(), p.l_agg, p.r_agg))
+                                .or_default()
+                                .push((
+                                    l.column.clone(),
+                                    r.column.clone(),
+                                    p.left.to_string(),
+                                    p.right.to_string(),
+                                ));
+                        }
+                    }
+                }
+                (l, r) => {
+                    let side = |x: &Resolved| match x {
+                        Resolved::Columns(c) | Resolved::Computed(c) => (
+                            tables_of(c),
+                            c.iter()
+                                .map(|c| c.column.clone())
+                                .collect::<BTreeSet<_>>()
+                                .into_iter()
+                                .collect::<Vec<_>>(),
+                        ),
+                    };
+                    let (lt, lcols) = side(l);
+                    let (rt, rcols) = side(r);
+                    self.push(Relationship {
+                        left_table: lt,
+                        left_columns: lcols,
+                        right_table: rt,
+                        right_columns: rcols,
+                        join_type: join_type.to_string(),
+                        strategy,
+                        non_simple: true,
+                        left_expr: p.left.to_string(),
+                        right_expr: p.right.to_string(),
+                        preserved_side: preserved,
+                        left_aggregated: p.l_agg,
+                        right_aggregated: p.r_agg,
+                    });
+                }
+            }
+        }
+        for ((lt, rt, la, ra), cols) in groups {
+            let mut seen = HashSet::new();
+            let mut cols: Vec<_> = cols
+                .into_iter()
+                .filter(|c| seen.insert((c.0.clone(), c.1.clone())))
+                .collect();
+            let texts = |v: Vec<&String>| {
+                let mut seen = HashSet::new();
+                v.into_iter()
+                    .filter(|s| seen.insert(s.as_str()))
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let list = |t: &str, v: Vec<&String>| {
+                let mut v: Vec<String> = v.into_iter().map(|c| format!("{t}.{c}")).collect();
+                v.sort();
+                v
+            };
+            let (l, r) = (
+                list(&lt, cols.iter().map(|c| &c.0).collect()),
+                list(&rt, cols.iter().map(|c| &c.1).collect()),
+            );
+            // Canonical orientation: the smaller `table.column` list on the
+            // left (see `push`), decided before the pairs are ordered so
+            // that each pair keeps its own printed expressions.
+            let swap = l > r
+                || (l == r
+                    && preserved.is_none()
+                    && tie_swap(
+                        (&texts(cols.iter().map(|c| &c.2).collect()), la),
+                        (&texts(cols.iter().map(|c| &c.3).collect()), ra),
+                    ));
+            let (lt, rt, la, ra, preserved) = if swap {
+                for c in cols.iter_mut() {
+                    std::mem::swap(&mut c.0, &mut c.1);
+                    std::mem::swap(&mut c.2, &mut c.3);
+                }
+                (rt, lt, ra, la, preserved.map(Side::flip))
+            } else {
+                (lt, rt, la, ra, preserved)
+            };
+            // Pairs of a composite key ordered by the left column.
+            cols.sort();
+            self.out.push(Relationship {
+                left_table: lt,
+                left_columns: cols.iter().map(|c| c.0.clone()).collect(),
+                right_table: rt,
+                right_columns: cols.iter().map(|c| c.1.clone()).collect(),
+                join_type: join_type.to_string(),
+                strategy,
+                non_simple: false,
+                left_expr: texts(cols.iter().map(|c| &c.2).collect()),
+                right_expr: texts(cols.iter().map(|c| &c.3).collect()),
+                preserved_side: preserved,
+                left_aggregated: la,
+                right_aggregated: ra,
+            });
+        }
+    }
+
+    /// Put a non-simple relationship in canonical orientation (the
+    /// lexicographically smaller `table.column` list on the left; on a tie,
+    /// the smaller expression text unless a side is preserved) and record it.
+    fn push(&mut self, mut r: Relationship) {
+        let list = |t: &str, cols: &[String]| {
+            let mut v: Vec<String> = cols.iter().map(|c| format!("{t}.{c}")).collect();
+            v.sort();
+            v
+        };
+        let (l, rr) = (
+            list(&r.left_table, &r.left_columns),
+            list(&r.right_table, &r.right_columns),
+        );
+        if l > rr
+            || (l == rr
+                && r.preserved_side.is_none()
+                && tie_swap(
+                    (&r.left_expr, r.left_aggregated),
+                    (&r.right_expr, r.right_aggregated),
+                ))
+        {
+            std::mem::swap(&mut r.left_table, &mut r.right_table);
+            std::mem::swap(&mut r.left_columns, &mut r.right_columns);
+            std::mem::swap(&mut r.left_expr, &mut r.right_expr);
+            std::mem::swap(&mut r.left_aggregated, &mut r.right_aggregated);
+            r.preserved_side = r.preserved_side.map(Side::flip);
+        }
+        self.out.push(r);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use parsers::plan::{Attr, JoinInfo, ScanInfo};
+
+    fn e(name: &str, id: ExprId) -> Expr {
+        Expr::Attr(Attr::new(name, id, "L"))
+    }
+    fn bin(op: &str, l: Expr, r: Expr) -> Expr {
+        Expr::Binary {
+            op: op.into(),
+            left: Box::new(l),
+            right: Box::new(r),
+        }
+    }
+    fn scan(table: &str, cols: &[(&str, ExprId)]) -> PlanNode {
+        let mut n = PlanNode::new(
+            NodeKind::Scan(ScanInfo {
+                table: table.into(),
+                ..ScanInfo::default()
+            }),
+            "Scan",
+        );
+        n.output = cols.iter().map(|(c, i)| Attr::new(*c, *i, "L")).collect();
+        n
+    }
+    fn join(
+        jt: &str,
+        lk: Vec<Expr>,
+        rk: Vec<Expr>,
+        cond: Option<Expr>,
+        l: PlanNode,
+        r: PlanNode,
+    ) -> PlanNode {
+        let mut n = PlanNode::new(
+            NodeKind::Join(JoinInfo {
+                strategy: if lk.is_empty() {
+                    JoinStrategy::Join
+                } else {
+                    JoinStrategy::SortMergeJoin
+                },
+                join_type: jt.into(),
+                left_keys: lk,
+                right_keys: rk,
+                condition: cond,
+                null_aware: false,
+            }),
+            "Join",
+        );
+        n.children = vec![l, r];
+        n
+    }
+
+    #[test]
+    fn composite_keys_split_by_table_pair_q05_shape() {
+        // [l_suppkey, c_nationkey] = [s_suppkey, s_nationkey]: lineitem and
+        // customer on the left, supplier on the right (TPC-H q05).
+        let left = join(
+            "Inner",
+            vec![],
+            vec![],
+            Some(bin("=", e("c_custkey", 1), e("l_orderkey", 3))),
+            scan("customer", &[("c_custkey", 1), ("c_nationkey", 2)]),
+            scan("lineitem", &[("l_orderkey", 3), ("l_suppkey", 4)]),
+        );
+        let j = join(
+            "Inner",
+            vec![e("l_suppkey", 4), e("c_nationkey", 2)],
+            vec![e("s_suppkey", 5), e("s_nationkey", 6)],
+            None,
+            left,
+            scan("supplier", &[("s_suppkey", 5), ("s_nationkey", 6)]),
+        );
+        insta::assert_snapshot!(render(&relationships(&j)).replace("spark_catalog.default.", ""), @r"
+        customer[c_custkey] = lineitem[l_orderkey] Inner Join
+        customer[c_nationkey] = supplier[s_nationkey] Inner SortMergeJoin
+        lineitem[l_suppkey] = supplier[s_suppkey] Inner SortMergeJoin
+        ");
+        // A two-column key to one table stays one relationship.
+        let j = join(
+            "LeftOuter",
+            vec![e("ps_suppkey", 11), e("ps_partkey", 10)],
+            vec![e("l_suppkey", 21), e("l_partkey", 20)],
+            None,
+            scan("partsupp", &[("ps_partkey", 10), ("ps_suppkey", 11)]),
+            scan("lineitem", &[("l_partkey", 20), ("l_suppkey", 21)]),
+        );
+        let rels = relationships(&j);
+        assert_eq!(rels.len(), 1);
+        let r = &rels[0];
+        // Canonical order puts lineitem left: LeftOuter's preserved side
+        // (partsupp) is now the right one.
+        assert_eq!(r.left_table, "spark_catalog.default.lineitem");
+        assert_eq!(r.left_columns, ["l_partkey", "l_suppkey"]);
+        assert_eq!(r.right_columns, ["ps_partkey", "ps_suppkey"]);
+        assert_eq!(r.join_type, "LeftOuter");
+        assert_eq!(r.preserved_side, Some(Side::Right));
+    }
+
+    #[test]
+    fn expression_keys_are_non_simple_and_never_columns() {
+        let coalesce = Expr::Call {
+            name: "coalesce".into(),
+            args: vec![e("l_orderkey", 1), Expr::Literal("-1".into())],
+        };
+        let j = join(
+            "Inner",
+            vec![coalesce],
+            vec![e("o_orderkey", 2)],
+            None,
+            scan("lineitem", &[("l_orderkey", 1)]),
+            scan("orders", &[("o_orderkey", 2)]),
+        );
+        let rels = relationships(&j);
+        assert_eq!(rels.len(), 1);
+        assert!(rels[0].non_simple);
+        assert_eq!(rels[0].left_expr, "coalesce(l_orderkey#1L, -1)");
+        assert!(rels[0].column_pairs().is_empty());
+    }
+
+    #[test]
+    fn null_aware_not_in_and_or_factored_equalities() {
+        // Optimized NOT IN: LeftAnti, ((a = b) OR isnull((a = b))).
+        let eq = bin("=", e("ps_suppkey", 1), e("s_suppkey", 2));
+        let na = bin(
+            "OR",
+            eq.clone(),
+            Expr::Call {
+                name: "isnull".into(),
+                args: vec![eq],
+            },
+        );
+        let j = join(
+            "LeftAnti",
+            vec![],
+            vec![],
+            Some(na),
+            scan("partsupp", &[("ps_suppkey", 1)]),
+            scan("supplier", &[("s_suppkey", 2)]),
+        );
+        let rels = relationships(&j);
+        assert_eq!(rels.len(), 1);
+        assert_eq!(rels[0].join_type, "LeftAnti");
+        assert_eq!(rels[0].preserved_side, Some(Side::Left));
+        // q19 shape: the key repeated in every OR branch is a join key; an
+        // equality in only one branch is not.
+        let b = |x: Expr| bin("AND", bin("=", e("p_partkey", 3), e("l_partkey", 4)), x);
+        let lit = |id| bin("=", e("p_size", id), Expr::Literal("5".into()));
+        let cond = bin(
+            "OR",
+            b(lit(5)),
+            bin("OR", b(lit(5)), b(bin("=", e("p_size", 5), e("l_qty", 6)))),
+        );
+        let j = join(
+            "Inner",
+            vec![],
+            vec![],
+            Some(cond),
+            scan("part", &[("p_partkey", 3), ("p_size", 5)]),
+            scan("lineitem", &[("l_partkey", 4), ("l_qty", 6)]),
+        );
+        let rels = relationships(&j);
+        assert_eq!(rels.len(), 1, "{rels:?}");
+        assert_eq!(rels[0].right_columns, ["p_partkey"]);
+    }
+
+    #[test]
+    fn self_join_keeps_both_instances_and_dedupes_repeats() {
+        // nation n1 join nation n2 written twice (outer and subquery copy).
+        let one = || {
+            join(
+                "Inner",
+                vec![e("n_nationkey", 1)],
+                vec![e("n_nationkey", 2)],
+                None,
+                scan("nation", &[("n_nationkey", 1)]),
+                scan("nation", &[("n_nationkey", 2)]),
+            )
+        };
+        let mut root = one();
+        root.subqueries.push(one());
+        let rels = relationships(&root);
+        assert_eq!(rels.len(), 1);
+        assert_eq!(rels[0].left_columns, rels[0].right_columns);
+        assert_eq!(rels[0].left_table, rels[0].right_table);
+    }
+
+    /// TPC-H q17's analyzed plan (tpch-extended log, execution 24): a comma
+    /// join under a WHERE filter, a correlated scalar subquery, and the
+    /// unquoted literal `Brand#23`, which reads like an attribute with
+    /// exprId 23 — the id of `l_shipmode#23` in the same plan.
+    const Q17_ANALYZED: &str = "== Analyzed Logical Plan ==
+avg_yearly: decimal(30,6)
+Aggregate [(sum(l_extendedprice#14) / 7.0) AS avg_yearly#544]
++- Filter (((p_partkey#120L = l_partkey#10L) AND (p_brand#123 = Brand#23)) AND ((p_container#126 = MED BOX) AND (cast(l_quantity#13 as decimal(21,7)) < scalar-subquery#545 [p_partkey#120L])))
+   :  +- Aggregate [(0.2 * avg(l_quantity#552)) AS (0.2 * avg(l_quantity))#547]
+   :     +- Filter (l_partkey#549L = outer(p_partkey#120L))
+   :        +- SubqueryAlias spark_catalog.default.lineitem
+   :           +- Relation spark_catalog.default.lineitem[l_orderkey#548L,l_partkey#549L,l_suppkey#550L,l_linenumber#551,l_quantity#552,l_extendedprice#553,l_discount#554,l_tax#555,l_returnflag#556,l_linestatus#557,l_shipdate#558,l_commitdate#559,l_receiptdate#560,l_shipinstruct#561,l_shipmode#562,l_comment#563] parquet
+   +- Join Inner
+      :- SubqueryAlias spark_catalog.default.lineitem
+      :  +- Relation spark_catalog.default.lineitem[l_orderkey#9L,l_partkey#10L,l_suppkey#11L,l_linenumber#12,l_quantity#13,l_extendedprice#14,l_discount#15,l_tax#16,l_returnflag#17,l_linestatus#18,l_shipdate#19,l_commitdate#20,l_receiptdate#21,l_shipinstruct#22,l_shipmode#23,l_comment#24] parquet
+      +- SubqueryAlias spark_catalog.default.part
+         +- Relation spark_catalog.default.part[p_partkey#120L,p_name#121,p_mfgr#122,p_brand#123,p_type#124,p_size#125,p_container#126,p_retailprice#127,p_comment#128] parquet
+";
+
+    #[test]
+    fn q17_analyzed_comma_join_scalar_subquery_and_literal_lookalike() {
+        let plans = parsers::plan::extended::parse(Q17_ANALYZED).expect("extended");
+        let plan = plans.analyzed.expect("analyzed");
+        let out = render(&relationships(&plan)).replace("spark_catalog.default.", "");
+        insta::assert_snapshot!(out, @r"
+        lineitem[l_partkey] = part[p_partkey] Inner Join
+        lineitem[l_partkey] = part[p_partkey] ScalarSubquery Join preserved=Right
+        ");
+    }
+
+    /// A fragment produced by `tests/fixtures/make_fragments.py`:
+    /// relationships, then the lineage of every attribute.
+    fn show(plan: &PlanNode) -> String {
+        let l = Lineage::build(plan);
+        let s = format!(
+            "{}--\n{}",
+            render(&relationships_with(plan, &l)),
+            l.render()
+        );
+        s.replace("spark_catalog.default.", "")
+    }
+
+    macro_rules! fragment {
+        ($test:ident, $name:literal) => {
+            #[test]
+            fn $test() {
+                for (which, json) in [
+                    (
+                        "analyzed",
+                        include_str!(concat!("../tests/fixtures/", $name, ".analyzed.json")),
+                    ),
+                    (
+                        "optimized",
+                        include_str!(concat!("../tests/fixtures/", $name, ".optimized.json")),
+                    ),
+                ] {
+                    let plan = parsers::plan::tree_json::parse(json).expect("tree json");
+                    insta::assert_snapshot!(format!("{}_tree_json_{}", $name, which), show(&plan));
+                }
+                // The same query's extended-mode text: the analyzed and
+                // optimized plans must give what TreeNode JSON gives.
+                let text = include_str!(concat!("../tests/fixtures/", $name, ".txt"));
+                let plans = parsers::plan::extended::parse(text).expect("extended");
+                for (which, plan) in [
+                    ("analyzed", &plans.analyzed),
+                    ("optimized", &plans.optimized),
+                    ("physical", &plans.physical),
+                ] {
+                    let plan = plan.as_ref().expect("section");
+                    insta::assert_snapshot!(format!("{}_extended_{}", $name, which), show(plan));
+                }
+            }
+        };
+    }
+
+    /// The same fragments produced by pyspark 3.5.9
+    /// (`tests/fixtures/spark35/`): relationships equal Spark 4.0's, up to
+    /// exprIds.
+    #[test]
+    fn spark35_fragments_match_spark4() {
+        macro_rules! both {
+            ($($name:literal),*) => {
+                vec![$((
+                    $name,
+                    include_str!(concat!("../tests/fixtures/", $name, ".txt")),
+                    include_str!(concat!("../tests/fixtures/spark35/", $name, ".txt")),
+                    include_str!(concat!("../tests/fixtures/", $name, ".analyzed.json")),
+                    include_str!(concat!("../tests/fixtures/spark35/", $name, ".analyzed.json")),
+                )),*]
+            };
+        }
+        let rels = |p: &PlanNode| strip_ids(&render(&relationships(p)));
+        let mut diffs = Vec::new();
+        for (name, t4, t35, j4, j35) in both!(
+            "alias_chain",
+            "union_of_joins",
+            "cte_twice",
+            "in_subquery",
+            "not_in_subquery",
+            "exists_subquery",
+            "not_exists_subquery",
+            "scalar_subquery",
+            "expression_join",
+            "dynamic_pruning",
+            "self_join_composite",
+            "outer_joins",
+            "window_expand_generate",
+            "with_column_renamed"
+        ) {
+            let (a, b) = (
+                parsers::plan::extended::parse(t4).expect("4.0 text"),
+                parsers::plan::extended::parse(t35).expect("3.5 text"),
+            );
+            for (which, x, y) in [
+                ("analyzed", &a.analyzed, &b.analyzed),
+                ("optimized", &a.optimized, &b.optimized),
+                ("physical", &a.physical, &b.physical),
+            ] {
+                let (Some(x), Some(y)) = (x, y) else {
+                    diffs.push(format!("{name} {which}: section missing"));
+                    continue;
+                };
+                if rels(x) != rels(y) {
+                    diffs.push(format!(
+                        "{name} extended {which}:\n4.0:\n{}3.5:\n{}",
+                        rels(x),
+                        rels(y)
+                    ));
+                }
+            }
+            let (x, y) = (
+                parsers::plan::tree_json::parse(j4).expect("4.0 json"),
+                parsers::plan::tree_json::parse(j35).expect("3.5 json"),
+            );
+            if rels(&x) != rels(&y) {
+                diffs.push(format!(
+                    "{name} tree_json analyzed:\n4.0:\n{}3.5:\n{}",
+                    rels(&x),
+                    rels(&y)
+                ));
+            }
+        }
+        assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+    }
+
+    fragment!(fragment_alias_chain, "alias_chain");
+    fragment!(fragment_union_of_joins, "union_of_joins");
+    fragment!(fragment_cte_twice, "cte_twice");
+    fragment!(fragment_in_subquery, "in_subquery");
+    fragment!(fragment_not_in_subquery, "not_in_subquery");
+    fragment!(fragment_exists_subquery, "exists_subquery");
+    fragment!(fragment_not_exists_subquery, "not_exists_subquery");
+    fragment!(fragment_scalar_subquery, "scalar_subquery");
+    fragment!(fragment_expression_join, "expression_join");
+    fragment!(fragment_dynamic_pruning, "dynamic_pruning");
+    fragment!(fragment_self_join_composite, "self_join_composite");
+    fragment!(fragment_outer_joins, "outer_joins");
+    fragment!(fragment_window_expand_generate, "window_expand_generate");
+    fragment!(fragment_with_column_renamed, "with_column_renamed");
+}
+
+#[cfg(test)]
+mod deep_tests {
+    use super::*;
+    use parsers::plan::{Attr, JoinInfo, ScanInfo};
+
+    /// The parsers accept trees 2000 operators deep: lineage and
+    /// relationship walks must not exhaust a test thread's 2 MiB stack.
+    #[test]
+    fn two_thousand_nested_aliases() {
+        let mut scan = PlanNode::new(
+            NodeKind::Scan(ScanInfo {
+                table: "t".into(),
+                ..ScanInfo::default()
+            }),
+            "Scan",
+        );
+        scan.output = vec![Attr::new("a", 0, "L")];
+        let mut node = scan;
+        for i in 1..2000u64 {
+            let mut p = PlanNode::new(
+                NodeKind::Project {
+                    list: vec![Expr::Alias {
+                        child: Box::new(Expr::Attr(Attr::new("a", i - 1, "L"))),
+                        attr: Attr::new("a", i, "L"),
+                    }],
+                },
+                "Project",
+            );
+            p.children = vec![node];
+            node = p;
+        }
+        let mut other = PlanNode::new(
+            NodeKind::Scan(ScanInfo {
+                table: "u".into(),
+                ..ScanInfo::default()
+            }),
+            "Scan",
+        );
+        other.output = vec![Attr::new("b", 5000, "L")];
+        let mut j = PlanNode::new(
+            NodeKind::Join(JoinInfo {
+                strategy: JoinStrategy::Join,
+                join_type: "Inner".into(),
+                left_keys: vec![],
+                right_keys: vec![],
+                condition: Some(Expr::Binary {
+                    op: "=".into(),
+                    left: Box::new(Expr::Attr(Attr::new("a", 1999, "L"))),
+                    right: Box::new(Expr::Attr(Attr::new("b", 5000, "L"))),
+                }),
+                null_aware: false,
+            }),
+            "Join",
+        );
+        j.children = vec![node, other];
+        let rels = relationships(&j);
+        assert_eq!(rels.len(), 1);
+        assert_eq!(rels[0].left_columns, ["a"]);
+    }
+}
