@@ -3,7 +3,9 @@
 use parsers::events::{self, AppResult, AppSummary, ReadOptions};
 use parsers::io;
 use parsers::record::{PlanSet, QueryRecord};
+use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
+use std::io::IsTerminal;
 
 /// Everything read from the inputs.
 pub struct Ingested<T> {
@@ -33,11 +35,26 @@ where
 {
     let found = io::discover(paths);
     let mut errors: Vec<String> = found.errors.iter().map(|e| e.to_string()).collect();
+    // A progress bar on long archives, only when stderr is a terminal.
+    let bar = if found.inputs.len() > 1 && std::io::stderr().is_terminal() {
+        let b = ProgressBar::new(found.inputs.len() as u64);
+        if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} logs {elapsed_precise} {msg}") {
+            b.set_style(style);
+        }
+        b
+    } else {
+        ProgressBar::hidden()
+    };
     let results: Vec<AppResult<T>> = found
         .inputs
         .par_iter()
-        .map(|input| events::read_app(input, opts, &finish))
+        .map(|input| {
+            let r = events::read_app(input, opts, &finish);
+            bar.inc(1);
+            r
+        })
         .collect();
+    bar.finish_and_clear();
     let mut warnings = Vec::new();
     let mut apps: Vec<(AppSummary, Vec<T>)> = Vec::with_capacity(results.len());
     for r in results {

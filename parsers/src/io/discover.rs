@@ -521,6 +521,11 @@ mod tests {
                 ("spark4-rolling".into(), Codec::Zstd, 2, false),
                 ("spark4-snappy".into(), Codec::Snappy, 1, false),
                 ("spark4-zstd".into(), Codec::Zstd, 1, false),
+                ("tpch-smj".into(), Codec::Snappy, 1, false),
+                ("weekly".into(), Codec::Zstd, 1, false),
+                ("weekly".into(), Codec::Zstd, 1, false),
+                ("weekly".into(), Codec::Zstd, 1, false),
+                ("weekly".into(), Codec::Zstd, 1, false),
             ]
         );
     }
