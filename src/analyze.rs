@@ -28,7 +28,7 @@ pub fn plan(
     match format {
         PlanFormat::Text => o.write_all(plan_cmd::render_text(&planned).as_bytes())?,
         PlanFormat::Json => {
-            serde_json::to_writer_pretty(&mut o, &planned.plan)?;
+            serde_json::to_writer_pretty(&mut o, &planned.json())?;
             o.write_all(b"\n")?;
         }
         PlanFormat::Sql => o.write_all(planner::ddl(&planned.plan).as_bytes())?,
@@ -56,14 +56,24 @@ pub fn drift(
     }
     match format {
         Format::Jsonl => output::write_jsonl(&rows, &mut *output::open_out(out)?)?,
-        other => output::write_columns(&drift_cmd::columns(&rows, other == Format::Table), other, out)?,
+        other => output::write_columns(
+            &drift_cmd::columns(&rows, other == Format::Table),
+            other,
+            out,
+        )?,
     }
     report_problems(&data.errors, &data.warnings);
     Ok(data.failed())
 }
 
 /// Run the whole pipeline into `dir`.
-pub fn run(inputs: &Inputs, score: &ScoreArgs, args: &PlanArgs, threshold: f64, dir: &Path) -> Result<bool> {
+pub fn run(
+    inputs: &Inputs,
+    score: &ScoreArgs,
+    args: &PlanArgs,
+    threshold: f64,
+    dir: &Path,
+) -> Result<bool> {
     let stats = TableStats::load(score.table_stats.as_deref())?;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let data = pipeline::load(inputs);
@@ -77,18 +87,33 @@ pub fn run(inputs: &Inputs, score: &ScoreArgs, args: &PlanArgs, threshold: f64, 
     )?;
     // edges over the whole selected input
     let selected = edges_cmd::select(&data.records, score)?;
-    let edges = build_edges(&selected, CostMeasure::from(score.cost), &stats.row_fallback());
+    let edges = build_edges(
+        &selected,
+        CostMeasure::from(score.cost),
+        &stats.row_fallback(),
+    );
     let rows: Vec<_> = edges.iter().map(|r| (None, r)).collect();
     let cols = edges_cmd::columns(&rows, false, false);
     output::write_columns(&cols, Format::Parquet, Some(&file("edges.parquet")))?;
     output::write_columns(&cols, Format::Csv, Some(&file("edges.csv")))?;
     // drift
-    let drift = drift_cmd::compute(&data.records, score, &stats, &args.window, threshold, Normalize::Window)?;
-    output::write_columns(&drift_cmd::columns(&drift, false), Format::Csv, Some(&file("drift.csv")))?;
+    let drift = drift_cmd::compute(
+        &data.records,
+        score,
+        &stats,
+        &args.window,
+        threshold,
+        Normalize::Window,
+    )?;
+    output::write_columns(
+        &drift_cmd::columns(&drift, false),
+        Format::Csv,
+        Some(&file("drift.csv")),
+    )?;
     // plan
     let planned = plan_cmd::make_plan(&data.records, score, args, &stats)?;
     let mut pj = output::open_out(Some(&file("plan.json")))?;
-    serde_json::to_writer_pretty(&mut pj, &planned.plan)?;
+    serde_json::to_writer_pretty(&mut pj, &planned.json())?;
     pj.write_all(b"\n")?;
     pj.flush()?;
     let mut ps = output::open_out(Some(&file("plan.sql")))?;
@@ -130,7 +155,11 @@ fn report_md(
     let execs = data.records.len();
     let queries = data.records.iter().filter(|e| !e.record.is_command).count();
     let span = {
-        let ts: Vec<i64> = data.records.iter().filter_map(|e| e.record.start_ms).collect();
+        let ts: Vec<i64> = data
+            .records
+            .iter()
+            .filter_map(|e| e.record.start_ms)
+            .collect();
         match (ts.iter().min(), ts.iter().max()) {
             (Some(a), Some(b)) => format!("{} .. {}", format_time(*a), format_time(*b)),
             _ => "unknown".into(),
@@ -161,7 +190,11 @@ fn report_md(
                 r.bhj_count
             );
         }
-        let _ = writeln!(s, "\n{} edges in all: `edges.csv`, `edges.parquet`.\n", edges.len());
+        let _ = writeln!(
+            s,
+            "\n{} edges in all: `edges.csv`, `edges.parquet`.\n",
+            edges.len()
+        );
     }
     let p = &planned.plan;
     let _ = writeln!(s, "## Layout plan\n");
@@ -175,7 +208,11 @@ fn report_md(
             "- `{}`: CLUSTER BY ({}){} — rewrite {}, serves {} edge(s)",
             t.table,
             t.keys.join(", "),
-            if t.replace { " (partitioned: replace)" } else { "" },
+            if t.replace {
+                " (partitioned: replace)"
+            } else {
+                ""
+            },
             human(t.rewrite_bytes as f64),
             t.edges_served.len()
         );

@@ -80,7 +80,11 @@ fn max_scaled(rows: &[EdgeRow]) -> BTreeMap<String, f64> {
 /// JIS of two windows' edges on their joint ranges.
 fn joint(a: &[EdgeRow], b: &[EdgeRow]) -> (BTreeMap<String, f64>, BTreeMap<String, f64>) {
     let f = |rows: &[EdgeRow]| rows.iter().map(|r| r.frequency as f64).collect::<Vec<_>>();
-    let d = |rows: &[EdgeRow]| rows.iter().map(|r| score::log_volume(r.data_volume)).collect::<Vec<_>>();
+    let d = |rows: &[EdgeRow]| {
+        rows.iter()
+            .map(|r| score::log_volume(r.data_volume))
+            .collect::<Vec<_>>()
+    };
     let c = |rows: &[EdgeRow]| rows.iter().map(|r| r.cost).collect::<Vec<_>>();
     let both = |g: &dyn Fn(&[EdgeRow]) -> Vec<f64>| {
         let mut v = g(a);
@@ -111,13 +115,14 @@ pub fn compute(
     let width = pipeline::parse_duration(window)?;
     let cost = CostMeasure::from(score_args.cost);
     let fallback = stats.row_fallback();
-    let wins: Vec<(i64, i64, Vec<EdgeRow>, usize)> = windows(&selected, width, pipeline::window_align(width))
-        .into_iter()
-        // An empty window (no executions logged) says nothing about the
-        // workload: compare consecutive windows that have executions.
-        .filter(|(_, _, ex)| !ex.is_empty())
-        .map(|(s, e, ex)| (s, e, build_edges(&ex, cost, &fallback), ex.len()))
-        .collect();
+    let wins: Vec<(i64, i64, Vec<EdgeRow>, usize)> =
+        windows(&selected, width, pipeline::window_align(width))
+            .into_iter()
+            // An empty window (no executions logged) says nothing about the
+            // workload: compare consecutive windows that have executions.
+            .filter(|(_, _, ex)| !ex.is_empty())
+            .map(|(s, e, ex)| (s, e, build_edges(&ex, cost, &fallback), ex.len()))
+            .collect();
     let mut out = Vec::new();
     for pair in wins.windows(2) {
         let (a, b) = (&pair[0], &pair[1]);
@@ -156,7 +161,12 @@ pub fn compute(
 /// Tabular view.
 pub fn columns(rows: &[DriftRow], terminal: bool) -> Vec<Col> {
     let mut cols = vec![
-        Col::Str("window_start", rows.iter().map(|r| Some(format_time(r.window_start_ms))).collect()),
+        Col::Str(
+            "window_start",
+            rows.iter()
+                .map(|r| Some(format_time(r.window_start_ms)))
+                .collect(),
+        ),
         Col::Float("drift", rows.iter().map(|r| Some(r.drift)).collect()),
         Col::Str(
             "verdict",
@@ -165,15 +175,36 @@ pub fn columns(rows: &[DriftRow], terminal: bool) -> Vec<Col> {
                 .collect(),
         ),
         Col::Int("edges", rows.iter().map(|r| Some(r.edges as i64)).collect()),
-        Col::Int("executions", rows.iter().map(|r| Some(r.executions as i64)).collect()),
-        Col::Str("new_edges", rows.iter().map(|r| Some(r.new_edges.join("; "))).collect()),
+        Col::Int(
+            "executions",
+            rows.iter().map(|r| Some(r.executions as i64)).collect(),
+        ),
+        Col::Str(
+            "new_edges",
+            rows.iter().map(|r| Some(r.new_edges.join("; "))).collect(),
+        ),
     ];
     if !terminal {
-        cols.push(Col::Str("gone_edges", rows.iter().map(|r| Some(r.gone_edges.join("; "))).collect()));
-        cols.push(Col::Str("moved", rows.iter().map(|r| Some(r.moved.join("; "))).collect()));
-        cols.push(Col::Int("window_start_ms", rows.iter().map(|r| Some(r.window_start_ms)).collect()));
-        cols.push(Col::Int("window_end_ms", rows.iter().map(|r| Some(r.window_end_ms)).collect()));
-        cols.push(Col::Bool("replan", rows.iter().map(|r| Some(r.replan)).collect()));
+        cols.push(Col::Str(
+            "gone_edges",
+            rows.iter().map(|r| Some(r.gone_edges.join("; "))).collect(),
+        ));
+        cols.push(Col::Str(
+            "moved",
+            rows.iter().map(|r| Some(r.moved.join("; "))).collect(),
+        ));
+        cols.push(Col::Int(
+            "window_start_ms",
+            rows.iter().map(|r| Some(r.window_start_ms)).collect(),
+        ));
+        cols.push(Col::Int(
+            "window_end_ms",
+            rows.iter().map(|r| Some(r.window_end_ms)).collect(),
+        ));
+        cols.push(Col::Bool(
+            "replan",
+            rows.iter().map(|r| Some(r.replan)).collect(),
+        ));
     }
     cols
 }

@@ -48,14 +48,25 @@ impl From<Cost> for CostMeasure {
 
 /// Executions in the requested time range, as graph facts.
 pub fn select(execs: &[Exec], args: &ScoreArgs) -> Result<Vec<ExecFacts>> {
-    let since = args.since.as_deref().map(pipeline::parse_time).transpose()?;
-    let until = args.until.as_deref().map(pipeline::parse_time).transpose()?;
+    let since = args
+        .since
+        .as_deref()
+        .map(pipeline::parse_time)
+        .transpose()?;
+    let until = args
+        .until
+        .as_deref()
+        .map(pipeline::parse_time)
+        .transpose()?;
     Ok(execs
         .iter()
         .filter(|e| pipeline::in_range(e, since, until))
         .map(facts)
         .collect())
 }
+
+/// A window's bounds (epoch ms), `None` for the whole input.
+pub type Window = Option<(i64, i64)>;
 
 /// Run `edges`.
 pub fn run(
@@ -71,12 +82,13 @@ pub fn run(
     let selected = select(&data.records, args)?;
     let fallback = stats.row_fallback();
     let cost = CostMeasure::from(args.cost);
-    let mut tables: Vec<(Option<(i64, i64)>, Vec<EdgeRow>)> = Vec::new();
+    let mut tables: Vec<(Window, Vec<EdgeRow>)> = Vec::new();
     match window {
         None => tables.push((None, build_edges(&selected, cost, &fallback))),
         Some(w) => {
             let width = pipeline::parse_duration(w)?;
-            for (s, e, ex) in graph::edges::windows(&selected, width, pipeline::window_align(width)) {
+            for (s, e, ex) in graph::edges::windows(&selected, width, pipeline::window_align(width))
+            {
                 tables.push((Some((s, e)), build_edges(&ex, cost, &fallback)));
             }
         }
@@ -115,7 +127,7 @@ pub fn run(
         }
         other => {
             let windowed = window.is_some();
-            let all: Vec<(Option<(i64, i64)>, &EdgeRow)> = tables
+            let all: Vec<(Window, &EdgeRow)> = tables
                 .iter()
                 .flat_map(|(w, rows)| rows.iter().map(move |r| (*w, r)))
                 .collect();
@@ -127,22 +139,39 @@ pub fn run(
 }
 
 /// Columns of the edge table (contract order first).
-pub fn columns(rows: &[(Option<(i64, i64)>, &EdgeRow)], windowed: bool, terminal: bool) -> Vec<Col> {
-    let s = |f: &dyn Fn(&EdgeRow) -> String| rows.iter().map(|(_, r)| Some(f(r))).collect::<Vec<_>>();
-    let u = |f: &dyn Fn(&EdgeRow) -> u64| rows.iter().map(|(_, r)| i64::try_from(f(r)).ok()).collect();
+pub fn columns(
+    rows: &[(Option<(i64, i64)>, &EdgeRow)],
+    windowed: bool,
+    terminal: bool,
+) -> Vec<Col> {
+    let s =
+        |f: &dyn Fn(&EdgeRow) -> String| rows.iter().map(|(_, r)| Some(f(r))).collect::<Vec<_>>();
+    let u =
+        |f: &dyn Fn(&EdgeRow) -> u64| rows.iter().map(|(_, r)| i64::try_from(f(r)).ok()).collect();
     let fl = |f: &dyn Fn(&EdgeRow) -> f64| rows.iter().map(|(_, r)| Some(f(r))).collect();
     let mut cols = Vec::new();
     if windowed {
-        cols.push(Col::Str("window_start", rows.iter().map(|(w, _)| w.map(|w| format_time(w.0))).collect()));
+        cols.push(Col::Str(
+            "window_start",
+            rows.iter()
+                .map(|(w, _)| w.map(|w| format_time(w.0)))
+                .collect(),
+        ));
     }
     if terminal {
-        cols.push(Col::Str("left_table", s(&|r| graph::edges::short(&r.left_table).to_string())));
+        cols.push(Col::Str(
+            "left_table",
+            s(&|r| graph::edges::short(&r.left_table).to_string()),
+        ));
     } else {
         cols.push(Col::Str("left_table", s(&|r| r.left_table.clone())));
     }
     cols.push(Col::Str("left_columns", s(&|r| r.left_columns.join(","))));
     if terminal {
-        cols.push(Col::Str("right_table", s(&|r| graph::edges::short(&r.right_table).to_string())));
+        cols.push(Col::Str(
+            "right_table",
+            s(&|r| graph::edges::short(&r.right_table).to_string()),
+        ));
     } else {
         cols.push(Col::Str("right_table", s(&|r| r.right_table.clone())));
     }
@@ -160,12 +189,24 @@ pub fn columns(rows: &[(Option<(i64, i64)>, &EdgeRow)], windowed: bool, terminal
     if terminal {
         return cols;
     }
-    cols.push(Col::Int("first_seen_ms", rows.iter().map(|(_, r)| r.first_seen_ms).collect()));
-    cols.push(Col::Int("last_seen_ms", rows.iter().map(|(_, r)| r.last_seen_ms).collect()));
+    cols.push(Col::Int(
+        "first_seen_ms",
+        rows.iter().map(|(_, r)| r.first_seen_ms).collect(),
+    ));
+    cols.push(Col::Int(
+        "last_seen_ms",
+        rows.iter().map(|(_, r)| r.last_seen_ms).collect(),
+    ));
     cols.push(Col::Float("scanned_bytes", fl(&|r| r.scanned_bytes)));
     if windowed {
-        cols.push(Col::Int("window_start_ms", rows.iter().map(|(w, _)| w.map(|w| w.0)).collect()));
-        cols.push(Col::Int("window_end_ms", rows.iter().map(|(w, _)| w.map(|w| w.1)).collect()));
+        cols.push(Col::Int(
+            "window_start_ms",
+            rows.iter().map(|(w, _)| w.map(|w| w.0)).collect(),
+        ));
+        cols.push(Col::Int(
+            "window_end_ms",
+            rows.iter().map(|(w, _)| w.map(|w| w.1)).collect(),
+        ));
     }
     cols.push(Col::Str("executions", s(&|r| r.executions.join(" "))));
     cols
@@ -174,13 +215,18 @@ pub fn columns(rows: &[(Option<(i64, i64)>, &EdgeRow)], windowed: bool, terminal
 fn explain_edge(
     out: &mut dyn Write,
     r: &EdgeRow,
-    win: Option<(i64, i64)>,
+    win: Window,
     edges_in_window: usize,
     execs: &[Exec],
 ) -> Result<()> {
     writeln!(out, "edge {}", r.key().label())?;
     if let Some((s, e)) = win {
-        writeln!(out, "  window      {} .. {}", format_time(s), format_time(e))?;
+        writeln!(
+            out,
+            "  window      {} .. {}",
+            format_time(s),
+            format_time(e)
+        )?;
     }
     writeln!(
         out,
@@ -188,7 +234,11 @@ fn explain_edge(
         r.jis, r.f_norm, r.d_norm, r.c_norm, edges_in_window
     )?;
     writeln!(out, "  F frequency {} executions", r.frequency)?;
-    writeln!(out, "  D volume    {:.0} mean rows(left) × rows(right)", r.data_volume)?;
+    writeln!(
+        out,
+        "  D volume    {:.0} mean rows(left) × rows(right)",
+        r.data_volume
+    )?;
     writeln!(out, "  C cost      {:.1} ms mean", r.cost)?;
     writeln!(
         out,
@@ -204,14 +254,22 @@ fn explain_edge(
     }
     writeln!(out, "  executions:")?;
     for id in &r.executions {
-        let e = execs.iter().find(|e| format!("{}:{}", e.record.app_id, e.record.execution_id) == *id);
+        let e = execs
+            .iter()
+            .find(|e| format!("{}:{}", e.record.app_id, e.record.execution_id) == *id);
         match e {
             Some(e) => {
                 let tables: Vec<String> = e
                     .record
                     .scans
                     .iter()
-                    .map(|s| format!("{}={}", graph::edges::short(&s.table), s.rows.map_or("?".into(), |x| x.to_string())))
+                    .map(|s| {
+                        format!(
+                            "{}={}",
+                            graph::edges::short(&s.table),
+                            s.rows.map_or("?".into(), |x| x.to_string())
+                        )
+                    })
                     .collect();
                 writeln!(
                     out,

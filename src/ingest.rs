@@ -1,9 +1,9 @@
 //! Discover logs, read them in parallel, keep errors per input.
 
+use indicatif::{ProgressBar, ProgressStyle};
 use parsers::events::{self, AppResult, AppSummary, ReadOptions};
 use parsers::io;
 use parsers::record::{PlanSet, QueryRecord};
-use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use std::io::IsTerminal;
 
@@ -38,7 +38,9 @@ where
     // A progress bar on long archives, only when stderr is a terminal.
     let bar = if found.inputs.len() > 1 && std::io::stderr().is_terminal() {
         let b = ProgressBar::new(found.inputs.len() as u64);
-        if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} logs {elapsed_precise} {msg}") {
+        if let Ok(style) =
+            ProgressStyle::with_template("{bar:40} {pos}/{len} logs {elapsed_precise} {msg}")
+        {
             b.set_style(style);
         }
         b

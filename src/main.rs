@@ -189,7 +189,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
             normalize,
             format,
             output,
-        } => analyze::drift(&inputs, &score, &window, threshold, normalize, format, output.as_deref())?,
+        } => analyze::drift(
+            &inputs,
+            &score,
+            &window,
+            threshold,
+            normalize,
+            format,
+            output.as_deref(),
+        )?,
         Command::Analyze {
             inputs,
             score,

@@ -33,19 +33,23 @@ pub fn read_options(inputs: &Inputs) -> ReadOptions {
 
 /// Read all inputs; lineage runs while each execution's plans are alive.
 pub fn load(inputs: &Inputs) -> Ingested<Exec> {
-    ingest(&inputs.paths, &read_options(inputs), |record: QueryRecord, plans: &PlanSet| {
-        let relationships = match (plans.physical.as_ref(), plans.optimized.as_ref()) {
-            // Extended mode: the physical text prints aggregate outputs
-            // without their aliases; the optimized plan shares its exprIds
-            // and has them, so resolve through both.
-            (Some(p), Some(o)) => relationships_with(p, &Lineage::build_all(&[p, o])),
-            _ => plans.best().map(relationships).unwrap_or_default(),
-        };
-        Exec {
-            record,
-            relationships,
-        }
-    })
+    ingest(
+        &inputs.paths,
+        &read_options(inputs),
+        |record: QueryRecord, plans: &PlanSet| {
+            let relationships = match (plans.physical.as_ref(), plans.optimized.as_ref()) {
+                // Extended mode: the physical text prints aggregate outputs
+                // without their aliases; the optimized plan shares its exprIds
+                // and has them, so resolve through both.
+                (Some(p), Some(o)) => relationships_with(p, &Lineage::build_all(&[p, o])),
+                _ => plans.best().map(relationships).unwrap_or_default(),
+            };
+            Exec {
+                record,
+                relationships,
+            }
+        },
+    )
 }
 
 /// What an execution contributes to the join graph.
@@ -78,7 +82,8 @@ pub fn parse_time(s: &str) -> Result<i64> {
     if let Ok(ms) = t.parse::<i64>() {
         return Ok(ms);
     }
-    let bad = || format!("cannot read time {s:?}: use epoch ms, YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ");
+    let bad =
+        || format!("cannot read time {s:?}: use epoch ms, YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ");
     let (date, time) = match t.split_once(['T', ' ']) {
         Some((d, tm)) => (d, tm.trim_end_matches('Z')),
         None => (t, ""),
@@ -184,7 +189,10 @@ mod tests {
     #[test]
     fn times_round_trip() {
         // week1 of the weekly fixtures: 2026-10-05T09:00:01.980Z.
-        assert_eq!(parse_time("2026-10-05T09:00:01.980Z").unwrap(), 1791190801980);
+        assert_eq!(
+            parse_time("2026-10-05T09:00:01.980Z").unwrap(),
+            1791190801980
+        );
         assert_eq!(parse_time("1791190801980").unwrap(), 1791190801980);
         assert_eq!(format_time(1791190801980), "2026-10-05T09:00:01Z");
         assert_eq!(parse_time("1970-01-01").unwrap(), 0);

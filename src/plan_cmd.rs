@@ -100,8 +100,9 @@ fn unfiltered(s: &parsers::record::ScanRecord) -> bool {
     let empty = |f: &Option<String>| {
         f.as_deref().is_none_or(|t| {
             let t = t.trim().trim_start_matches('[').trim_end_matches(']');
-            t.split(", ")
-                .all(|p| p.trim().is_empty() || p.starts_with("isnotnull(") || p.starts_with("IsNotNull("))
+            t.split(", ").all(|p| {
+                p.trim().is_empty() || p.starts_with("isnotnull(") || p.starts_with("IsNotNull(")
+            })
         })
     };
     empty(&s.partition_filters) && empty(&s.data_filters) && empty(&s.pushed_filters)
@@ -161,9 +162,9 @@ pub fn profiles(execs: &[Exec], stats: &TableStats) -> Vec<TableProfile> {
                     .and_then(|x| x.bytes)
                     .or(log_bytes.and_then(|b| u64::try_from(b).ok()))
                     .unwrap_or(0),
-                rows: st
-                    .and_then(|x| x.rows)
-                    .or(s.and_then(|s| s.full_rows.or(s.any_rows)).and_then(|r| u64::try_from(r).ok())),
+                rows: st.and_then(|x| x.rows).or(s
+                    .and_then(|s| s.full_rows.or(s.any_rows))
+                    .and_then(|r| u64::try_from(r).ok())),
                 files: st
                     .and_then(|x| x.files)
                     .or(s.and_then(|s| s.files).and_then(|r| u64::try_from(r).ok())),
@@ -244,6 +245,33 @@ pub fn make_plan(
     })
 }
 
+/// The plan as JSON: the planner's fields, plus the window and the table
+/// profiles it used (with where each figure came from).
+#[derive(serde::Serialize)]
+pub struct PlanJson<'a> {
+    /// The plan.
+    #[serde(flatten)]
+    pub plan: &'a Plan,
+    /// Start of the window planned for.
+    pub window_start_ms: Option<i64>,
+    /// End of that window.
+    pub window_end_ms: Option<i64>,
+    /// Table sizes and layouts used, with their source.
+    pub table_profiles: &'a [TableProfile],
+}
+
+impl Planned {
+    /// The JSON view.
+    pub fn json(&self) -> PlanJson<'_> {
+        PlanJson {
+            plan: &self.plan,
+            window_start_ms: self.window.map(|w| w.0),
+            window_end_ms: self.window.map(|w| w.1),
+            table_profiles: &self.profiles,
+        }
+    }
+}
+
 /// The plan as text for a person.
 pub fn render_text(p: &Planned) -> String {
     let plan = &p.plan;
@@ -257,10 +285,18 @@ pub fn render_text(p: &Planned) -> String {
         "rewrite {} of budget {}{}; storage {} of budget {}{}",
         human(plan.rewrite_cost as f64),
         human(plan.budget as f64),
-        if plan.budget_defaulted { " (default: 25% of candidate tables)" } else { "" },
+        if plan.budget_defaulted {
+            " (default: 25% of candidate tables)"
+        } else {
+            ""
+        },
         human(plan.storage_cost as f64),
         human(plan.storage_budget as f64),
-        if plan.storage_budget_defaulted { " (default: 25% of candidate tables)" } else { "" },
+        if plan.storage_budget_defaulted {
+            " (default: 25% of candidate tables)"
+        } else {
+            ""
+        },
     );
     let _ = writeln!(
         s,

@@ -11,7 +11,9 @@ pub fn run(inputs: &Inputs, format: Format, out: Option<&Path>) -> Result<bool> 
     let data = pipeline::load(inputs);
     match format {
         Format::Jsonl => output::write_jsonl(&data.records, &mut *output::open_out(out)?)?,
-        other => output::write_columns(&columns(&data.records, other == Format::Table), other, out)?,
+        other => {
+            output::write_columns(&columns(&data.records, other == Format::Table), other, out)?
+        }
     }
     report_problems(&data.errors, &data.warnings);
     Ok(data.failed())
@@ -22,12 +24,19 @@ pub fn run(inputs: &Inputs, format: Format, out: Option<&Path>) -> Result<bool> 
 /// Parquet keep them. The terminal table keeps the short columns only.
 pub fn columns(execs: &[Exec], terminal: bool) -> Vec<Col> {
     let recs: Vec<&parsers::record::QueryRecord> = execs.iter().map(|e| &e.record).collect();
-    let s = |f: &dyn Fn(&parsers::record::QueryRecord) -> Option<String>| recs.iter().map(|r| f(r)).collect::<Vec<_>>();
-    let i = |f: &dyn Fn(&parsers::record::QueryRecord) -> Option<i64>| recs.iter().map(|r| f(r)).collect::<Vec<_>>();
+    let s = |f: &dyn Fn(&parsers::record::QueryRecord) -> Option<String>| {
+        recs.iter().map(|r| f(r)).collect::<Vec<_>>()
+    };
+    let i = |f: &dyn Fn(&parsers::record::QueryRecord) -> Option<i64>| {
+        recs.iter().map(|r| f(r)).collect::<Vec<_>>()
+    };
     let mut cols = vec![
         Col::Str("app_id", s(&|r| Some(r.app_id.clone()))),
         Col::Int("execution_id", i(&|r| i64::try_from(r.execution_id).ok())),
-        Col::Int("root_execution_id", i(&|r| r.root_execution_id.and_then(|x| i64::try_from(x).ok()))),
+        Col::Int(
+            "root_execution_id",
+            i(&|r| r.root_execution_id.and_then(|x| i64::try_from(x).ok())),
+        ),
         Col::Str("app_name", s(&|r| Some(r.app_name.clone()))),
         Col::Str("spark_version", s(&|r| r.spark_version.clone())),
         Col::Int("start_ms", i(&|r| r.start_ms)),
@@ -36,7 +45,10 @@ pub fn columns(execs: &[Exec], terminal: bool) -> Vec<Col> {
         Col::Int("executor_run_ms", i(&|r| Some(r.executor_run_ms))),
         Col::Int("executor_cpu_ms", i(&|r| Some(r.executor_cpu_ms))),
         Col::Str("plan_source", s(&|r| r.plan_source.clone())),
-        Col::Bool("adaptive_final", recs.iter().map(|r| Some(r.adaptive_final)).collect()),
+        Col::Bool(
+            "adaptive_final",
+            recs.iter().map(|r| Some(r.adaptive_final)).collect(),
+        ),
         Col::Str("root_node", s(&|r| r.root_node.clone())),
         Col::Str(
             "tables",
@@ -48,25 +60,45 @@ pub fn columns(execs: &[Exec], terminal: bool) -> Vec<Col> {
             }),
         ),
         Col::Int("join_count", i(&|r| Some(r.joins.len() as i64))),
-        Col::Int("relationship_count", execs.iter().map(|e| Some(e.relationships.len() as i64)).collect()),
+        Col::Int(
+            "relationship_count",
+            execs
+                .iter()
+                .map(|e| Some(e.relationships.len() as i64))
+                .collect(),
+        ),
         Col::Str("error", s(&|r| r.error.clone())),
     ];
     if terminal {
         cols.retain(|c| {
             !matches!(
                 c.name(),
-                "root_execution_id" | "app_name" | "spark_version" | "start_ms" | "end_ms" | "executor_run_ms"
+                "root_execution_id"
+                    | "app_name"
+                    | "spark_version"
+                    | "start_ms"
+                    | "end_ms"
+                    | "executor_run_ms"
             )
         });
         return cols;
     }
     cols.push(Col::Str("description", s(&|r| r.description.clone())));
     cols.push(Col::Str("log", s(&|r| Some(r.log.clone()))));
-    cols.push(Col::Str("scans", s(&|r| serde_json::to_string(&r.scans).ok())));
-    cols.push(Col::Str("joins", s(&|r| serde_json::to_string(&r.joins).ok())));
+    cols.push(Col::Str(
+        "scans",
+        s(&|r| serde_json::to_string(&r.scans).ok()),
+    ));
+    cols.push(Col::Str(
+        "joins",
+        s(&|r| serde_json::to_string(&r.joins).ok()),
+    ));
     cols.push(Col::Str(
         "relationships",
-        execs.iter().map(|e| serde_json::to_string(&e.relationships).ok()).collect(),
+        execs
+            .iter()
+            .map(|e| serde_json::to_string(&e.relationships).ok())
+            .collect(),
     ));
     cols
 }

@@ -117,11 +117,17 @@ impl TableStats {
     }
 
     fn from_csv(text: &str) -> Result<TableStats> {
-        let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
+        let mut lines = text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty());
         let Some((_, header)) = lines.next() else {
             bail!("empty file");
         };
-        let cols: Vec<String> = csv_fields(header).iter().map(|c| c.trim().to_lowercase()).collect();
+        let cols: Vec<String> = csv_fields(header)
+            .iter()
+            .map(|c| c.trim().to_lowercase())
+            .collect();
         let idx = |name: &str| cols.iter().position(|c| c == name);
         let Some(ti) = idx("table") else {
             bail!("line 1: no `table` column (expected table, bytes, rows, files, partitioned_by, clustered_by)");
@@ -129,10 +135,19 @@ impl TableStats {
         let mut m = BTreeMap::new();
         for (n, line) in lines {
             let f = csv_fields(line);
-            let get = |name: &str| idx(name).and_then(|i| f.get(i)).map(|s| s.trim()).filter(|s| !s.is_empty());
+            let get = |name: &str| {
+                idx(name)
+                    .and_then(|i| f.get(i))
+                    .map(|s| s.trim())
+                    .filter(|s| !s.is_empty())
+            };
             let num = |name: &str| -> Result<Option<u64>> {
                 get(name)
-                    .map(|s| s.parse::<u64>().with_context(|| format!("line {}: {name} {s:?} is not a whole number", n + 1)))
+                    .map(|s| {
+                        s.parse::<u64>().with_context(|| {
+                            format!("line {}: {name} {s:?} is not a whole number", n + 1)
+                        })
+                    })
                     .transpose()
             };
             let Some(table) = f.get(ti).map(|s| s.trim()).filter(|s| !s.is_empty()) else {
@@ -177,7 +192,10 @@ mod tests {
         assert_eq!(a.0, b.0);
         let o = &a.0["spark_catalog.default.orders"];
         assert_eq!(o.partitioned_by, vec!["o_orderdate"]);
-        assert_eq!(a.0["spark_catalog.default.lineitem"].clustered_by, vec!["l_orderkey", "l_partkey"]);
+        assert_eq!(
+            a.0["spark_catalog.default.lineitem"].clustered_by,
+            vec!["l_orderkey", "l_partkey"]
+        );
         assert_eq!(a.row_fallback()["spark_catalog.default.orders"], 150000);
     }
 

@@ -21,7 +21,10 @@ mod queries {
     fn check_app(log: &str, manifest: &str, source: &str) {
         let recs = jsonl(&ok(&["queries", &shared(log)]));
         assert_eq!(recs.len(), 30, "30 SQL executions per TPC-H app");
-        let ids: Vec<u64> = recs.iter().map(|r| r["execution_id"].as_u64().unwrap()).collect();
+        let ids: Vec<u64> = recs
+            .iter()
+            .map(|r| r["execution_id"].as_u64().unwrap())
+            .collect();
         assert_eq!(ids, (0..30).collect::<Vec<_>>(), "sorted by execution id");
         let by_exec = query_of_execution(manifest);
         for r in &recs {
@@ -37,12 +40,25 @@ mod queries {
             assert_eq!(r["is_command"], false, "exec {id}");
             assert_eq!(r["plan_source"], source, "exec {id}");
             assert_eq!(r["adaptive_final"], true, "exec {id} ran under AQE");
-            assert_eq!(scanned_tables(r), tables_of_truth(q), "tables of {q} (exec {id})");
+            assert_eq!(
+                scanned_tables(r),
+                tables_of_truth(q),
+                "tables of {q} (exec {id})"
+            );
             for s in r["scans"].as_array().unwrap() {
-                assert!(s["rows"].as_i64().is_some(), "{q}: scan metrics present: {s}");
-                assert!(s["bytes_read"].as_i64().unwrap() > 0, "{q}: bytes read: {s}");
+                assert!(
+                    s["rows"].as_i64().is_some(),
+                    "{q}: scan metrics present: {s}"
+                );
+                assert!(
+                    s["bytes_read"].as_i64().unwrap() > 0,
+                    "{q}: bytes read: {s}"
+                );
             }
-            assert!(r["executor_run_ms"].as_i64().unwrap() > 0, "{q}: task time summed");
+            assert!(
+                r["executor_run_ms"].as_i64().unwrap() > 0,
+                "{q}: task time summed"
+            );
         }
     }
 
@@ -61,7 +77,12 @@ mod queries {
         let a = jsonl(&ok(&["queries", &shared("tpch-default")]));
         let b = jsonl(&ok(&["queries", &shared("tpch-extended")]));
         for (x, y) in a.iter().zip(&b) {
-            assert_eq!(scanned_tables(x), scanned_tables(y), "exec {}", x["execution_id"]);
+            assert_eq!(
+                scanned_tables(x),
+                scanned_tables(y),
+                "exec {}",
+                x["execution_id"]
+            );
         }
     }
 
@@ -96,7 +117,11 @@ mod queries {
             smj += got.iter().filter(|s| *s == "SortMergeJoin").count();
             bhj += got.iter().filter(|s| *s == "BroadcastHashJoin").count();
         }
-        assert_eq!((smj, bhj), (11, 53), "README: 11 SMJ and 53 BHJ in final plans");
+        assert_eq!(
+            (smj, bhj),
+            (11, 53),
+            "README: 11 SMJ and 53 BHJ in final plans"
+        );
     }
 
     #[test]
@@ -111,11 +136,29 @@ mod queries {
         let dir = tempdir("formats");
         let csv = format!("{dir}/q.csv");
         let pq = format!("{dir}/q.parquet");
-        ok(&["queries", &shared("tpch-default"), "--format", "csv", "-o", &csv]);
-        ok(&["queries", &shared("tpch-default"), "--format", "parquet", "-o", &pq]);
+        ok(&[
+            "queries",
+            &shared("tpch-default"),
+            "--format",
+            "csv",
+            "-o",
+            &csv,
+        ]);
+        ok(&[
+            "queries",
+            &shared("tpch-default"),
+            "--format",
+            "parquet",
+            "-o",
+            &pq,
+        ]);
         let text = std::fs::read_to_string(&csv).unwrap();
         assert_eq!(text.lines().count(), 31, "header + 30 rows");
-        assert!(text.lines().next().unwrap().starts_with("app_id,execution_id"));
+        assert!(text
+            .lines()
+            .next()
+            .unwrap()
+            .starts_with("app_id,execution_id"));
         let bytes = std::fs::read(&pq).unwrap();
         assert_eq!(&bytes[..4], b"PAR1");
         let table = ok(&["queries", &shared("tpch-default"), "--format", "table"]);
@@ -126,6 +169,72 @@ mod queries {
         let d = std::env::temp_dir().join(format!("lakeaudit-test-{}-{name}", std::process::id()));
         std::fs::create_dir_all(&d).unwrap();
         d.to_string_lossy().into_owned()
+    }
+}
+
+mod samples {
+    use super::common::*;
+    use std::collections::BTreeMap;
+
+    /// Every bundled sample (each codec, Spark 3.5, rolling, in-progress)
+    /// reads; duplicates are read once; in-progress tails only warn.
+    #[test]
+    fn every_sample_reads_with_warnings_only() {
+        let o = run(&["queries", &sample("")]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{err}");
+        assert!(err.contains("last line is truncated"), "{err}");
+        assert!(
+            err.contains("same application local-1796017603630"),
+            "{err}"
+        );
+        let recs = jsonl(&String::from_utf8_lossy(&o.stdout));
+        let mut per_app: BTreeMap<String, (usize, String)> = BTreeMap::new();
+        for r in &recs {
+            let e = per_app
+                .entry(r["app_id"].as_str().unwrap().to_string())
+                .or_default();
+            e.0 += 1;
+            e.1 = r["spark_version"].as_str().unwrap_or_default().to_string();
+        }
+        assert_eq!(per_app.len(), 14, "{per_app:?}");
+        // The complete small samples: 4 CREATE TABLEs and 5 queries each.
+        for app in [
+            "local-1796017571239",
+            "local-1796017581713",
+            "local-1796017592663",
+            "local-1796017976232",
+            "local-1796017842260",
+        ] {
+            assert_eq!(per_app[app].0, 9, "{app}");
+        }
+        assert_eq!(per_app["local-1796017842260"].1, "3.5.9");
+        // Spark 3.5: the four-way join resolves like the 4.0 ones.
+        let q5_35 = recs
+            .iter()
+            .find(|r| r["app_id"] == "local-1796017842260" && r["execution_id"] == 8)
+            .unwrap();
+        let q5_40 = recs
+            .iter()
+            .find(|r| r["app_id"] == "local-1796017976232" && r["execution_id"] == 8)
+            .unwrap();
+        assert!(!column_pairs(q5_35).is_empty());
+        assert_eq!(column_pairs(q5_35), column_pairs(q5_40));
+    }
+
+    #[test]
+    fn weekly_logs_give_one_record_per_scheduled_run() {
+        let recs = jsonl(&ok(&["queries", &shared("weekly")]));
+        let sched: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(shared("weekly/schedule.json")).unwrap())
+                .unwrap();
+        for app in sched["applications"].as_array().unwrap() {
+            let id = app["app_id"].as_str().unwrap();
+            let n = recs.iter().filter(|r| r["app_id"] == id).count() as u64;
+            let want = app["query_runs_total"].as_u64().unwrap()
+                + app["setup_execution_ids"].as_array().unwrap().len() as u64;
+            assert_eq!(n, want, "{id}");
+        }
     }
 }
 
@@ -144,7 +253,13 @@ mod relationships {
                 .as_array()
                 .unwrap()
                 .iter()
-                .map(|e| format!("{} = {}", e["left"].as_str().unwrap(), e["right"].as_str().unwrap()))
+                .map(|e| {
+                    format!(
+                        "{} = {}",
+                        e["left"].as_str().unwrap(),
+                        e["right"].as_str().unwrap()
+                    )
+                })
                 .collect();
             let extra: BTreeSet<String> = match q_name.as_str() {
                 "q18" => ["lineitem.l_orderkey = lineitem.l_orderkey".to_string()].into(),
@@ -165,7 +280,9 @@ mod relationships {
         for r in &recs {
             let id = r["execution_id"].as_u64().unwrap();
             let q = &by_exec[&id];
-            let Some((want, extra)) = truth.get(q) else { continue };
+            let Some((want, extra)) = truth.get(q) else {
+                continue;
+            };
             let got = column_pairs(r);
             for p in &got {
                 if want.contains(p) {
@@ -182,7 +299,11 @@ mod relationships {
                 }
             }
         }
-        assert!(bad.is_empty(), "{log}: tp={tp} fp={fp} fn={fneg}\n{}", bad.join("\n"));
+        assert!(
+            bad.is_empty(),
+            "{log}: tp={tp} fp={fp} fn={fneg}\n{}",
+            bad.join("\n")
+        );
         assert!(tp > 50);
     }
 
@@ -213,13 +334,25 @@ mod relationships {
                 for (a, b) in lc.iter().zip(rc) {
                     let a = format!("{lt}.{}", a.as_str().unwrap());
                     let b = format!("{rt}.{}", b.as_str().unwrap());
-                    let k = if a <= b { format!("{a} = {b}") } else { format!("{b} = {a}") };
+                    let k = if a <= b {
+                        format!("{a} = {b}")
+                    } else {
+                        format!("{b} = {a}")
+                    };
                     for e in r["executions"].as_array().unwrap() {
-                        let id: u64 = e.as_str().unwrap().rsplit(':').next().unwrap().parse().unwrap();
+                        let id: u64 = e
+                            .as_str()
+                            .unwrap()
+                            .rsplit(':')
+                            .next()
+                            .unwrap()
+                            .parse()
+                            .unwrap();
                         // The optimizer-inferred joins of q18 and q20 (plan_notes)
                         // are real plan edges that the SQL-derived key omits.
                         let q = by_exec[&id].as_str();
-                        let inferred = (q == "q18" && k == "lineitem.l_orderkey = lineitem.l_orderkey")
+                        let inferred = (q == "q18"
+                            && k == "lineitem.l_orderkey = lineitem.l_orderkey")
                             || (q == "q20" && k == "lineitem.l_partkey = part.p_partkey");
                         if !inferred {
                             got.entry(k.clone()).or_default().insert(e.to_string());
@@ -227,7 +360,8 @@ mod relationships {
                     }
                 }
             }
-            let got: BTreeMap<String, u64> = got.into_iter().map(|(k, v)| (k, v.len() as u64)).collect();
+            let got: BTreeMap<String, u64> =
+                got.into_iter().map(|(k, v)| (k, v.len() as u64)).collect();
             let want: BTreeMap<String, u64> = t["edge_frequency"][app]
                 .as_object()
                 .unwrap()
@@ -246,7 +380,16 @@ mod planning {
     fn smj_workload_plan_clusters_lineitem_and_orders_on_the_order_key() {
         // The default budget (25% of the candidate tables) cannot pay for a
         // rewrite of lineitem, 64% of the bytes here; give a real budget.
-        let text = ok(&["plan", &shared("tpch-smj"), "--budget", "100MB", "--storage-budget", "100MB", "--format", "json"]);
+        let text = ok(&[
+            "plan",
+            &shared("tpch-smj"),
+            "--budget",
+            "100MB",
+            "--storage-budget",
+            "100MB",
+            "--format",
+            "json",
+        ]);
         let plan: serde_json::Value = serde_json::from_str(&text).unwrap();
         let keys_of = |t: &str| {
             plan["tables"]
@@ -256,20 +399,57 @@ mod planning {
                 .find(|d| d["table"].as_str().unwrap().ends_with(t))
                 .map(|d| d["keys"].clone())
         };
-        assert_eq!(keys_of(".lineitem"), Some(serde_json::json!(["l_orderkey"])), "{text}");
-        assert_eq!(keys_of(".orders"), Some(serde_json::json!(["o_orderkey"])), "{text}");
-        let sql = ok(&["plan", &shared("tpch-smj"), "--budget", "100MB", "--storage-budget", "100MB", "--format", "sql"]);
-        assert!(sql.contains("ALTER TABLE `spark_catalog`.`default`.`lineitem` CLUSTER BY (`l_orderkey`);"), "{sql}");
+        assert_eq!(
+            keys_of(".lineitem"),
+            Some(serde_json::json!(["l_orderkey"])),
+            "{text}"
+        );
+        assert_eq!(
+            keys_of(".orders"),
+            Some(serde_json::json!(["o_orderkey"])),
+            "{text}"
+        );
+        let sql = ok(&[
+            "plan",
+            &shared("tpch-smj"),
+            "--budget",
+            "100MB",
+            "--storage-budget",
+            "100MB",
+            "--format",
+            "sql",
+        ]);
+        assert!(
+            sql.contains(
+                "ALTER TABLE `spark_catalog`.`default`.`lineitem` CLUSTER BY (`l_orderkey`);"
+            ),
+            "{sql}"
+        );
         assert!(sql.contains("ANALYZE TABLE `spark_catalog`.`default`.`orders` COMPUTE STATISTICS FOR ALL COLUMNS;"), "{sql}");
     }
 
     #[test]
     fn weekly_drift_replans_into_weeks_3_and_4_and_names_new_edges() {
         for cost in ["duration", "cpu"] {
-            let rows = jsonl(&ok(&["drift", &shared("weekly"), "--format", "jsonl", "--cost", cost]));
+            let rows = jsonl(&ok(&[
+                "drift",
+                &shared("weekly"),
+                "--format",
+                "jsonl",
+                "--cost",
+                cost,
+            ]));
             assert_eq!(rows.len(), 3, "four weekly windows, three transitions");
-            assert!(rows[1]["drift"].as_f64().unwrap() > 0.10, "week 2→3 ({cost}): {}", rows[1]);
-            assert!(rows[2]["drift"].as_f64().unwrap() > 0.10, "week 3→4 ({cost}): {}", rows[2]);
+            assert!(
+                rows[1]["drift"].as_f64().unwrap() > 0.10,
+                "week 2→3 ({cost}): {}",
+                rows[1]
+            );
+            assert!(
+                rows[2]["drift"].as_f64().unwrap() > 0.10,
+                "week 3→4 ({cost}): {}",
+                rows[2]
+            );
             assert_eq!(rows[1]["replan"], true);
             let new4: Vec<String> = rows[2]["new_edges"]
                 .as_array()
@@ -278,11 +458,14 @@ mod planning {
                 .map(|e| e.as_str().unwrap().to_string())
                 .collect();
             assert!(
-                new4.iter().any(|e| e.contains("lineitem(l_partkey)") && e.contains("part(p_partkey)")),
+                new4.iter()
+                    .any(|e| e.contains("lineitem(l_partkey)") && e.contains("part(p_partkey)")),
                 "week 4 adds part–lineitem: {new4:?}"
             );
             assert!(
-                new4.iter().any(|e| e.contains("customer(c_nationkey)") && e.contains("supplier(s_nationkey)")),
+                new4.iter()
+                    .any(|e| e.contains("customer(c_nationkey)")
+                        && e.contains("supplier(s_nationkey)")),
                 "week 4 adds supplier–customer on the nation key: {new4:?}"
             );
         }
@@ -293,9 +476,20 @@ mod planning {
         let dir = super::queries::tempdir("analyze");
         let o = run(&["analyze", &shared("weekly"), "--out", &dir]);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        for f in ["queries.parquet", "edges.parquet", "edges.csv", "drift.csv", "plan.json", "plan.sql", "report.md"] {
+        for f in [
+            "queries.parquet",
+            "edges.parquet",
+            "edges.csv",
+            "drift.csv",
+            "plan.json",
+            "plan.sql",
+            "report.md",
+        ] {
             let p = std::path::Path::new(&dir).join(f);
-            assert!(p.metadata().map(|m| m.len() > 0).unwrap_or(false), "{f} written");
+            assert!(
+                p.metadata().map(|m| m.len() > 0).unwrap_or(false),
+                "{f} written"
+            );
         }
         let report = std::fs::read_to_string(std::path::Path::new(&dir).join("report.md")).unwrap();
         assert!(report.contains("## Top join edges"));
@@ -322,7 +516,10 @@ mod bad_input {
             b"{\"Event\":\"SparkListenerLogStart\",\"Spark Version\":\"4.0.1\"}\nthis is not json\n",
         );
         let unknown = w("app-1.brotli", b"xxxx");
-        let mut zst = std::fs::read(shared("tpch-default/eventlog_v2_local-1796009792357/events_1_local-1796009792357.zstd")).unwrap();
+        let mut zst = std::fs::read(shared(
+            "tpch-default/eventlog_v2_local-1796009792357/events_1_local-1796009792357.zstd",
+        ))
+        .unwrap();
         let n = zst.len();
         for b in &mut zst[n / 2..n / 2 + 64] {
             *b ^= 0x5a;
@@ -330,18 +527,32 @@ mod bad_input {
         let corrupt = w("app-corrupt.zstd", &zst);
         let missing = format!("{dir}/does-not-exist");
         let good = shared("tpch-extended");
-        let o = run(&["queries", &empty, &binary, &notjson, &unknown, &corrupt, &missing, &good]);
+        let o = run(&[
+            "queries", &empty, &binary, &notjson, &unknown, &corrupt, &missing, &good,
+        ]);
         assert_eq!(o.status.code(), Some(2));
         let err = String::from_utf8_lossy(&o.stderr);
         for p in [&empty, &binary, &unknown, &corrupt, &missing] {
-            assert!(err.contains(&format!("lakeaudit: {p}")), "{p} named in:\n{err}");
+            assert!(
+                err.contains(&format!("lakeaudit: {p}")),
+                "{p} named in:\n{err}"
+            );
         }
-        assert!(err.contains(&format!("lakeaudit: {notjson}:2: ")), "line number given:\n{err}");
+        assert!(
+            err.contains(&format!("lakeaudit: {notjson}:2: ")),
+            "line number given:\n{err}"
+        );
         let recs = jsonl(&String::from_utf8_lossy(&o.stdout));
-        let good_recs = recs.iter().filter(|r| r["app_id"] == "local-1796009833175").count();
+        let good_recs = recs
+            .iter()
+            .filter(|r| r["app_id"] == "local-1796009833175")
+            .count();
         assert_eq!(good_recs, 30, "the good log is still fully read");
         // The corrupt log's records before the damage are kept.
-        assert!(recs.iter().any(|r| r["app_id"] == "local-1796009792357"), "records before corruption kept");
+        assert!(
+            recs.iter().any(|r| r["app_id"] == "local-1796009792357"),
+            "records before corruption kept"
+        );
         assert!(!err.contains("panicked"));
     }
 
@@ -351,7 +562,11 @@ mod bad_input {
         std::fs::write(format!("{dir}/notes.txt"), "hello").unwrap();
         let o = run(&["queries", &dir]);
         assert_eq!(o.status.code(), Some(2));
-        assert!(String::from_utf8_lossy(&o.stderr).contains("no"), "{}", String::from_utf8_lossy(&o.stderr));
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("no"),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
     }
 
     #[test]

@@ -103,7 +103,11 @@ pub fn column_pairs(rec: &Value) -> BTreeSet<String> {
         for (a, b) in lc.iter().zip(rc.iter()) {
             let a = format!("{lt}.{}", a.as_str().unwrap_or_default());
             let b = format!("{rt}.{}", b.as_str().unwrap_or_default());
-            out.insert(if a <= b { format!("{a} = {b}") } else { format!("{b} = {a}") });
+            out.insert(if a <= b {
+                format!("{a} = {b}")
+            } else {
+                format!("{b} = {a}")
+            });
         }
     }
     out
