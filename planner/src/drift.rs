@@ -1,0 +1,153 @@
+//! The workload drift detector (METHOD.md, "Workload Drift Detector").
+//!
+//! Drift between windows k and k+1 over the union of their edges (an edge
+//! missing from a window has JIS 0):
+//! `(1/|E_k ∪ E_k+1|) Σ |JIS_k − JIS_k+1| / max(JIS_k, JIS_k+1, ε)`.
+//! The per-window JIS itself (F̂·D̂·Ĉ, min–max normalised) is computed by
+//! the graph crate (`graph::score`), which builds the edge table.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+/// METHOD.md's default drift threshold δ: above it, re-plan.
+pub const DEFAULT_DRIFT_THRESHOLD: f64 = 0.10;
+
+/// One edge's change between two windows.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EdgeMove {
+    /// Edge key as given.
+    pub edge: String,
+    /// JIS in the earlier window (0 when absent).
+    pub prev: f64,
+    /// JIS in the later window (0 when absent).
+    pub next: f64,
+    /// `next − prev`.
+    pub delta: f64,
+    /// This edge's term: `|delta| / max(prev, next, ε)`.
+    pub term: f64,
+}
+
+/// Drift between two windows.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DriftReport {
+    /// The drift value (0 when both windows are empty).
+    pub value: f64,
+    /// |E_k ∪ E_k+1|.
+    pub edges: usize,
+    /// Edges only in the later window (high re-evaluation priority).
+    pub new_edges: Vec<String>,
+    /// Edges only in the earlier window.
+    pub gone_edges: Vec<String>,
+    /// Edges whose JIS changed, largest |Δ| first (ties by name).
+    pub moved: Vec<EdgeMove>,
+}
+
+/// Drift from `prev` (window k) to `next` (window k+1), keyed by edge.
+///
+/// Non-finite JIS values count as 0.
+pub fn drift(prev: &BTreeMap<String, f64>, next: &BTreeMap<String, f64>, eps: f64) -> DriftReport {
+    let clean = |v: Option<&f64>| v.copied().filter(|x| x.is_finite()).unwrap_or(0.0);
+    let union: BTreeSet<&String> = prev.keys().chain(next.keys()).collect();
+    let mut sum = 0.0;
+    let mut moved = Vec::new();
+    for k in &union {
+        let (p, n) = (clean(prev.get(*k)), clean(next.get(*k)));
+        let den = p.max(n).max(eps);
+        let term = if den > 0.0 { (p - n).abs() / den } else { 0.0 };
+        sum += term;
+        if p != n {
+            moved.push(EdgeMove {
+                edge: (*k).clone(),
+                prev: p,
+                next: n,
+                delta: n - p,
+                term,
+            });
+        }
+    }
+    moved.sort_by(|x, y| {
+        y.delta
+            .abs()
+            .total_cmp(&x.delta.abs())
+            .then_with(|| x.edge.cmp(&y.edge))
+    });
+    let value = if union.is_empty() {
+        0.0
+    } else {
+        sum / union.len() as f64
+    };
+    DriftReport {
+        value,
+        edges: union.len(),
+        new_edges: next
+            .keys()
+            .filter(|k| !prev.contains_key(*k))
+            .cloned()
+            .collect(),
+        gone_edges: prev
+            .keys()
+            .filter(|k| !next.contains_key(*k))
+            .cloned()
+            .collect(),
+        moved,
+    }
+}
+
+/// What to do about a drift value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DriftVerdict {
+    /// Drift above the threshold: re-plan.
+    Replan,
+    /// Drift at or below the threshold: keep the plan.
+    Keep,
+}
+
+/// `Replan` when `report.value > threshold`, else `Keep`.
+pub fn verdict(report: &DriftReport, threshold: f64) -> DriftVerdict {
+    if report.value > threshold {
+        DriftVerdict::Replan
+    } else {
+        DriftVerdict::Keep
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64, tol: f64) -> bool {
+        (a - b).abs() <= tol
+    }
+
+    #[test]
+    fn drift_formula_new_gone_moved_and_verdict() {
+        let prev: BTreeMap<String, f64> = [("a", 1.0), ("b", 0.5), ("c", 0.2)]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        let next: BTreeMap<String, f64> = [("a", 1.0), ("b", 0.4), ("d", 0.3)]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        let r = drift(&prev, &next, 1e-9);
+        // terms: a 0, b 0.1/0.5 = 0.2, c 1, d 1 → 2.2 / 4
+        assert!(close(r.value, 0.55, 1e-12), "{}", r.value);
+        assert_eq!(r.edges, 4);
+        assert_eq!(r.new_edges, vec!["d".to_string()]);
+        assert_eq!(r.gone_edges, vec!["c".to_string()]);
+        let order: Vec<&str> = r.moved.iter().map(|m| m.edge.as_str()).collect();
+        assert_eq!(order, vec!["d", "c", "b"]);
+        assert_eq!(verdict(&r, DEFAULT_DRIFT_THRESHOLD), DriftVerdict::Replan);
+        let same = drift(&prev, &prev, 1e-9);
+        assert_eq!(same.value, 0.0);
+        assert!(same.moved.is_empty());
+        assert_eq!(verdict(&same, DEFAULT_DRIFT_THRESHOLD), DriftVerdict::Keep);
+        let empty = drift(&BTreeMap::new(), &BTreeMap::new(), 1e-9);
+        assert_eq!(empty.value, 0.0);
+        // Both zero: the ε floor keeps the term finite and zero.
+        let z: BTreeMap<String, f64> = [("z".to_string(), 0.0)].into_iter().collect();
+        assert_eq!(drift(&z, &z, 1e-9).value, 0.0);
+    }
+}

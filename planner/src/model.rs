@@ -1,0 +1,221 @@
+//! Public input and output types of the planner (all serde).
+
+use serde::{Deserialize, Serialize};
+
+/// What the planner knows about one table.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TableProfile {
+    /// Fully qualified table name as the plans print it (`spark_catalog.default.orders`).
+    pub table: String,
+    /// Bytes of the table's live data: what a full rewrite reads and writes.
+    pub bytes: u64,
+    /// Row count, when known.
+    pub rows: Option<u64>,
+    /// File count, when known.
+    pub files: Option<u64>,
+    /// Catalog partition columns (empty when not partitioned).
+    pub partitioned_by: Vec<String>,
+    /// Current Liquid Clustering columns (empty when not clustered).
+    pub clustered_by: Vec<String>,
+    /// Where the figures come from: `"table-stats"` or `"log"`.
+    pub source: String,
+}
+
+/// Demand for one join relationship (an edge of the join graph) in one window.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EdgeDemand {
+    /// Left table.
+    pub left_table: String,
+    /// Left join-key columns, paired by position with `right_columns`.
+    pub left_columns: Vec<String>,
+    /// Right table (equal to `left_table` for a self join).
+    pub right_table: String,
+    /// Right join-key columns.
+    pub right_columns: Vec<String>,
+    /// Join Importance Score (dimensionless priority, reported, not used in NPV).
+    pub jis: f64,
+    /// Bytes that the window's executions containing the edge read from both tables.
+    pub scanned_bytes: f64,
+    /// Executions in which the join ran as SortMergeJoin.
+    pub smj_count: u64,
+    /// Executions in which the join ran as BroadcastHashJoin.
+    pub bhj_count: u64,
+    /// Executions in which the join ran as any other operator.
+    pub other_count: u64,
+}
+
+impl EdgeDemand {
+    /// True when the edge ran only as BroadcastHashJoin: clustering gains it little
+    /// (it skips files only before a shuffle the broadcast does not have).
+    pub fn broadcast_only(&self) -> bool {
+        self.smj_count == 0 && self.other_count == 0 && self.bhj_count > 0
+    }
+
+    /// `left(cols) = right(cols)` for reports and error messages.
+    pub fn label(&self) -> String {
+        format!(
+            "{}({}) = {}({})",
+            self.left_table,
+            self.left_columns.join(", "),
+            self.right_table,
+            self.right_columns.join(", ")
+        )
+    }
+}
+
+/// Planner knobs (METHOD.md §2.4). [`Default`] gives the published values.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlannerConfig {
+    /// Fraction of an edge's scanned bytes saved when both tables share its key (0.30).
+    pub scan_reduction: f64,
+    /// Planning horizon H in windows (4).
+    pub horizon: u32,
+    /// Discount rate r per window (0.05).
+    pub discount: f64,
+    /// Storage cost per rewritten byte: old files are kept until VACUUM (1.0).
+    pub retention_factor: f64,
+    /// Rewrite budget B in bytes; `None`: 25% of the candidate tables' bytes.
+    pub budget: Option<u64>,
+    /// Storage budget S in bytes; `None`: 25% of the candidate tables' bytes.
+    pub storage_budget: Option<u64>,
+    /// Plan for edges that ran only as BroadcastHashJoin too.
+    pub include_broadcast: bool,
+    /// Most clustering columns a key may have (Delta allows 4).
+    pub max_cluster_columns: usize,
+}
+
+impl Default for PlannerConfig {
+    fn default() -> Self {
+        PlannerConfig {
+            scan_reduction: 0.30,
+            horizon: 4,
+            discount: 0.05,
+            retention_factor: 1.0,
+            budget: None,
+            storage_budget: None,
+            include_broadcast: false,
+            max_cluster_columns: 4,
+        }
+    }
+}
+
+/// A table's physical layout.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "columns", rename_all = "snake_case")]
+pub enum Layout {
+    /// Neither partitioned nor clustered.
+    None,
+    /// Catalog partitioning (`PARTITIONED BY`).
+    Partitioned(Vec<String>),
+    /// Liquid Clustering (`CLUSTER BY`), columns sorted.
+    Clustered(Vec<String>),
+}
+
+/// Which planner produced a plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Algorithm {
+    /// METHOD.md's greedy: best marginal NPV first, lazy re-scoring.
+    Greedy,
+    /// Greedy ranked by marginal NPV per rewritten byte.
+    GreedyPerByte,
+    /// Default: several greedy starts, then bounded local search.
+    Improved,
+    /// Branch and bound over per-table key choices (small instances only).
+    Exact,
+}
+
+impl Algorithm {
+    /// The name used in [`Plan::algorithm`].
+    pub fn name(self) -> &'static str {
+        match self {
+            Algorithm::Greedy => "greedy",
+            Algorithm::GreedyPerByte => "greedy-per-byte",
+            Algorithm::Improved => "improved",
+            Algorithm::Exact => "exact",
+        }
+    }
+}
+
+/// An input edge, named, as the plan reports it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EdgeRef {
+    /// Index into the `edges` slice given to the planner.
+    pub index: usize,
+    /// `left(cols) = right(cols)`.
+    pub label: String,
+    /// The edge's JIS.
+    pub jis: f64,
+}
+
+/// An edge the planner could not plan for, and why.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SkippedEdge {
+    /// The edge.
+    pub edge: EdgeRef,
+    /// Why it was skipped.
+    pub reason: String,
+}
+
+/// An edge a table's chosen layout serves (both sides clustered on its key).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ServedEdge {
+    /// The edge.
+    pub edge: EdgeRef,
+    /// Bytes saved per window: `scan_reduction × scanned_bytes`.
+    pub scan_reduction: f64,
+}
+
+/// The planner's decision for one table.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TableDecision {
+    /// The table.
+    pub table: String,
+    /// Chosen clustering columns (sorted; Delta ignores their order).
+    pub keys: Vec<String>,
+    /// Layout before the plan.
+    pub previous: Layout,
+    /// True when the layout changes (DDL is needed).
+    pub changed: bool,
+    /// True when the table is partitioned and must be replaced (full rewrite by CTAS).
+    pub replace: bool,
+    /// Bytes rewritten (0 when unchanged).
+    pub rewrite_bytes: u64,
+    /// Bytes kept until VACUUM: `retention_factor × rewrite_bytes`.
+    pub storage_bytes: u64,
+    /// Edges this layout serves.
+    pub edges_served: Vec<ServedEdge>,
+    /// This table's share of the NPV: half the discounted saving of each served edge
+    /// (all of it for a self join) minus its own rewrite and storage cost, so that the
+    /// contributions add up to [`Plan::total_npv`].
+    pub npv_contribution: f64,
+}
+
+/// A layout plan.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    /// Decisions for tables that change or that serve an edge, best contribution first.
+    pub tables: Vec<TableDecision>,
+    /// NPV of the plan in bytes.
+    pub total_npv: f64,
+    /// Σ rewritten bytes.
+    pub rewrite_cost: u64,
+    /// Σ bytes kept until VACUUM.
+    pub storage_cost: u64,
+    /// Rewrite budget B used.
+    pub budget: u64,
+    /// Storage budget S used.
+    pub storage_budget: u64,
+    /// True when `budget` was defaulted (25% of candidate tables' bytes).
+    pub budget_defaulted: bool,
+    /// True when `storage_budget` was defaulted.
+    pub storage_budget_defaulted: bool,
+    /// Annuity factor `(1 − (1+r)^−H) / r` used.
+    pub annuity_factor: f64,
+    /// Broadcast-only edges left out (METHOD.md: reported, not planned for).
+    pub excluded_broadcast: Vec<EdgeRef>,
+    /// Edges that could not be planned (too many key columns, unknown table, ...).
+    pub skipped: Vec<SkippedEdge>,
+    /// Which planner made the plan (see [`Algorithm::name`]).
+    pub algorithm: String,
+}

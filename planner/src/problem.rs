@@ -1,0 +1,458 @@
+//! Inputs compiled into an indexed instance, the objective, and plan rendering.
+//!
+//! A table's choices ("options") are: option 0 = keep the current layout, then
+//! every distinct key set that some incident edge proposes for it. A proposed
+//! key equal to the current clustering maps to option 0 (no rewrite needed).
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::error::{Error, Result};
+use crate::model::{
+    EdgeDemand, EdgeRef, Layout, Plan, PlannerConfig, ServedEdge, SkippedEdge, TableDecision,
+    TableProfile,
+};
+
+/// Delta's hard limit on clustering columns.
+const DELTA_MAX_CLUSTER_COLUMNS: usize = 4;
+
+/// `(1 − (1+r)^−H) / r`: present value of one unit saved per window for `H` windows.
+///
+/// With `r == 0` the limit `H` is returned.
+pub fn annuity_factor(discount: f64, horizon: u32) -> f64 {
+    if discount == 0.0 {
+        return f64::from(horizon);
+    }
+    let h = i32::try_from(horizon).unwrap_or(i32::MAX);
+    (1.0 - (1.0 + discount).powi(-h)) / discount
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct PTable {
+    pub name: String,
+    pub bytes: u64,
+    pub partitioned: bool,
+    pub previous: Layout,
+    /// Option 0 = current layout (its clustering keys, or empty), then proposals.
+    pub options: Vec<Vec<String>>,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct PEdge {
+    /// Index in the caller's edge slice.
+    pub input: usize,
+    pub a: usize,
+    pub ka: usize,
+    pub b: usize,
+    pub kb: usize,
+    /// Discounted saving over the horizon: scan_reduction × scanned × annuity.
+    pub w: f64,
+    /// Deterministic tie-break rank (by table and column names).
+    pub rank: usize,
+}
+
+impl PEdge {
+    /// The other endpoint and the keys (this side, other side) seen from table `t`.
+    pub fn seen_from(&self, t: usize) -> (usize, usize, usize) {
+        if self.a == t {
+            (self.b, self.ka, self.kb)
+        } else {
+            (self.a, self.kb, self.ka)
+        }
+    }
+}
+
+/// An indexed planning instance.
+#[derive(Clone, Debug)]
+pub(crate) struct Problem {
+    pub tables: Vec<PTable>,
+    pub edges: Vec<PEdge>,
+    /// Edge ids incident to each table (a self join appears once).
+    pub adj: Vec<Vec<usize>>,
+    /// Edge ids between two distinct tables, keyed (min, max).
+    pub pairs: HashMap<(usize, usize), Vec<usize>>,
+    pub budget: f64,
+    pub storage_budget: f64,
+    pub retention: f64,
+    pub annuity: f64,
+    // Reporting only.
+    pub budget_u64: u64,
+    pub storage_budget_u64: u64,
+    pub budget_defaulted: bool,
+    pub storage_budget_defaulted: bool,
+    pub excluded_broadcast: Vec<EdgeRef>,
+    pub skipped: Vec<SkippedEdge>,
+    pub input_edges: Vec<EdgeRef>,
+    pub input_scan: Vec<f64>,
+}
+
+fn check_config(c: &PlannerConfig) -> Result<()> {
+    let bad = |field, value: f64, reason| Error::Config {
+        field,
+        value: value.to_string(),
+        reason,
+    };
+    if !(c.scan_reduction.is_finite() && (0.0..=1.0).contains(&c.scan_reduction)) {
+        return Err(bad("scan_reduction", c.scan_reduction, "must be in [0, 1]"));
+    }
+    if !(c.discount.is_finite() && c.discount >= 0.0) {
+        return Err(bad("discount", c.discount, "must be finite and >= 0"));
+    }
+    if !(c.retention_factor.is_finite() && c.retention_factor >= 0.0) {
+        return Err(bad(
+            "retention_factor",
+            c.retention_factor,
+            "must be finite and >= 0",
+        ));
+    }
+    if c.max_cluster_columns == 0 || c.max_cluster_columns > DELTA_MAX_CLUSTER_COLUMNS {
+        return Err(Error::Config {
+            field: "max_cluster_columns",
+            value: c.max_cluster_columns.to_string(),
+            reason: "must be 1..=4 (Delta allows at most 4 clustering columns)",
+        });
+    }
+    Ok(())
+}
+
+/// Sorted, deduplicated key: Delta ignores the order of clustering columns.
+fn key_of(cols: &[String]) -> Vec<String> {
+    let mut k: Vec<String> = cols.to_vec();
+    k.sort();
+    k.dedup();
+    k
+}
+
+fn edge_ref(i: usize, e: &EdgeDemand) -> EdgeRef {
+    EdgeRef {
+        index: i,
+        label: e.label(),
+        jis: e.jis,
+    }
+}
+
+impl Problem {
+    pub fn build(
+        profiles: &[TableProfile],
+        edges: &[EdgeDemand],
+        config: &PlannerConfig,
+    ) -> Result<Problem> {
+        check_config(config)?;
+        let annuity = annuity_factor(config.discount, config.horizon);
+        let mut index: HashMap<&str, usize> = HashMap::new();
+        let mut tables = Vec::with_capacity(profiles.len());
+        for p in profiles {
+            if index.insert(p.table.as_str(), tables.len()).is_some() {
+                return Err(Error::DuplicateTable {
+                    table: p.table.clone(),
+                });
+            }
+            let partitioned = !p.partitioned_by.is_empty();
+            // Delta forbids PARTITIONED BY with CLUSTER BY; if both are reported the
+            // partitioning is what the files follow, so clustering counts as absent.
+            let (previous, current) = if partitioned {
+                (Layout::Partitioned(p.partitioned_by.clone()), Vec::new())
+            } else if p.clustered_by.is_empty() {
+                (Layout::None, Vec::new())
+            } else {
+                let k = key_of(&p.clustered_by);
+                (Layout::Clustered(k.clone()), k)
+            };
+            tables.push(PTable {
+                name: p.table.clone(),
+                bytes: p.bytes,
+                partitioned,
+                previous,
+                options: vec![current],
+            });
+        }
+        // Option lookup per table; filled as edges propose keys.
+        let mut option_ix: Vec<HashMap<Vec<String>, usize>> = tables
+            .iter()
+            .map(|t| {
+                let mut m = HashMap::new();
+                // A partitioned table's option 0 has no clustering key: nothing maps to it.
+                if !t.partitioned && !t.options[0].is_empty() {
+                    m.insert(t.options[0].clone(), 0);
+                }
+                m
+            })
+            .collect();
+        let mut excluded_broadcast = Vec::new();
+        let mut skipped = Vec::new();
+        let mut pedges = Vec::new();
+        let input_edges: Vec<EdgeRef> = edges
+            .iter()
+            .enumerate()
+            .map(|(i, e)| edge_ref(i, e))
+            .collect();
+        let input_scan: Vec<f64> = edges
+            .iter()
+            .map(|e| config.scan_reduction * e.scanned_bytes)
+            .collect();
+        for (i, e) in edges.iter().enumerate() {
+            let skip = |reason: String| SkippedEdge {
+                edge: edge_ref(i, e),
+                reason,
+            };
+            if e.broadcast_only() && !config.include_broadcast {
+                excluded_broadcast.push(edge_ref(i, e));
+                continue;
+            }
+            if !(e.scanned_bytes.is_finite() && e.scanned_bytes >= 0.0) {
+                skipped.push(skip(format!(
+                    "scanned_bytes {} is not a finite non-negative number",
+                    e.scanned_bytes
+                )));
+                continue;
+            }
+            if e.left_columns.is_empty() || e.left_columns.len() != e.right_columns.len() {
+                skipped.push(skip(format!(
+                    "key columns do not pair up ({} left, {} right)",
+                    e.left_columns.len(),
+                    e.right_columns.len()
+                )));
+                continue;
+            }
+            let (Some(&a), Some(&b)) = (
+                index.get(e.left_table.as_str()),
+                index.get(e.right_table.as_str()),
+            ) else {
+                skipped.push(skip("no profile for one of its tables".to_string()));
+                continue;
+            };
+            let ka_cols = key_of(&e.left_columns);
+            let kb_cols = key_of(&e.right_columns);
+            if ka_cols.len() > config.max_cluster_columns
+                || kb_cols.len() > config.max_cluster_columns
+            {
+                skipped.push(skip(format!(
+                    "key needs {} columns, more than max_cluster_columns = {}",
+                    ka_cols.len().max(kb_cols.len()),
+                    config.max_cluster_columns
+                )));
+                continue;
+            }
+            if a == b && ka_cols != kb_cols {
+                // One table has one clustering key; it cannot match two different
+                // column sets at once, so such a self join cannot be served.
+                skipped.push(skip(
+                    "self join on different columns: one layout cannot serve both sides"
+                        .to_string(),
+                ));
+                continue;
+            }
+            let mut opt = |t: usize, k: Vec<String>| -> usize {
+                let tbl = &mut tables[t];
+                let m = &mut option_ix[t];
+                if let Some(&o) = m.get(&k) {
+                    return o;
+                }
+                tbl.options.push(k.clone());
+                let o = tbl.options.len() - 1;
+                m.insert(k, o);
+                o
+            };
+            let ka = opt(a, ka_cols);
+            let kb = opt(b, kb_cols);
+            let w = config.scan_reduction * e.scanned_bytes * annuity;
+            pedges.push(PEdge {
+                input: i,
+                a,
+                ka,
+                b,
+                kb,
+                w,
+                rank: 0,
+            });
+        }
+        // Deterministic tie-break: rank edges by (left table, left key, right table, right key, input index).
+        let mut order: Vec<usize> = (0..pedges.len()).collect();
+        order.sort_by(|&x, &y| {
+            let (ex, ey) = (&pedges[x], &pedges[y]);
+            let kx = (
+                &tables[ex.a].name,
+                &tables[ex.a].options[ex.ka],
+                &tables[ex.b].name,
+                &tables[ex.b].options[ex.kb],
+                ex.input,
+            );
+            let ky = (
+                &tables[ey.a].name,
+                &tables[ey.a].options[ey.ka],
+                &tables[ey.b].name,
+                &tables[ey.b].options[ey.kb],
+                ey.input,
+            );
+            kx.cmp(&ky)
+        });
+        for (r, &e) in order.iter().enumerate() {
+            pedges[e].rank = r;
+        }
+        let mut adj = vec![Vec::new(); tables.len()];
+        let mut pairs: HashMap<(usize, usize), Vec<usize>> = HashMap::new();
+        let mut candidate = vec![false; tables.len()];
+        for (id, e) in pedges.iter().enumerate() {
+            adj[e.a].push(id);
+            candidate[e.a] = true;
+            candidate[e.b] = true;
+            if e.a != e.b {
+                adj[e.b].push(id);
+                pairs
+                    .entry((e.a.min(e.b), e.a.max(e.b)))
+                    .or_default()
+                    .push(id);
+            }
+        }
+        let candidate_bytes: u64 = tables
+            .iter()
+            .zip(&candidate)
+            .filter(|(_, c)| **c)
+            .map(|(t, _)| t.bytes)
+            .fold(0u64, u64::saturating_add);
+        let default_budget = candidate_bytes / 4;
+        let (budget_u64, budget_defaulted) = match config.budget {
+            Some(b) => (b, false),
+            None => (default_budget, true),
+        };
+        let (storage_budget_u64, storage_budget_defaulted) = match config.storage_budget {
+            Some(b) => (b, false),
+            None => (default_budget, true),
+        };
+        Ok(Problem {
+            tables,
+            edges: pedges,
+            adj,
+            pairs,
+            budget: budget_u64 as f64,
+            storage_budget: storage_budget_u64 as f64,
+            retention: config.retention_factor,
+            annuity,
+            budget_u64,
+            storage_budget_u64,
+            budget_defaulted,
+            storage_budget_defaulted,
+            excluded_broadcast,
+            skipped,
+            input_edges,
+            input_scan,
+        })
+    }
+
+    /// Rewrite bytes of table `t` on option `k`.
+    pub fn rewrite(&self, t: usize, k: usize) -> f64 {
+        if k == 0 {
+            0.0
+        } else {
+            self.tables[t].bytes as f64
+        }
+    }
+
+    /// Storage bytes of table `t` on option `k`.
+    pub fn storage(&self, t: usize, k: usize) -> f64 {
+        self.retention * self.rewrite(t, k)
+    }
+
+    /// Both budgets hold (with a relative tolerance against float noise).
+    pub fn fits(&self, rewrite: f64, storage: f64) -> bool {
+        rewrite <= self.budget * (1.0 + 1e-12) + 1e-6
+            && storage <= self.storage_budget * (1.0 + 1e-12) + 1e-6
+    }
+
+    /// Improvement threshold: ignore float noise relative to the instance's scale.
+    pub fn tol(&self) -> f64 {
+        let total: f64 = self.edges.iter().map(|e| e.w).sum();
+        1e-9 * total.max(1.0)
+    }
+
+    /// Is edge `e` served under assignment `x`?
+    pub fn served(&self, x: &[usize], e: &PEdge) -> bool {
+        x[e.a] == e.ka && x[e.b] == e.kb
+    }
+
+    /// Exact objective and costs of an assignment: (npv, rewrite, storage).
+    pub fn evaluate(&self, x: &[usize]) -> (f64, f64, f64) {
+        let benefit: f64 = self
+            .edges
+            .iter()
+            .filter(|e| self.served(x, e))
+            .map(|e| e.w)
+            .sum();
+        let mut rw = 0.0;
+        let mut st = 0.0;
+        for (t, &k) in x.iter().enumerate() {
+            rw += self.rewrite(t, k);
+            st += self.storage(t, k);
+        }
+        // `+ 0.0` turns the -0.0 of an empty float sum into 0.0 for printing.
+        (benefit - rw - st + 0.0, rw, st)
+    }
+
+    /// Render an assignment as a [`Plan`].
+    pub fn to_plan(&self, x: &[usize], algorithm: &str) -> Plan {
+        let mut served: BTreeMap<usize, Vec<(usize, f64)>> = BTreeMap::new();
+        for e in &self.edges {
+            if self.served(x, e) {
+                let share = if e.a == e.b { e.w } else { e.w / 2.0 };
+                served.entry(e.a).or_default().push((e.input, share));
+                if e.a != e.b {
+                    served.entry(e.b).or_default().push((e.input, share));
+                }
+            }
+        }
+        let mut decisions = Vec::new();
+        let mut rewrite_cost = 0u64;
+        let mut storage_cost = 0u64;
+        for (t, tbl) in self.tables.iter().enumerate() {
+            let k = x[t];
+            let list = served.remove(&t).unwrap_or_default();
+            if k == 0 && list.is_empty() {
+                continue;
+            }
+            let rewrite_bytes = if k == 0 { 0 } else { tbl.bytes };
+            let storage_bytes = (self.retention * rewrite_bytes as f64).ceil() as u64;
+            rewrite_cost = rewrite_cost.saturating_add(rewrite_bytes);
+            storage_cost = storage_cost.saturating_add(storage_bytes);
+            let gain: f64 = list.iter().map(|(_, s)| s).sum();
+            let npv_contribution = gain - self.rewrite(t, k) - self.storage(t, k);
+            let mut edges_served: Vec<ServedEdge> = list
+                .iter()
+                .map(|&(i, _)| ServedEdge {
+                    edge: self.input_edges[i].clone(),
+                    scan_reduction: self.input_scan[i],
+                })
+                .collect();
+            edges_served.sort_by_key(|s| s.edge.index);
+            decisions.push(TableDecision {
+                table: tbl.name.clone(),
+                keys: tbl.options[k].clone(),
+                previous: tbl.previous.clone(),
+                changed: k != 0,
+                replace: k != 0 && tbl.partitioned,
+                rewrite_bytes,
+                storage_bytes,
+                edges_served,
+                npv_contribution,
+            });
+        }
+        decisions.sort_by(|p, q| {
+            q.npv_contribution
+                .total_cmp(&p.npv_contribution)
+                .then_with(|| p.table.cmp(&q.table))
+        });
+        let (total_npv, _, _) = self.evaluate(x);
+        Plan {
+            tables: decisions,
+            total_npv,
+            rewrite_cost,
+            storage_cost,
+            budget: self.budget_u64,
+            storage_budget: self.storage_budget_u64,
+            budget_defaulted: self.budget_defaulted,
+            storage_budget_defaulted: self.storage_budget_defaulted,
+            annuity_factor: self.annuity,
+            excluded_broadcast: self.excluded_broadcast.clone(),
+            skipped: self.skipped.clone(),
+            algorithm: algorithm.to_string(),
+        }
+    }
+}
