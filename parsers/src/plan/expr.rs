@@ -1402,7 +1402,7 @@ mod tests {
     }
 
     #[test]
-    fn deep_and_long_inputs_are_fast_and_safe() {
+    fn deep_and_long_inputs_parse_without_overflow() {
         // A left-deep conjunction as Spark prints it, ~100 KB.
         let n = 1400;
         let mut s = "(".repeat(n);
@@ -1414,13 +1414,9 @@ mod tests {
             ));
         }
         assert!(s.len() > 90_000);
-        let t = std::time::Instant::now();
+        // Speed is measured by the criterion bench (parsers/benches), not here.
         let e = parse_expr(&s);
-        let took = t.elapsed();
-        eprintln!("parsed {} bytes in {took:?}", s.len());
         assert_eq!(e.conjuncts().len(), n + 1);
-        // Generous for unoptimised test builds; release takes well under 1 ms.
-        assert!(took.as_millis() < 200, "{took:?}");
         // Printing and dropping recurse: fine at this depth on a test thread.
         assert_eq!(e.to_string(), s);
         drop(e);
