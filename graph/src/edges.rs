@@ -179,7 +179,11 @@ pub fn edge_key(r: &Relationship) -> Option<EdgeKey> {
     }
     let l = (canonical_table(&r.left_table), r.left_columns.clone());
     let r2 = (canonical_table(&r.right_table), r.right_columns.clone());
-    let (a, b) = if qualified(&l) <= qualified(&r2) { (l, r2) } else { (r2, l) };
+    let (a, b) = if qualified(&l) <= qualified(&r2) {
+        (l, r2)
+    } else {
+        (r2, l)
+    };
     Some(EdgeKey {
         left_table: a.0,
         left_columns: a.1,
@@ -265,8 +269,14 @@ pub fn build_edges(execs: &[ExecFacts], cost: CostMeasure, fallback: &RowFallbac
     let keys: Vec<EdgeKey> = acc.keys().cloned().collect();
     let accs: Vec<Acc> = acc.into_values().collect();
     let f: Vec<f64> = accs.iter().map(|a| a.execs.len() as f64).collect();
-    let d: Vec<f64> = accs.iter().map(|a| a.volume_sum / a.execs.len() as f64).collect();
-    let c: Vec<f64> = accs.iter().map(|a| a.cost_sum / a.execs.len() as f64).collect();
+    let d: Vec<f64> = accs
+        .iter()
+        .map(|a| a.volume_sum / a.execs.len() as f64)
+        .collect();
+    let c: Vec<f64> = accs
+        .iter()
+        .map(|a| a.cost_sum / a.execs.len() as f64)
+        .collect();
     let n = score::jis(&f, &d, &c);
     let mut rows: Vec<EdgeRow> = keys
         .into_iter()
@@ -294,11 +304,7 @@ pub fn build_edges(execs: &[ExecFacts], cost: CostMeasure, fallback: &RowFallbac
             executions: a.execs,
         })
         .collect();
-    rows.sort_by(|a, b| {
-        b.jis
-            .total_cmp(&a.jis)
-            .then_with(|| a.key().cmp(&b.key()))
-    });
+    rows.sort_by(|a, b| b.jis.total_cmp(&a.jis).then_with(|| a.key().cmp(&b.key())));
     rows
 }
 
@@ -323,7 +329,11 @@ pub fn join_graph(rows: &[EdgeRow]) -> UnGraph<String, f64> {
 /// since the Unix epoch, so weekly windows start on a Thursday 00:00 UTC
 /// unless `align_ms` shifts them; Monday alignment is `align_ms = 4 days`).
 /// Executions without a start time are dropped.
-pub fn windows(execs: &[ExecFacts], width_ms: i64, align_ms: i64) -> Vec<(i64, i64, Vec<ExecFacts>)> {
+pub fn windows(
+    execs: &[ExecFacts],
+    width_ms: i64,
+    align_ms: i64,
+) -> Vec<(i64, i64, Vec<ExecFacts>)> {
     let mut by: BTreeMap<i64, Vec<ExecFacts>> = BTreeMap::new();
     for e in execs {
         if let Some(t) = e.start_ms {

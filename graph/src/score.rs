@@ -16,7 +16,10 @@ pub fn min_max(values: &[f64]) -> Vec<f64> {
 
 /// Normalise `values` on a given `(min, max)` range (for joint ranges).
 pub fn min_max_in(values: &[f64], (lo, hi): (f64, f64)) -> Vec<f64> {
-    values.iter().map(|x| (x - lo) / (hi - lo + EPSILON)).collect()
+    values
+        .iter()
+        .map(|x| (x - lo) / (hi - lo + EPSILON))
+        .collect()
 }
 
 /// `(min, max)` of the values; `(0, 0)` when empty.
@@ -97,7 +100,11 @@ mod tests {
             &[0.9, 0.5],
             &[0.05, 0.5],
             &[0.05, 0.5],
-            ((0.0, 1.0 - EPSILON), (0.0, 1.0 - EPSILON), (0.0, 1.0 - EPSILON)),
+            (
+                (0.0, 1.0 - EPSILON),
+                (0.0, 1.0 - EPSILON),
+                (0.0, 1.0 - EPSILON),
+            ),
         );
         let (small, balanced) = (n[0], n[1]);
         assert!(close(small.jis, 0.002, 0.0005), "{}", small.jis);

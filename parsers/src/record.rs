@@ -3,9 +3,7 @@
 //! The JSONL field names are a contract other tools rely on: fields may be
 //! added, never renamed.
 
-use crate::plan::{
-    self, Expr, JoinInfo, NodeKind, PlanNode, PlanSource, Recursion, ScanInfo,
-};
+use crate::plan::{self, Expr, JoinInfo, NodeKind, PlanNode, PlanSource, Recursion, ScanInfo};
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -316,7 +314,11 @@ mod tests {
 
     #[test]
     fn detects_formatted_text() {
-        assert!(is_formatted("== Physical Plan ==\nScan x (1)\n\n\n(1) Scan x\nOutput [1]: [a#1]\n"));
-        assert!(!is_formatted("== Physical Plan ==\n*(1) Project [a#1]\n+- (2) x\n"));
+        assert!(is_formatted(
+            "== Physical Plan ==\nScan x (1)\n\n\n(1) Scan x\nOutput [1]: [a#1]\n"
+        ));
+        assert!(!is_formatted(
+            "== Physical Plan ==\n*(1) Project [a#1]\n+- (2) x\n"
+        ));
     }
 }

@@ -157,8 +157,7 @@ pub fn read_app<T>(
                 None if st.summary.lines == 1 => {
                     errors.push(Error::Input {
                         at: reader.location(),
-                        reason: "not a Spark event log (the first line is not a JSON event)"
-                            .into(),
+                        reason: "not a Spark event log (the first line is not a JSON event)".into(),
                     });
                     break;
                 }
@@ -356,7 +355,8 @@ impl<T> State<'_, T> {
         for s in &st.stages {
             self.stage_exec.remove(s);
         }
-        let (set, plan_error) = record::parse_plans(st.plan_text.as_deref(), st.plan_info.as_deref());
+        let (set, plan_error) =
+            record::parse_plans(st.plan_text.as_deref(), st.plan_info.as_deref());
         let (root_node, is_command) = match set.best() {
             Some(p) => {
                 let (n, c) = record::root_operator(p);
@@ -406,7 +406,10 @@ mod tests {
     use crate::io::discover;
 
     fn shared(rel: &str) -> String {
-        format!("{}/../../shared/spark-logs/{rel}", env!("CARGO_MANIFEST_DIR"))
+        format!(
+            "{}/../../shared/spark-logs/{rel}",
+            env!("CARGO_MANIFEST_DIR")
+        )
     }
 
     #[test]
@@ -438,7 +441,10 @@ mod tests {
                 "spark_catalog.default.orders"
             ]
         );
-        assert!(q3.scans.iter().all(|s| s.rows.is_some() && s.bytes_read.is_some()));
+        assert!(q3
+            .scans
+            .iter()
+            .all(|s| s.rows.is_some() && s.bytes_read.is_some()));
         assert_eq!(q3.start_ms, Some(1796009804024));
         assert!(q3.duration_ms.unwrap() > 0);
         assert!(q3.executor_cpu_ms > 0);

@@ -220,7 +220,10 @@ impl<'de> Deserialize<'de> for NumOrStr {
                 Ok(NumOrStr(None))
             }
             fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<NumOrStr, A::Error> {
-                while map.next_entry::<de::IgnoredAny, de::IgnoredAny>()?.is_some() {}
+                while map
+                    .next_entry::<de::IgnoredAny, de::IgnoredAny>()?
+                    .is_some()
+                {}
                 Ok(NumOrStr(None))
             }
         }

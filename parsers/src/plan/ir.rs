@@ -165,11 +165,9 @@ impl Expr {
     /// Direct child expressions.
     pub fn children(&self) -> Vec<&Expr> {
         match self {
-            Expr::Attr(_)
-            | Expr::Unresolved(_)
-            | Expr::Literal(_)
-            | Expr::Star
-            | Expr::Raw(_) => Vec::new(),
+            Expr::Attr(_) | Expr::Unresolved(_) | Expr::Literal(_) | Expr::Star | Expr::Raw(_) => {
+                Vec::new()
+            }
             Expr::Alias { child, .. } | Expr::Outer(child) | Expr::Unary { child, .. } => {
                 vec![child]
             }
