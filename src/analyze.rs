@@ -198,6 +198,14 @@ fn report_md(
     }
     let p = &planned.plan;
     let _ = writeln!(s, "## Layout plan\n");
+    if let Some((a, b)) = planned.window {
+        let _ = writeln!(
+            s,
+            "For the most recent {window} window, {} .. {}.\n",
+            format_time(a),
+            format_time(b)
+        );
+    }
     let changed: Vec<_> = p.tables.iter().filter(|t| t.changed).collect();
     if changed.is_empty() {
         let _ = writeln!(s, "No layout change pays for itself within the budgets.\n");

@@ -199,6 +199,10 @@ pub struct Planned {
     pub profiles: Vec<TableProfile>,
     /// Window planned for.
     pub window: Option<(i64, i64)>,
+    /// The edge demands given to the planner (indexed by `EdgeRef::index`).
+    pub demands: Vec<EdgeDemand>,
+    /// The planner settings used.
+    pub config: PlannerConfig,
     /// The plan.
     pub plan: Plan,
 }
@@ -236,11 +240,14 @@ pub fn make_plan(
     } else {
         planner::Algorithm::Improved
     };
-    let plan = planner::plan_with(&profiles, &demands(&edges), &config, algorithm)
-        .context("planning failed")?;
+    let demands = demands(&edges);
+    let plan =
+        planner::plan_with(&profiles, &demands, &config, algorithm).context("planning failed")?;
     Ok(Planned {
         profiles,
         window,
+        demands,
+        config,
         plan,
     })
 }
@@ -270,6 +277,43 @@ impl Planned {
             table_profiles: &self.profiles,
         }
     }
+}
+
+/// Edges that would pay on their own but that the plan does not serve,
+/// with the rewrite they need: what a larger budget would buy.
+pub fn left_out(p: &Planned) -> Vec<(String, f64, f64)> {
+    let plan = &p.plan;
+    let served: std::collections::BTreeSet<usize> = plan
+        .tables
+        .iter()
+        .flat_map(|t| t.edges_served.iter().map(|e| e.edge.index))
+        .collect();
+    let excluded: std::collections::BTreeSet<usize> =
+        plan.excluded_broadcast.iter().map(|e| e.index).collect();
+    let size = |t: &str| {
+        p.profiles
+            .iter()
+            .find(|x| x.table == t)
+            .map_or(0, |x| x.bytes) as f64
+    };
+    let mut out = Vec::new();
+    for (i, d) in p.demands.iter().enumerate() {
+        if served.contains(&i) || excluded.contains(&i) {
+            continue;
+        }
+        let rewrite = if d.left_table == d.right_table {
+            size(&d.left_table)
+        } else {
+            size(&d.left_table) + size(&d.right_table)
+        };
+        let gain = p.config.scan_reduction * d.scanned_bytes * plan.annuity_factor;
+        let npv = gain - rewrite * (1.0 + p.config.retention_factor);
+        if npv > 0.0 {
+            out.push((d.label(), rewrite, npv));
+        }
+    }
+    out.sort_by(|a, b| b.2.total_cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
+    out
 }
 
 /// The plan as text for a person.
@@ -352,6 +396,21 @@ pub fn render_text(p: &Planned) -> String {
         );
         for e in &plan.excluded_broadcast {
             let _ = writeln!(s, "  {}  JIS {:.3}", e.label, e.jis);
+        }
+    }
+    let missed = left_out(p);
+    if !missed.is_empty() {
+        let _ = writeln!(
+            s,
+            "\nWould pay on their own but are not in the plan (budget or a conflicting key on a shared table):"
+        );
+        for (label, rewrite, npv) in missed.iter().take(10) {
+            let _ = writeln!(
+                s,
+                "  {label}  needs a rewrite of {}  stand-alone NPV {}",
+                human(*rewrite),
+                human(*npv)
+            );
         }
     }
     for e in &plan.skipped {
