@@ -236,6 +236,19 @@ fn report_md(
         human(p.total_npv),
         p.algorithm
     );
+    let missed = plan_cmd::left_out(planned);
+    if !missed.is_empty() {
+        let _ = writeln!(s, "Would pay on their own but are not in the plan (budget, or a conflicting key on a shared table):\n");
+        for (label, rewrite, npv) in missed.iter().take(5) {
+            let _ = writeln!(
+                s,
+                "- {label}: needs a rewrite of {}, stand-alone NPV {}",
+                human(*rewrite),
+                human(*npv)
+            );
+        }
+        let _ = writeln!(s);
+    }
     if !p.excluded_broadcast.is_empty() {
         let _ = writeln!(
             s,
