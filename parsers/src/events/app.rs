@@ -7,6 +7,7 @@
 //! executions and the size of one plan, not the size of the log.
 
 use super::dispatch::{classify, EventKind};
+use super::types::skim;
 use super::types::*;
 use crate::error::{Error, Location};
 use crate::io::{LineReader, LogInput};
@@ -236,23 +237,22 @@ impl<T> State<'_, T> {
     fn handle(&mut self, kind: EventKind, line: &[u8]) -> std::result::Result<(), String> {
         match kind {
             EventKind::TaskEnd => {
-                let t: TaskEnd = serde_json::from_slice(line).map_err(bad)?;
-                let Some(&exec) = self.stage_exec.get(&t.stage_id) else {
+                // Most bytes of a log: skim by key, and only for tasks of a
+                // running SQL execution (see `types::skim`).
+                let stage = skim::stage_id(line).ok_or("task end event without a Stage ID")?;
+                let Some(&exec) = self.stage_exec.get(&stage) else {
                     return Ok(());
                 };
                 let Some(st) = self.execs.get_mut(&exec) else {
                     return Ok(());
                 };
-                if let Some(m) = t.metrics {
-                    st.run_ms += m.run_time_ms;
-                    st.cpu_ns += m.cpu_time_ns;
-                }
-                if let Some(info) = t.info {
-                    for a in info.accumulables {
-                        if a.metadata.as_deref() == Some("sql") {
-                            if let Some(NumOrStr(Some(v))) = a.update {
-                                *st.metrics.entry(a.id).or_insert(0) += v;
-                            }
+                let (run_ms, cpu_ns) = skim::times(line);
+                st.run_ms += run_ms;
+                st.cpu_ns += cpu_ns;
+                for a in skim::accumulables(line).map_err(bad)? {
+                    if a.metadata.as_deref() == Some("sql") {
+                        if let Some(NumOrStr(Some(v))) = a.update {
+                            *st.metrics.entry(a.id).or_insert(0) += v;
                         }
                     }
                 }

@@ -184,6 +184,56 @@ pub struct DriverAccumUpdates {
     pub accum_updates: Vec<(u64, i64)>,
 }
 
+/// Fast path for `SparkListenerTaskEnd`, most of a log's bytes: read the
+/// few fields a record needs by their keys instead of tokenising the whole
+/// event. A key's bytes (`"Stage ID":` with bare quotes) cannot occur inside
+/// a JSON string, where quotes are escaped, so a match is the key itself.
+/// Tested against the full typed parse on real logs.
+pub mod skim {
+    use super::Accumulable;
+    use serde::Deserialize;
+
+    /// The integer value of `key` (which includes its quotes and colon).
+    pub fn int_after(line: &[u8], key: &[u8]) -> Option<i64> {
+        let at = memchr::memmem::find(line, key)? + key.len();
+        let rest = line.get(at..)?;
+        let rest = &rest[rest.iter().take_while(|b| b.is_ascii_whitespace()).count()..];
+        let (neg, digits) = match rest.first() {
+            Some(b'-') => (true, &rest[1..]),
+            _ => (false, rest),
+        };
+        let n = digits.iter().take_while(|b| b.is_ascii_digit()).count();
+        if n == 0 {
+            return None;
+        }
+        let v: i64 = std::str::from_utf8(&digits[..n]).ok()?.parse().ok()?;
+        Some(if neg { -v } else { v })
+    }
+
+    /// `Stage ID` of a task end event.
+    pub fn stage_id(line: &[u8]) -> Option<u64> {
+        int_after(line, b"\"Stage ID\":").and_then(|v| u64::try_from(v).ok())
+    }
+
+    /// `Executor Run Time` (ms) and `Executor CPU Time` (ns); 0 when absent.
+    pub fn times(line: &[u8]) -> (i64, i64) {
+        (
+            int_after(line, b"\"Executor Run Time\":").unwrap_or(0),
+            int_after(line, b"\"Executor CPU Time\":").unwrap_or(0),
+        )
+    }
+
+    /// The `Accumulables` array of `Task Info`, parsed on its own.
+    pub fn accumulables(line: &[u8]) -> Result<Vec<Accumulable<'_>>, serde_json::Error> {
+        const KEY: &[u8] = b"\"Accumulables\":";
+        let Some(at) = memchr::memmem::find(line, KEY) else {
+            return Ok(Vec::new());
+        };
+        let mut de = serde_json::Deserializer::from_slice(&line[at + KEY.len()..]);
+        Vec::<Accumulable>::deserialize(&mut de)
+    }
+}
+
 /// A JSON number or a decimal string (SQL metric updates are strings).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NumOrStr(pub Option<i64>);
@@ -234,6 +284,52 @@ impl<'de> Deserialize<'de> for NumOrStr {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The skim reads exactly what the full typed parse reads, on every task
+    /// end event of a real log.
+    #[test]
+    fn skim_agrees_with_the_typed_parse_on_real_task_events() {
+        use std::io::Read;
+        let path = format!(
+            "{}/../../shared/spark-logs/tpch-default/eventlog_v2_local-1796009792357/events_1_local-1796009792357.zstd",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let mut text = Vec::new();
+        zstd::stream::read::Decoder::new(std::fs::File::open(path).unwrap())
+            .unwrap()
+            .read_to_end(&mut text)
+            .unwrap();
+        let mut n = 0;
+        for line in text.split(|b| *b == b'\n') {
+            if !line.starts_with(br#"{"Event":"SparkListenerTaskEnd""#) {
+                continue;
+            }
+            n += 1;
+            let full: TaskEnd = serde_json::from_slice(line).unwrap();
+            assert_eq!(skim::stage_id(line), Some(full.stage_id));
+            let m = full.metrics.unwrap();
+            assert_eq!(skim::times(line), (m.run_time_ms, m.cpu_time_ns));
+            let a = skim::accumulables(line).unwrap();
+            let b = full.info.unwrap().accumulables;
+            assert_eq!(a.len(), b.len());
+            for (x, y) in a.iter().zip(&b) {
+                assert_eq!((x.id, x.update, &x.metadata), (y.id, y.update, &y.metadata));
+            }
+        }
+        assert_eq!(n, 190);
+    }
+
+    #[test]
+    fn skim_handles_absent_and_odd_values() {
+        assert_eq!(skim::int_after(br#"{"a": -12,"#, br#""a":"#), Some(-12));
+        assert_eq!(skim::int_after(br#"{"a":"x"}"#, br#""a":"#), None);
+        assert_eq!(skim::stage_id(br#"{"Event":"SparkListenerTaskEnd"}"#), None);
+        assert_eq!(skim::times(b"{}"), (0, 0));
+        assert!(skim::accumulables(br#"{"Accumulables":[{"ID":"#).is_err());
+        // An escaped key inside a string value is not a key.
+        let line = br#"{"Task End Reason":{"Description":"\"Stage ID\":7"},"Stage ID":3}"#;
+        assert_eq!(skim::stage_id(line), Some(3));
+    }
 
     #[test]
     fn task_end_reads_sql_metric_strings_and_internal_numbers() {
