@@ -249,11 +249,9 @@ impl<T> State<'_, T> {
                 let (run_ms, cpu_ns) = skim::times(line);
                 st.run_ms += run_ms;
                 st.cpu_ns += cpu_ns;
-                for a in skim::accumulables(line).map_err(bad)? {
-                    if a.metadata.as_deref() == Some("sql") {
-                        if let Some(NumOrStr(Some(v))) = a.update {
-                            *st.metrics.entry(a.id).or_insert(0) += v;
-                        }
+                for (id, update) in skim::sql_updates(line)? {
+                    if let Some(v) = update {
+                        *st.metrics.entry(id).or_insert(0) += v;
                     }
                 }
             }

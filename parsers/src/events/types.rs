@@ -190,12 +190,21 @@ pub struct DriverAccumUpdates {
 /// a JSON string, where quotes are escaped, so a match is the key itself.
 /// Tested against the full typed parse on real logs.
 pub mod skim {
+    #[cfg(test)]
     use super::Accumulable;
+    use memchr::memmem::Finder;
+    #[cfg(test)]
     use serde::Deserialize;
+    use std::sync::OnceLock;
 
-    /// The integer value of `key` (which includes its quotes and colon).
-    pub fn int_after(line: &[u8], key: &[u8]) -> Option<i64> {
-        let at = memchr::memmem::find(line, key)? + key.len();
+    fn finder(
+        cell: &'static OnceLock<Finder<'static>>,
+        key: &'static [u8],
+    ) -> &'static Finder<'static> {
+        cell.get_or_init(|| Finder::new(key))
+    }
+
+    fn int_at(line: &[u8], at: usize) -> Option<i64> {
         let rest = line.get(at..)?;
         let rest = &rest[rest.iter().take_while(|b| b.is_ascii_whitespace()).count()..];
         let (neg, digits) = match rest.first() {
@@ -210,20 +219,76 @@ pub mod skim {
         Some(if neg { -v } else { v })
     }
 
+    /// The integer value of `key` (which includes its quotes and colon).
+    pub fn int_after(line: &[u8], key: &[u8]) -> Option<i64> {
+        let at = memchr::memmem::find(line, key)? + key.len();
+        int_at(line, at)
+    }
+
+    fn int_of(
+        line: &[u8],
+        cell: &'static OnceLock<Finder<'static>>,
+        key: &'static [u8],
+    ) -> Option<i64> {
+        let at = finder(cell, key).find(line)? + key.len();
+        int_at(line, at)
+    }
+
     /// `Stage ID` of a task end event.
     pub fn stage_id(line: &[u8]) -> Option<u64> {
-        int_after(line, b"\"Stage ID\":").and_then(|v| u64::try_from(v).ok())
+        static F: OnceLock<Finder<'static>> = OnceLock::new();
+        int_of(line, &F, b"\"Stage ID\":").and_then(|v| u64::try_from(v).ok())
     }
 
     /// `Executor Run Time` (ms) and `Executor CPU Time` (ns); 0 when absent.
     pub fn times(line: &[u8]) -> (i64, i64) {
+        static RUN: OnceLock<Finder<'static>> = OnceLock::new();
+        static CPU: OnceLock<Finder<'static>> = OnceLock::new();
         (
-            int_after(line, b"\"Executor Run Time\":").unwrap_or(0),
-            int_after(line, b"\"Executor CPU Time\":").unwrap_or(0),
+            int_of(line, &RUN, b"\"Executor Run Time\":").unwrap_or(0),
+            int_of(line, &CPU, b"\"Executor CPU Time\":").unwrap_or(0),
         )
     }
 
-    /// The `Accumulables` array of `Task Info`, parsed on its own.
+    /// The SQL-metric updates (`"Metadata":"sql"`) of the `Accumulables`
+    /// array as `(accumulator id, update)`. Spark writes every accumulable
+    /// as a flat object starting with `{"ID":<n>` whose `"Update"` is a
+    /// number or a decimal string, so the object holding a
+    /// `"Metadata":"sql"` starts at the nearest `{"ID":` before it, and its
+    /// two numbers are read in place.
+    pub fn sql_updates(line: &[u8]) -> Result<Vec<(u64, Option<i64>)>, String> {
+        static SQL: OnceLock<Finder<'static>> = OnceLock::new();
+        static UPDATE: OnceLock<Finder<'static>> = OnceLock::new();
+        const ID: &[u8] = b"{\"ID\":";
+        const UPD: &[u8] = b"\"Update\":";
+        let mut out = Vec::new();
+        let mut from = 0;
+        for pos in finder(&SQL, b"\"Metadata\":\"sql\"").find_iter(line) {
+            let start = line
+                .get(from..pos)
+                .and_then(|w| memchr::memmem::rfind(w, ID))
+                .map(|i| from + i)
+                .ok_or("SQL metric update without an ID")?;
+            let id = int_at(line, start + ID.len())
+                .and_then(|v| u64::try_from(v).ok())
+                .ok_or("SQL metric update with a bad ID")?;
+            let obj = &line[start..pos];
+            let update = finder(&UPDATE, UPD).find(obj).and_then(|u| {
+                let at = u + UPD.len();
+                match obj.get(at) {
+                    Some(b'"') => int_at(obj, at + 1),
+                    _ => int_at(obj, at),
+                }
+            });
+            out.push((id, update));
+            from = pos;
+        }
+        Ok(out)
+    }
+
+    /// The whole `Accumulables` array of `Task Info`, parsed on its own
+    /// (the reference the skim is tested against).
+    #[cfg(test)]
     pub fn accumulables(line: &[u8]) -> Result<Vec<Accumulable<'_>>, serde_json::Error> {
         const KEY: &[u8] = b"\"Accumulables\":";
         let Some(at) = memchr::memmem::find(line, KEY) else {
@@ -299,7 +364,7 @@ mod tests {
             .unwrap()
             .read_to_end(&mut text)
             .unwrap();
-        let mut n = 0;
+        let (mut n, mut sql_total) = (0, 0);
         for line in text.split(|b| *b == b'\n') {
             if !line.starts_with(br#"{"Event":"SparkListenerTaskEnd""#) {
                 continue;
@@ -315,8 +380,21 @@ mod tests {
             for (x, y) in a.iter().zip(&b) {
                 assert_eq!((x.id, x.update, &x.metadata), (y.id, y.update, &y.metadata));
             }
+            let sql: Vec<_> = b
+                .iter()
+                .filter(|y| y.metadata.as_deref() == Some("sql"))
+                .map(|y| (y.id, y.update))
+                .collect();
+            let skimmed: Vec<_> = skim::sql_updates(line)
+                .unwrap()
+                .into_iter()
+                .map(|(id, u)| (id, Some(NumOrStr(u))))
+                .collect();
+            assert_eq!(skimmed, sql);
+            sql_total += sql.len();
         }
         assert_eq!(n, 190);
+        assert!(sql_total > 500, "{sql_total} SQL metric updates compared");
     }
 
     #[test]
