@@ -3,7 +3,7 @@ CARGO ?= cargo
 LOG ?= samples
 OUT ?= analysis
 # Logs for the end-to-end benchmark (the largest real log we have is built
-# by scripts/make_bench_log.sh from the shared fixtures).
+# by scripts/make_bench_log.py with real pyspark when missing).
 BENCH_LOG ?= target/bench/big-eventlog
 
 .PHONY: analyze test bench ci fmt clippy planner-eval build

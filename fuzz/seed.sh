@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Build the seed corpora under fuzz/corpus/<target>/ from the real Spark logs
+# (../shared/spark-logs and ../samples). The corpus is gitignored; re-run
+# this before fuzzing. Seeds are real log text, cut into lines, plans,
+# expressions and file prefixes -- nothing is invented.
+set -euo pipefail
+cd "$(dirname "$0")"
+SHARED=${SHARED:-../../shared/spark-logs}
+SAMPLES=${SAMPLES:-../samples}
+rm -rf corpus/dispatch corpus/plan_text corpus/read_app
+mkdir -p corpus/dispatch corpus/plan_text corpus/read_app
+
+python3 - "$SHARED" "$SAMPLES" <<'PY'
+import glob, gzip, hashlib, json, os, subprocess, sys
+
+shared, samples = sys.argv[1], sys.argv[2]
+MAX = 64 * 1024  # libFuzzer -max_len used by the runs
+
+def put(target, data):
+    if isinstance(data, str):
+        data = data.encode()
+    if not data:
+        return
+    data = data[:MAX]
+    name = hashlib.sha1(data).hexdigest()
+    with open(os.path.join("corpus", target, name), "wb") as f:
+        f.write(data)
+
+def zstd_d(path):
+    return subprocess.run(["zstd", "-dcq", path], check=True, capture_output=True).stdout
+
+default = zstd_d(glob.glob(f"{shared}/tpch-default/eventlog_v2_*/events_1_*.zstd")[0])
+extended = open(glob.glob(f"{shared}/tpch-extended/local-*")[0], "rb").read()
+weekly = [zstd_d(p) for p in sorted(glob.glob(f"{samples}/weekly/eventlog_v2_*/events_*.zstd"))[:1]]
+
+# dispatch: every line of kinds seen rarely, a sample of frequent kinds,
+# and a few runs of consecutive lines.
+seen = {}
+for log in [default, extended] + weekly:
+    lines = log.split(b"\n")
+    for i, l in enumerate(lines):
+        if not l:
+            continue
+        try:
+            ev = json.loads(l)["Event"]
+        except Exception:
+            continue
+        n = seen.get(ev, 0)
+        seen[ev] = n + 1
+        if n < 8:
+            put("dispatch", l)
+    for i in range(0, len(lines), 200):
+        put("dispatch", b"\n".join(lines[i:i + 6]))
+
+# plan_text: formatted plans (tpch-default), extended descriptions
+# (tpch-extended), sparkPlanInfo JSON, TreeNode JSON, and expressions from
+# formatted detail blocks.
+def plan_events(log):
+    for l in log.split(b"\n"):
+        if b"physicalPlanDescription" not in l[:200] and b"SparkListenerSQL" not in l[:100]:
+            continue
+        try:
+            v = json.loads(l)
+        except Exception:
+            continue
+        if "physicalPlanDescription" in v:
+            yield v
+
+for v in plan_events(default):
+    text = v["physicalPlanDescription"]
+    put("plan_text", text)
+    put("plan_text", json.dumps(v.get("sparkPlanInfo")))
+    for line in text.splitlines():
+        line = line.strip()
+        for pre in ("Condition : ", "Join condition: ", "Output ", "Results ", "Aggregate Attributes ",
+                    "Left keys ", "Right keys ", "Keys ", "Functions "):
+            if line.startswith(pre):
+                put("plan_text", line.split(": ", 1)[-1])
+for v in plan_events(extended):
+    put("plan_text", v["physicalPlanDescription"])
+for l in open(f"{shared}/tpch-plans.jsonl"):
+    v = json.loads(l)
+    for k in ("analyzed", "optimized"):
+        s = json.dumps(v[k])
+        if len(s) <= MAX:
+            put("plan_text", s)
+
+# read_app: selector byte (codec index; 0x80 = in progress) + file bytes.
+# Codec indices: 0 none, 1 zstd, 2 lz4, 3 snappy, 4 lzf, 5 gzip.
+head = b"\n".join(default.split(b"\n")[:40]) + b"\n"
+put("read_app", b"\x00" + head)
+put("read_app", b"\x01" + subprocess.run(["zstd", "-1", "-c"], input=head, check=True, capture_output=True).stdout)
+put("read_app", b"\x05" + gzip.compress(head))
+for sel, pattern in [(2, "spark4-lz4/*/events_*.lz4"), (2, "spark35-lz4/*.lz4"),
+                     (3, "spark4-snappy/*/events_*.snappy"), (4, "spark4-lzf/*/events_*.lzf"),
+                     (1, "spark4-zstd/*/events_*.zstd"), (0x81, "spark4-inprogress-zstd/*.inprogress"),
+                     (0x80, "spark4-inprogress/*-cut.inprogress")]:
+    for p in glob.glob(f"{samples}/{pattern}"):
+        raw = open(p, "rb").read()
+        for cut in (4096, 16384, MAX - 1):
+            put("read_app", bytes([sel]) + raw[:cut])
+PY
+for t in dispatch plan_text read_app; do
+    echo "corpus/$t: $(ls corpus/$t | wc -l) seeds"
+done
