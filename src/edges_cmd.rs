@@ -161,7 +161,7 @@ pub fn columns(
     if terminal {
         cols.push(Col::Str(
             "left_table",
-            s(&|r| graph::edges::short(&r.left_table).to_string()),
+            s(&|r| graph::tables::short_table(&r.left_table)),
         ));
     } else {
         cols.push(Col::Str("left_table", s(&|r| r.left_table.clone())));
@@ -170,7 +170,7 @@ pub fn columns(
     if terminal {
         cols.push(Col::Str(
             "right_table",
-            s(&|r| graph::edges::short(&r.right_table).to_string()),
+            s(&|r| graph::tables::short_table(&r.right_table)),
         ));
     } else {
         cols.push(Col::Str("right_table", s(&|r| r.right_table.clone())));
@@ -266,7 +266,7 @@ fn explain_edge(
                     .map(|s| {
                         format!(
                             "{}={}",
-                            graph::edges::short(&s.table),
+                            graph::tables::short_table(&s.table),
                             s.rows.map_or("?".into(), |x| x.to_string())
                         )
                     })

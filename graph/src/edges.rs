@@ -7,7 +7,7 @@
 
 use crate::relationships::Relationship;
 use crate::score;
-use crate::tables::canonical_table;
+use crate::tables::{canonical_table, short_table};
 use parsers::plan::JoinStrategy;
 use petgraph::graph::UnGraph;
 use serde::Serialize;
@@ -74,9 +74,9 @@ impl EdgeKey {
     pub fn label(&self) -> String {
         format!(
             "{}({}) = {}({})",
-            short(&self.left_table),
+            short_table(&self.left_table),
             self.left_columns.join(","),
-            short(&self.right_table),
+            short_table(&self.right_table),
             self.right_columns.join(",")
         )
     }
@@ -97,21 +97,13 @@ impl EdgeKey {
                 Some((t, c)) if cols.iter().any(|x| x == c) => (t, Some(c)),
                 _ => (s, None),
             };
-            let tm = t == table || t == short(table) || canonical_table(t) == table;
+            let tm = t == table || t == short_table(table) || canonical_table(t) == table;
             tm && c.is_none_or(|c| cols.iter().any(|x| x == c))
         };
         let l = |s| side(s, &self.left_table, &self.left_columns);
         let r = |s| side(s, &self.right_table, &self.right_columns);
         (l(parts[0]) && r(parts[1])) || (l(parts[1]) && r(parts[0]))
     }
-}
-
-/// The short table name (`orders` for `spark_catalog.default.orders`).
-pub fn short(table: &str) -> &str {
-    if table.contains('/') {
-        return table;
-    }
-    table.rsplit('.').next().unwrap_or(table)
 }
 
 /// One row of the edge table (the `lakeaudit edges` contract).
