@@ -348,3 +348,177 @@ pub fn windows(
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rel(l: (&str, &[&str]), r: (&str, &[&str]), strategy: JoinStrategy) -> Relationship {
+        Relationship {
+            left_table: l.0.into(),
+            left_columns: l.1.iter().map(|s| s.to_string()).collect(),
+            right_table: r.0.into(),
+            right_columns: r.1.iter().map(|s| s.to_string()).collect(),
+            join_type: "Inner".into(),
+            strategy,
+            non_simple: false,
+            left_expr: String::new(),
+            right_expr: String::new(),
+            preserved_side: None,
+            left_aggregated: false,
+            right_aggregated: false,
+        }
+    }
+
+    fn exec(
+        id: u64,
+        start: i64,
+        dur: i64,
+        rows: &[(&str, Option<i64>)],
+        rels: Vec<Relationship>,
+    ) -> ExecFacts {
+        ExecFacts {
+            app_id: "app".into(),
+            execution_id: id,
+            start_ms: Some(start),
+            duration_ms: Some(dur),
+            cpu_ms: dur / 2,
+            tables: rows
+                .iter()
+                .map(|(t, r)| {
+                    (
+                        canonical_table(t),
+                        TableVolume {
+                            rows: *r,
+                            bytes: r.map(|x| x * 10),
+                        },
+                    )
+                })
+                .collect(),
+            relationships: rels,
+        }
+    }
+
+    #[test]
+    fn frequency_volume_cost_and_strategies_per_edge() {
+        let lo = || {
+            rel(
+                ("orders", &["o_orderkey"]),
+                ("lineitem", &["l_orderkey"]),
+                JoinStrategy::SortMergeJoin,
+            )
+        };
+        let co = || {
+            rel(
+                ("customer", &["c_custkey"]),
+                ("orders", &["o_custkey"]),
+                JoinStrategy::BroadcastHashJoin,
+            )
+        };
+        let execs = vec![
+            // The same edge twice in one execution counts once.
+            exec(
+                1,
+                100,
+                1000,
+                &[
+                    ("orders", Some(10)),
+                    ("lineitem", Some(40)),
+                    ("customer", Some(5)),
+                ],
+                vec![lo(), lo(), co()],
+            ),
+            exec(
+                2,
+                200,
+                3000,
+                &[("orders", Some(20)), ("lineitem", Some(80))],
+                vec![lo()],
+            ),
+        ];
+        let rows = build_edges(&execs, CostMeasure::Duration, &RowFallback::new());
+        assert_eq!(rows.len(), 2);
+        let li = rows
+            .iter()
+            .find(|r| r.left_table.ends_with("lineitem"))
+            .unwrap();
+        // Canonical order: lineitem.l_orderkey < orders.o_orderkey.
+        assert_eq!(li.left_table, "spark_catalog.default.lineitem");
+        assert_eq!(li.right_columns, ["o_orderkey"]);
+        assert_eq!(li.frequency, 2);
+        assert_eq!(li.data_volume, (10.0 * 40.0 + 20.0 * 80.0) / 2.0);
+        assert_eq!(li.cost, 2000.0);
+        assert_eq!((li.smj_count, li.bhj_count, li.other_count), (2, 0, 0));
+        assert_eq!((li.first_seen_ms, li.last_seen_ms), (Some(100), Some(200)));
+        assert_eq!(li.scanned_bytes, (100.0 + 400.0) + (200.0 + 800.0));
+        assert_eq!(li.executions, ["app:1", "app:2"]);
+        // The top edge on every axis scores ~1 and leads; the other is 0.
+        assert_eq!(rows[0].key(), li.key());
+        assert!((li.jis - 1.0).abs() < 1e-6);
+        assert_eq!(rows[1].jis, 0.0);
+        let cpu = build_edges(&execs, CostMeasure::Cpu, &RowFallback::new());
+        assert_eq!(
+            cpu.iter().find(|r| r.key() == li.key()).unwrap().cost,
+            1000.0
+        );
+    }
+
+    #[test]
+    fn missing_rows_fall_back_to_table_stats_and_are_counted() {
+        let r = rel(
+            ("orders", &["o_orderkey"]),
+            ("lineitem", &["l_orderkey"]),
+            JoinStrategy::SortMergeJoin,
+        );
+        let execs = vec![exec(
+            1,
+            0,
+            10,
+            &[("orders", None), ("lineitem", Some(4))],
+            vec![r],
+        )];
+        let mut fb = RowFallback::new();
+        fb.insert("spark_catalog.default.orders".into(), 7);
+        let rows = build_edges(&execs, CostMeasure::Duration, &fb);
+        assert_eq!(rows[0].data_volume, 28.0);
+        assert_eq!(rows[0].volume_fallbacks, 1);
+    }
+
+    #[test]
+    fn expression_joins_are_not_edges() {
+        let mut r = rel(
+            ("orders", &["o_orderkey"]),
+            ("lineitem", &["l_orderkey"]),
+            JoinStrategy::SortMergeJoin,
+        );
+        r.non_simple = true;
+        assert!(edge_key(&r).is_none());
+    }
+
+    #[test]
+    fn edge_patterns_match_either_order_and_name_form() {
+        let k = EdgeKey {
+            left_table: "spark_catalog.default.lineitem".into(),
+            left_columns: vec!["l_orderkey".into()],
+            right_table: "spark_catalog.default.orders".into(),
+            right_columns: vec!["o_orderkey".into()],
+        };
+        assert!(k.matches("orders-lineitem"));
+        assert!(k.matches("orders.o_orderkey=lineitem.l_orderkey"));
+        assert!(k.matches("lineitem(l_orderkey) = orders(o_orderkey)"));
+        assert!(!k.matches("orders-customer"));
+        assert!(!k.matches("orders.o_custkey=lineitem.l_orderkey"));
+    }
+
+    #[test]
+    fn windows_keep_gaps_and_align_to_the_given_offset() {
+        let day = 86_400_000;
+        let e = |t| exec(t as u64, t, 1, &[], Vec::new());
+        let w = windows(&[e(day / 2), e(2 * day + 5)], day, 0);
+        assert_eq!(w.len(), 3);
+        assert_eq!((w[0].0, w[0].1, w[0].2.len()), (0, day, 1));
+        assert!(w[1].2.is_empty());
+        assert_eq!(w[2].0, 2 * day);
+        assert!(windows(&[], day, 0).is_empty());
+    }
+}
