@@ -430,44 +430,42 @@ mod planning {
 
     #[test]
     fn weekly_drift_replans_into_weeks_3_and_4_and_names_new_edges() {
-        for cost in ["duration", "cpu"] {
-            let rows = jsonl(&ok(&[
-                "drift",
-                &shared("weekly"),
-                "--format",
-                "jsonl",
-                "--cost",
-                cost,
-            ]));
-            assert_eq!(rows.len(), 3, "four weekly windows, three transitions");
-            assert!(
-                rows[1]["drift"].as_f64().unwrap() > 0.10,
-                "week 2→3 ({cost}): {}",
-                rows[1]
-            );
-            assert!(
-                rows[2]["drift"].as_f64().unwrap() > 0.10,
-                "week 3→4 ({cost}): {}",
-                rows[2]
-            );
-            assert_eq!(rows[1]["replan"], true);
-            let new4: Vec<String> = rows[2]["new_edges"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|e| e.as_str().unwrap().to_string())
-                .collect();
-            assert!(
-                new4.iter()
-                    .any(|e| e.contains("lineitem(l_partkey)") && e.contains("part(p_partkey)")),
-                "week 4 adds part–lineitem: {new4:?}"
-            );
-            assert!(
-                new4.iter()
-                    .any(|e| e.contains("customer(c_nationkey)")
+        for norm in ["window", "joint", "max"] {
+            for cost in ["duration", "cpu"] {
+                let rows = jsonl(&ok(&[
+                    "drift",
+                    &shared("weekly"),
+                    "--format",
+                    "jsonl",
+                    "--cost",
+                    cost,
+                    "--normalize",
+                    norm,
+                ]));
+                assert_eq!(rows.len(), 3, "four weekly windows, three transitions");
+                let d = |i: usize| rows[i]["drift"].as_f64().unwrap();
+                assert!(d(1) > 0.10, "week 2→3 ({norm}, {cost}): {}", rows[1]);
+                assert!(d(2) > 0.10, "week 3→4 ({norm}, {cost}): {}", rows[2]);
+                // The shift into week 3 is the largest of the three.
+                assert!(d(1) > d(0) && d(1) > d(2), "({norm}, {cost})");
+                assert_eq!(rows[1]["replan"], true);
+                let new4: Vec<String> = rows[2]["new_edges"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|e| e.as_str().unwrap().to_string())
+                    .collect();
+                assert!(
+                    new4.iter()
+                        .any(|e| e.contains("lineitem(l_partkey)") && e.contains("part(p_partkey)")),
+                    "week 4 adds part–lineitem: {new4:?}"
+                );
+                assert!(
+                    new4.iter().any(|e| e.contains("customer(c_nationkey)")
                         && e.contains("supplier(s_nationkey)")),
-                "week 4 adds supplier–customer on the nation key: {new4:?}"
-            );
+                    "week 4 adds supplier–customer on the nation key: {new4:?}"
+                );
+            }
         }
     }
 
