@@ -278,11 +278,12 @@ fn report_md(
     for a in &data.apps {
         let _ = writeln!(
             s,
-            "- `{}` {} (Spark {}), {} lines{}",
+            "- `{}` {} (Spark {}), {} lines ({} events of kinds lakeaudit does not use, skipped){}",
             a.app_id,
             a.app_name,
             a.spark_version.as_deref().unwrap_or("?"),
             a.lines,
+            a.event_counts.get("other").copied().unwrap_or(0),
             if a.unfinished_executions > 0 {
                 format!(", {} execution(s) never ended", a.unfinished_executions)
             } else {
