@@ -249,11 +249,11 @@ impl<T> State<'_, T> {
                 let (run_ms, cpu_ns) = skim::times(line);
                 st.run_ms += run_ms;
                 st.cpu_ns += cpu_ns;
-                for (id, update) in skim::sql_updates(line)? {
+                skim::sql_updates(line, |id, update| {
                     if let Some(v) = update {
                         *st.metrics.entry(id).or_insert(0) += v;
                     }
-                }
+                })?;
             }
             EventKind::JobStart => {
                 let j: JobStart = serde_json::from_slice(line).map_err(bad)?;

@@ -256,12 +256,11 @@ pub mod skim {
     /// number or a decimal string, so the object holding a
     /// `"Metadata":"sql"` starts at the nearest `{"ID":` before it, and its
     /// two numbers are read in place.
-    pub fn sql_updates(line: &[u8]) -> Result<Vec<(u64, Option<i64>)>, String> {
+    pub fn sql_updates(line: &[u8], mut each: impl FnMut(u64, Option<i64>)) -> Result<(), String> {
         static SQL: OnceLock<Finder<'static>> = OnceLock::new();
         static UPDATE: OnceLock<Finder<'static>> = OnceLock::new();
         const ID: &[u8] = b"{\"ID\":";
         const UPD: &[u8] = b"\"Update\":";
-        let mut out = Vec::new();
         let mut from = 0;
         for pos in finder(&SQL, b"\"Metadata\":\"sql\"").find_iter(line) {
             let start = line
@@ -280,10 +279,10 @@ pub mod skim {
                     _ => int_at(obj, at),
                 }
             });
-            out.push((id, update));
+            each(id, update);
             from = pos;
         }
-        Ok(out)
+        Ok(())
     }
 
     /// The whole `Accumulables` array of `Task Info`, parsed on its own
@@ -385,11 +384,8 @@ mod tests {
                 .filter(|y| y.metadata.as_deref() == Some("sql"))
                 .map(|y| (y.id, y.update))
                 .collect();
-            let skimmed: Vec<_> = skim::sql_updates(line)
-                .unwrap()
-                .into_iter()
-                .map(|(id, u)| (id, Some(NumOrStr(u))))
-                .collect();
+            let mut skimmed = Vec::new();
+            skim::sql_updates(line, |id, u| skimmed.push((id, Some(NumOrStr(u))))).unwrap();
             assert_eq!(skimmed, sql);
             sql_total += sql.len();
         }
