@@ -126,6 +126,24 @@ fn read_block<R: Read>(r: &mut R, buf: &mut Vec<u8>, len: usize, what: &str) -> 
     Ok(())
 }
 
+/// `Read` for a block-framed reader: serve the current decoded block, and
+/// decode the next one (`next_block`) when it is used up.
+macro_rules! block_reader_read {
+    ($name:ident) => {
+        impl<R: BufRead> Read for $name<R> {
+            fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+                if out.is_empty() {
+                    return Ok(0);
+                }
+                if self.pos >= self.block.len() && !self.next_block()? {
+                    return Ok(0);
+                }
+                Ok(serve(&self.block, &mut self.pos, out))
+            }
+        }
+    };
+}
+
 /// Serves bytes of the current decompressed block; shared by the framings.
 fn serve(block: &[u8], pos: &mut usize, out: &mut [u8]) -> usize {
     let rest = block.get(*pos..).unwrap_or(&[]);
@@ -280,17 +298,7 @@ impl<R: BufRead> Lz4BlockReader<R> {
     }
 }
 
-impl<R: BufRead> Read for Lz4BlockReader<R> {
-    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        if out.is_empty() {
-            return Ok(0);
-        }
-        if self.pos >= self.block.len() && !self.next_block()? {
-            return Ok(0);
-        }
-        Ok(serve(&self.block, &mut self.pos, out))
-    }
-}
+block_reader_read!(Lz4BlockReader);
 
 // ---------------------------------------------------------------------------
 // snappy-java SnappyOutputStream
@@ -397,17 +405,7 @@ impl<R: BufRead> SnappyStreamReader<R> {
     }
 }
 
-impl<R: BufRead> Read for SnappyStreamReader<R> {
-    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        if out.is_empty() {
-            return Ok(0);
-        }
-        if self.pos >= self.block.len() && !self.next_block()? {
-            return Ok(0);
-        }
-        Ok(serve(&self.block, &mut self.pos, out))
-    }
-}
+block_reader_read!(SnappyStreamReader);
 
 // ---------------------------------------------------------------------------
 // ning compress-lzf LZFOutputStream
@@ -470,17 +468,7 @@ impl<R: BufRead> LzfStreamReader<R> {
     }
 }
 
-impl<R: BufRead> Read for LzfStreamReader<R> {
-    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        if out.is_empty() {
-            return Ok(0);
-        }
-        if self.pos >= self.block.len() && !self.next_block()? {
-            return Ok(0);
-        }
-        Ok(serve(&self.block, &mut self.pos, out))
-    }
-}
+block_reader_read!(LzfStreamReader);
 
 #[cfg(test)]
 mod tests {
