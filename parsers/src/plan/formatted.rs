@@ -542,21 +542,8 @@ impl Builder<'_> {
             PhysClass::Expand => NodeKind::Expand {
                 projections: expand_projections(args),
             },
-            PhysClass::Generate => NodeKind::Generate {
-                generator: split_top(args)
-                    .first()
-                    .map(|s| parse_expr(s))
-                    .unwrap_or_else(|| Expr::Raw(String::new())),
-            },
-            PhysClass::Window => {
-                let parts = split_top(args);
-                let list = |i: usize| parts.get(i).map(|s| parse_expr_list(s)).unwrap_or_default();
-                NodeKind::Window {
-                    exprs: list(0),
-                    partition: list(1),
-                    order: list(2),
-                }
-            }
+            PhysClass::Generate => generate_kind(args),
+            PhysClass::Window => window_kind(args, parse_expr_list),
             PhysClass::Command => NodeKind::Command,
             PhysClass::LocalData => NodeKind::LocalData,
             PhysClass::Other => NodeKind::Other,
@@ -905,6 +892,28 @@ pub(crate) fn attr_of_item(item: &str) -> Option<Attr> {
         return None;
     }
     Some(Attr::new(name, id, suffix))
+}
+
+/// `Generate` from its arguments (`explode(x), [..], false, [..]`): the
+/// generator is the first top-level argument.
+pub(crate) fn generate_kind(args: &str) -> NodeKind {
+    NodeKind::Generate {
+        generator: split_top(args)
+            .first()
+            .map(|s| parse_expr(s))
+            .unwrap_or_else(|| Expr::Raw(String::new())),
+    }
+}
+
+/// `Window` from its arguments: `[exprs], [partition], [order]`.
+pub(crate) fn window_kind(args: &str, list: impl Fn(&str) -> Vec<Expr>) -> NodeKind {
+    let parts = split_top(args);
+    let at = |i: usize| parts.get(i).map(|s| list(s)).unwrap_or_default();
+    NodeKind::Window {
+        exprs: at(0),
+        partition: at(1),
+        order: at(2),
+    }
 }
 
 /// Split on commas that are not inside `()`, `[]` or `{}`; items trimmed,

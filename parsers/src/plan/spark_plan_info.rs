@@ -27,7 +27,8 @@ use serde::Deserialize;
 use super::expr::{parse_expr, parse_expr_list};
 use super::formatted::{
     attrs_of_list, classify_physical, derived_output, expand_projections, first_hash_number,
-    location_paths, scan_format, scan_table, split_top, PhysClass, MAX_DEPTH,
+    generate_kind, location_paths, scan_format, scan_table, split_top, window_kind, PhysClass,
+    MAX_DEPTH,
 };
 use super::ir::{Attr, Expr, JoinInfo, JoinStrategy, Metric, NodeKind, PlanNode, ScanInfo};
 use crate::{Error, Result};
@@ -225,21 +226,8 @@ fn kind_of(class: PhysClass, name: &str, info: &SparkPlanInfo, args: &str) -> No
         PhysClass::Expand => NodeKind::Expand {
             projections: expand_projections(args),
         },
-        PhysClass::Generate => NodeKind::Generate {
-            generator: split_top(args)
-                .first()
-                .map(|s| parse_expr(s))
-                .unwrap_or_else(|| Expr::Raw(String::new())),
-        },
-        PhysClass::Window => {
-            let parts = split_top(args);
-            let l = |i: usize| parts.get(i).map(|s| list(s)).unwrap_or_default();
-            NodeKind::Window {
-                exprs: l(0),
-                partition: l(1),
-                order: l(2),
-            }
-        }
+        PhysClass::Generate => generate_kind(args),
+        PhysClass::Window => window_kind(args, list),
         PhysClass::Command => NodeKind::Command,
         PhysClass::LocalData => NodeKind::LocalData,
         PhysClass::Other => NodeKind::Other,
