@@ -662,27 +662,7 @@ impl<'a> Extractor<'a> {
     }
 
     fn visit(&mut self, node: &'a PlanNode, ctx: Option<&SubCtx>) {
-        let conds: Vec<&Expr> = match &node.kind {
-            NodeKind::Filter { condition } => vec![condition],
-            NodeKind::Join(j) => j.condition.iter().collect(),
-            NodeKind::Scan(_)
-            | NodeKind::Project { .. }
-            | NodeKind::Aggregate { .. }
-            | NodeKind::Window { .. }
-            | NodeKind::Expand { .. }
-            | NodeKind::Generate { .. }
-            | NodeKind::Union
-            | NodeKind::Sort { .. }
-            | NodeKind::Limit { .. }
-            | NodeKind::Exchange
-            | NodeKind::SubqueryAlias { .. }
-            | NodeKind::Reused { .. }
-            | NodeKind::SubqueryRoot { .. }
-            | NodeKind::PassThrough
-            | NodeKind::Command
-            | NodeKind::LocalData
-            | NodeKind::Other => Vec::new(),
-        };
+        let conds = node.predicates();
         if let Some(c) = ctx {
             self.correlations(&conds, c);
         }

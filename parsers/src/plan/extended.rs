@@ -1295,45 +1295,8 @@ fn demote_literal_attrs(root: &mut PlanNode, truncated: bool) {
         return;
     }
     post_order_mut(root, &mut |n| {
-        let demote = |e: &mut Expr| demote_unknown_attrs(e, &known);
-        match &mut n.kind {
-            NodeKind::Project { list } | NodeKind::Limit { list } => {
-                list.iter_mut().for_each(demote)
-            }
-            NodeKind::Filter { condition } => demote(condition),
-            NodeKind::Join(j) => {
-                j.left_keys.iter_mut().for_each(demote);
-                j.right_keys.iter_mut().for_each(demote);
-                if let Some(c) = j.condition.as_mut() {
-                    demote(c);
-                }
-            }
-            NodeKind::Aggregate { grouping, results } => grouping
-                .iter_mut()
-                .chain(results.iter_mut())
-                .for_each(demote),
-            NodeKind::Window {
-                exprs,
-                partition,
-                order,
-            } => exprs
-                .iter_mut()
-                .chain(partition.iter_mut())
-                .chain(order.iter_mut())
-                .for_each(demote),
-            NodeKind::Expand { projections } => projections.iter_mut().flatten().for_each(demote),
-            NodeKind::Generate { generator } => demote(generator),
-            NodeKind::Sort { order } => order.iter_mut().for_each(demote),
-            NodeKind::Scan(_)
-            | NodeKind::Union
-            | NodeKind::Exchange
-            | NodeKind::SubqueryAlias { .. }
-            | NodeKind::Reused { .. }
-            | NodeKind::SubqueryRoot { .. }
-            | NodeKind::PassThrough
-            | NodeKind::Command
-            | NodeKind::LocalData
-            | NodeKind::Other => {}
+        for e in n.expressions_mut() {
+            demote_unknown_attrs(e, &known);
         }
     });
 }

@@ -588,6 +588,72 @@ impl PlanNode {
         }
     }
 
+    /// Mutable access to every expression this node holds, in the order of
+    /// [`PlanNode::expressions`] (for rewrites such as literal demotion).
+    pub fn expressions_mut(&mut self) -> Vec<&mut Expr> {
+        match &mut self.kind {
+            NodeKind::Project { list } | NodeKind::Limit { list } => list.iter_mut().collect(),
+            NodeKind::Filter { condition } => vec![condition],
+            NodeKind::Join(j) => j
+                .left_keys
+                .iter_mut()
+                .chain(j.right_keys.iter_mut())
+                .chain(j.condition.iter_mut())
+                .collect(),
+            NodeKind::Aggregate { grouping, results } => {
+                grouping.iter_mut().chain(results.iter_mut()).collect()
+            }
+            NodeKind::Window {
+                exprs,
+                partition,
+                order,
+            } => exprs
+                .iter_mut()
+                .chain(partition.iter_mut())
+                .chain(order.iter_mut())
+                .collect(),
+            NodeKind::Expand { projections } => projections.iter_mut().flatten().collect(),
+            NodeKind::Generate { generator } => vec![generator],
+            NodeKind::Sort { order } => order.iter_mut().collect(),
+            NodeKind::Scan(_)
+            | NodeKind::Union
+            | NodeKind::Exchange
+            | NodeKind::SubqueryAlias { .. }
+            | NodeKind::Reused { .. }
+            | NodeKind::SubqueryRoot { .. }
+            | NodeKind::PassThrough
+            | NodeKind::Command
+            | NodeKind::LocalData
+            | NodeKind::Other => Vec::new(),
+        }
+    }
+
+    /// The predicates this node evaluates on rows: a Filter's condition and
+    /// a Join's extra condition (join keys are not included).
+    pub fn predicates(&self) -> Vec<&Expr> {
+        match &self.kind {
+            NodeKind::Filter { condition } => vec![condition],
+            NodeKind::Join(j) => j.condition.iter().collect(),
+            NodeKind::Scan(_)
+            | NodeKind::Project { .. }
+            | NodeKind::Aggregate { .. }
+            | NodeKind::Window { .. }
+            | NodeKind::Expand { .. }
+            | NodeKind::Generate { .. }
+            | NodeKind::Union
+            | NodeKind::Sort { .. }
+            | NodeKind::Limit { .. }
+            | NodeKind::Exchange
+            | NodeKind::SubqueryAlias { .. }
+            | NodeKind::Reused { .. }
+            | NodeKind::SubqueryRoot { .. }
+            | NodeKind::PassThrough
+            | NodeKind::Command
+            | NodeKind::LocalData
+            | NodeKind::Other => Vec::new(),
+        }
+    }
+
     /// An indented, one-line-per-node rendering for snapshots and `--explain`.
     pub fn render(&self) -> String {
         let mut out = String::new();
