@@ -278,12 +278,13 @@ fn report_md(
     for a in &data.apps {
         let _ = writeln!(
             s,
-            "- `{}` {} (Spark {}), {} lines ({} events of kinds lakeaudit does not use, skipped){}",
+            "- `{}` {} (Spark {}), {} lines ({} events of kinds lakeaudit does not use, skipped){}{}",
             a.app_id,
             a.app_name,
             a.spark_version.as_deref().unwrap_or("?"),
             a.lines,
             a.event_counts.get("other").copied().unwrap_or(0),
+            unknown_operators(&a.unknown_operators),
             if a.unfinished_executions > 0 {
                 format!(", {} execution(s) never ended", a.unfinished_executions)
             } else {
@@ -300,4 +301,17 @@ fn report_md(
         }
     }
     s
+}
+
+/// `, plan operators lakeaudit does not know: X (n), Y (m)` for an input
+/// whose plans hold operators the operator registry lacks; empty otherwise.
+fn unknown_operators(ops: &std::collections::BTreeMap<String, u64>) -> String {
+    if ops.is_empty() {
+        return String::new();
+    }
+    let list: Vec<String> = ops.iter().map(|(op, n)| format!("`{op}` ({n})")).collect();
+    format!(
+        ", plan operators lakeaudit does not know: {}",
+        list.join(", ")
+    )
 }

@@ -408,6 +408,49 @@ impl PlanNode {
         operator_word(&self.name)
     }
 
+    /// Pre-order walk over this node and its data-flow descendants only:
+    /// subquery plans (and everything under them) are not entered.
+    pub fn apply_data_flow<'n, F: FnMut(&'n PlanNode) -> Recursion>(&'n self, f: F) -> Recursion {
+        struct Flow<F> {
+            f: F,
+            /// Whether each node still to come hangs off its parent as a
+            /// subquery plan, the next one last (see [`PlanNode::render`]).
+            marks: Vec<bool>,
+            stopped: bool,
+        }
+        impl<'n, F: FnMut(&'n PlanNode) -> Recursion> crate::tree::TreeNodeVisitor<'n> for Flow<F> {
+            type Node = PlanNode;
+            fn f_down(&mut self, n: &'n PlanNode) -> Recursion {
+                if self.marks.pop() == Some(true) {
+                    return Recursion::Jump;
+                }
+                match (self.f)(n) {
+                    Recursion::Continue => {
+                        self.marks.extend(n.subqueries.iter().map(|_| true));
+                        self.marks.extend(n.children.iter().map(|_| false));
+                        Recursion::Continue
+                    }
+                    Recursion::Jump => Recursion::Jump,
+                    Recursion::Stop => {
+                        self.stopped = true;
+                        Recursion::Stop
+                    }
+                }
+            }
+        }
+        let mut v = Flow {
+            f,
+            marks: Vec::new(),
+            stopped: false,
+        };
+        self.visit(&mut v);
+        if v.stopped {
+            Recursion::Stop
+        } else {
+            Recursion::Continue
+        }
+    }
+
     /// Expressions this node holds (for walks over all expressions).
     pub fn expressions(&self) -> Vec<&Expr> {
         match &self.kind {
@@ -854,6 +897,12 @@ mod tests {
                 (4, "LocalRelation".into())
             ]
         );
+        let mut flow = Vec::new();
+        p.apply_data_flow(|n| {
+            flow.push(n.id.0);
+            Recursion::Continue
+        });
+        assert_eq!(flow, [0, 1, 2], "the subquery plan (3, 4) is not data flow");
         assert_eq!(
             p.render(),
             "Filter -> [a#1L]\n  Filter -> [a#1L]\n    LocalRelation -> [a#1L]\n  subquery: Subquery -> [a#1L]\n    LocalRelation -> [a#1L]\n"

@@ -73,6 +73,9 @@ pub struct AppSummary {
     pub bytes: u64,
     /// Events per kind (`other` counts events lakeaudit skips).
     pub event_counts: BTreeMap<String, u64>,
+    /// Plan operators the operator registry does not know, by name, with
+    /// how many nodes of the executions' plans they are.
+    pub unknown_operators: BTreeMap<String, u64>,
     /// Executions that started but never ended (in-progress logs).
     pub unfinished_executions: u64,
 }
@@ -355,6 +358,10 @@ impl<T> State<'_, T> {
         }
         let (set, plan_error) =
             record::parse_plans(st.plan_text.as_deref(), st.plan_info.as_deref());
+        for (op, n) in set.unknown_operators() {
+            let c = self.summary.unknown_operators.entry(op).or_insert(0);
+            *c = c.saturating_add(n);
+        }
         let (root_node, is_command) = match set.best() {
             Some(p) => {
                 let (n, c) = record::root_operator(p);
