@@ -291,11 +291,27 @@ pub fn root_operator(plan: &PlanNode) -> (String, bool) {
     loop {
         match &n.kind {
             NodeKind::PassThrough if n.children.len() == 1 => n = &n.children[0],
+            // The registry makes `Execute ...` and `...Command` commands.
             NodeKind::Command => return (n.name.clone(), true),
-            _ => {
-                let cmd = n.name.starts_with("Execute ") || n.name.ends_with("Command");
-                return (n.name.clone(), cmd);
-            }
+            NodeKind::PassThrough
+            | NodeKind::Scan(_)
+            | NodeKind::Project { .. }
+            | NodeKind::Filter { .. }
+            | NodeKind::Join(_)
+            | NodeKind::Aggregate { .. }
+            | NodeKind::Window { .. }
+            | NodeKind::Expand { .. }
+            | NodeKind::Generate { .. }
+            | NodeKind::Union
+            | NodeKind::Sort { .. }
+            | NodeKind::Limit { .. }
+            | NodeKind::Exchange
+            | NodeKind::SubqueryAlias { .. }
+            | NodeKind::Reused { .. }
+            | NodeKind::SubqueryRoot { .. }
+            | NodeKind::LocalData
+            | NodeKind::Other
+            | NodeKind::Unknown => return (n.name.clone(), false),
         }
     }
 }

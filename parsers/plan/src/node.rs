@@ -386,6 +386,49 @@ pub struct PlanNode {
     pub subqueries: Vec<PlanNode>,
 }
 
+/// The expressions of a node kind, borrowed by `iter` or `iter_mut`: one
+/// match for [`PlanNode::expressions`] and [`PlanNode::expressions_mut`].
+macro_rules! node_expressions {
+    ($kind:expr, $iter:ident) => {
+        match $kind {
+            NodeKind::Project { list } | NodeKind::Limit { list } => list.$iter().collect(),
+            NodeKind::Filter { condition } => vec![condition],
+            NodeKind::Join(j) => j
+                .left_keys
+                .$iter()
+                .chain(j.right_keys.$iter())
+                .chain(j.condition.$iter())
+                .collect(),
+            NodeKind::Aggregate { grouping, results } => {
+                grouping.$iter().chain(results.$iter()).collect()
+            }
+            NodeKind::Window {
+                exprs,
+                partition,
+                order,
+            } => exprs
+                .$iter()
+                .chain(partition.$iter())
+                .chain(order.$iter())
+                .collect(),
+            NodeKind::Expand { projections } => projections.$iter().flatten().collect(),
+            NodeKind::Generate { generator, .. } => vec![generator],
+            NodeKind::Sort { order } => order.$iter().collect(),
+            NodeKind::Scan(_)
+            | NodeKind::Union
+            | NodeKind::Exchange
+            | NodeKind::SubqueryAlias { .. }
+            | NodeKind::Reused { .. }
+            | NodeKind::SubqueryRoot { .. }
+            | NodeKind::PassThrough
+            | NodeKind::Command
+            | NodeKind::LocalData
+            | NodeKind::Other
+            | NodeKind::Unknown => Vec::new(),
+        }
+    };
+}
+
 impl PlanNode {
     /// A node with no output, metrics, children or subqueries yet.
     pub fn new(kind: NodeKind, name: impl Into<String>) -> Self {
@@ -453,79 +496,13 @@ impl PlanNode {
 
     /// Expressions this node holds (for walks over all expressions).
     pub fn expressions(&self) -> Vec<&Expr> {
-        match &self.kind {
-            NodeKind::Project { list } | NodeKind::Limit { list } => list.iter().collect(),
-            NodeKind::Filter { condition } => vec![condition],
-            NodeKind::Join(j) => j
-                .left_keys
-                .iter()
-                .chain(j.right_keys.iter())
-                .chain(j.condition.iter())
-                .collect(),
-            NodeKind::Aggregate { grouping, results } => {
-                grouping.iter().chain(results.iter()).collect()
-            }
-            NodeKind::Window {
-                exprs,
-                partition,
-                order,
-            } => exprs.iter().chain(partition).chain(order).collect(),
-            NodeKind::Expand { projections } => projections.iter().flatten().collect(),
-            NodeKind::Generate { generator, .. } => vec![generator],
-            NodeKind::Sort { order } => order.iter().collect(),
-            NodeKind::Scan(_)
-            | NodeKind::Union
-            | NodeKind::Exchange
-            | NodeKind::SubqueryAlias { .. }
-            | NodeKind::Reused { .. }
-            | NodeKind::SubqueryRoot { .. }
-            | NodeKind::PassThrough
-            | NodeKind::Command
-            | NodeKind::LocalData
-            | NodeKind::Other
-            | NodeKind::Unknown => Vec::new(),
-        }
+        node_expressions!(&self.kind, iter)
     }
 
     /// Mutable access to every expression this node holds, in the order of
     /// [`PlanNode::expressions`] (for rewrites such as literal demotion).
     pub fn expressions_mut(&mut self) -> Vec<&mut Expr> {
-        match &mut self.kind {
-            NodeKind::Project { list } | NodeKind::Limit { list } => list.iter_mut().collect(),
-            NodeKind::Filter { condition } => vec![condition],
-            NodeKind::Join(j) => j
-                .left_keys
-                .iter_mut()
-                .chain(j.right_keys.iter_mut())
-                .chain(j.condition.iter_mut())
-                .collect(),
-            NodeKind::Aggregate { grouping, results } => {
-                grouping.iter_mut().chain(results.iter_mut()).collect()
-            }
-            NodeKind::Window {
-                exprs,
-                partition,
-                order,
-            } => exprs
-                .iter_mut()
-                .chain(partition.iter_mut())
-                .chain(order.iter_mut())
-                .collect(),
-            NodeKind::Expand { projections } => projections.iter_mut().flatten().collect(),
-            NodeKind::Generate { generator, .. } => vec![generator],
-            NodeKind::Sort { order } => order.iter_mut().collect(),
-            NodeKind::Scan(_)
-            | NodeKind::Union
-            | NodeKind::Exchange
-            | NodeKind::SubqueryAlias { .. }
-            | NodeKind::Reused { .. }
-            | NodeKind::SubqueryRoot { .. }
-            | NodeKind::PassThrough
-            | NodeKind::Command
-            | NodeKind::LocalData
-            | NodeKind::Other
-            | NodeKind::Unknown => Vec::new(),
-        }
+        node_expressions!(&mut self.kind, iter_mut)
     }
 
     /// The predicates this node evaluates on rows: a Filter's condition and
@@ -605,49 +582,29 @@ impl PlanNode {
         if let Some(id) = self.op_id {
             let _ = write!(out, " ({id})");
         }
-        match &self.kind {
-            NodeKind::Scan(s) => {
-                let _ = write!(out, " table={}", s.table);
+        // Only scans, joins and aliases print more than their name.
+        if let NodeKind::Scan(s) = &self.kind {
+            let _ = write!(out, " table={}", s.table);
+        } else if let NodeKind::Join(j) = &self.kind {
+            let keys = |v: &[Expr]| {
+                v.iter()
+                    .map(|e| e.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let _ = write!(
+                out,
+                " {} {} [{}] = [{}]",
+                j.strategy.as_str(),
+                j.join_type,
+                keys(&j.left_keys),
+                keys(&j.right_keys)
+            );
+            if let Some(c) = &j.condition {
+                let _ = write!(out, " cond={c}");
             }
-            NodeKind::Join(j) => {
-                let keys = |v: &[Expr]| {
-                    v.iter()
-                        .map(|e| e.to_string())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                };
-                let _ = write!(
-                    out,
-                    " {} {} [{}] = [{}]",
-                    j.strategy.as_str(),
-                    j.join_type,
-                    keys(&j.left_keys),
-                    keys(&j.right_keys)
-                );
-                if let Some(c) = &j.condition {
-                    let _ = write!(out, " cond={c}");
-                }
-            }
-            NodeKind::SubqueryAlias { alias } => {
-                let _ = write!(out, " alias={alias}");
-            }
-            NodeKind::Project { .. }
-            | NodeKind::Filter { .. }
-            | NodeKind::Aggregate { .. }
-            | NodeKind::Window { .. }
-            | NodeKind::Expand { .. }
-            | NodeKind::Generate { .. }
-            | NodeKind::Union
-            | NodeKind::Sort { .. }
-            | NodeKind::Limit { .. }
-            | NodeKind::Exchange
-            | NodeKind::Reused { .. }
-            | NodeKind::SubqueryRoot { .. }
-            | NodeKind::PassThrough
-            | NodeKind::Command
-            | NodeKind::LocalData
-            | NodeKind::Other
-            | NodeKind::Unknown => {}
+        } else if let NodeKind::SubqueryAlias { alias } = &self.kind {
+            let _ = write!(out, " alias={alias}");
         }
         if !self.output.is_empty() {
             let o: Vec<String> = self.output.iter().map(|a| a.to_string()).collect();

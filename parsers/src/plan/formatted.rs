@@ -603,24 +603,21 @@ fn stated_output(kind: &NodeKind, d: &Detail) -> Vec<Attr> {
         return attrs_of_list(o);
     }
     let args = d.get("Arguments").unwrap_or("");
-    match kind {
-        NodeKind::Expand { .. } => {
-            return split_top(args)
-                .last()
-                .filter(|s| s.starts_with('['))
-                .map(|s| attrs_of_list(s))
-                .unwrap_or_default();
-        }
-        NodeKind::Generate { .. } => {
-            // Arguments: generator, [requiredChildOutput], outer, [generatorOutput].
-            return split_top(args)
-                .iter()
-                .skip(1)
-                .filter(|p| p.starts_with('['))
-                .flat_map(|l| attrs_of_list(l))
-                .collect();
-        }
-        _ => {}
+    if let NodeKind::Expand { .. } = kind {
+        return split_top(args)
+            .last()
+            .filter(|s| s.starts_with('['))
+            .map(|s| attrs_of_list(s))
+            .unwrap_or_default();
+    }
+    if let NodeKind::Generate { .. } = kind {
+        // Arguments: generator, [requiredChildOutput], outer, [generatorOutput].
+        return split_top(args)
+            .iter()
+            .skip(1)
+            .filter(|p| p.starts_with('['))
+            .flat_map(|l| attrs_of_list(l))
+            .collect();
     }
     match d.get("Input") {
         Some(i) if !kind.defines_output() => attrs_of_list(i),

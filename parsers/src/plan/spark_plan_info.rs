@@ -133,7 +133,7 @@ fn convert(info: &SparkPlanInfo, depth: usize) -> Result<PlanNode> {
         }
         let args = args_of(&name, &info.simple_string);
         let kind = kind_of(op.family, &name, info, args);
-        let output = stated_output(&kind, op.family, info, args);
+        let output = stated_output(&kind, info, args);
         let mut node = PlanNode::new(kind, name);
         node.engine = op.engine;
         node.output = output;
@@ -297,20 +297,17 @@ fn join_info(strategy: JoinStrategy, args: &str) -> NodeKind {
 /// ...`, `LocalTableScan [a#1]`, `ReusedExchange [a#1], BroadcastExchange
 /// ...`), the attribute lists in `Expand` and `Generate` arguments. The rest
 /// is derived by [`::plan::derive_outputs`].
-fn stated_output(kind: &NodeKind, family: Family, info: &SparkPlanInfo, args: &str) -> Vec<Attr> {
-    match family {
-        Family::Scan | Family::LocalData | Family::Reused
-            if info.node_name.trim() != "ReusedSubquery" =>
-        {
-            let s = info.simple_string.as_str();
-            return match (s.find('['), bracket_end(s)) {
-                (Some(a), Some(b)) if b > a => attrs_of_list(&s[a..=b]),
-                _ => Vec::new(),
-            };
+fn stated_output(kind: &NodeKind, info: &SparkPlanInfo, args: &str) -> Vec<Attr> {
+    let leaf_columns = || {
+        let s = info.simple_string.as_str();
+        match (s.find('['), bracket_end(s)) {
+            (Some(a), Some(b)) if b > a => attrs_of_list(&s[a..=b]),
+            _ => Vec::new(),
         }
-        _ => {}
-    }
+    };
     match kind {
+        NodeKind::Scan(_) | NodeKind::LocalData => leaf_columns(),
+        NodeKind::Reused { .. } if info.node_name.trim() != "ReusedSubquery" => leaf_columns(),
         NodeKind::Expand { .. } => split_top(args)
             .last()
             .filter(|s| s.starts_with('['))
@@ -323,7 +320,22 @@ fn stated_output(kind: &NodeKind, family: Family, info: &SparkPlanInfo, args: &s
             .filter(|p| p.starts_with('['))
             .flat_map(|l| attrs_of_list(l))
             .collect(),
-        _ => Vec::new(),
+        NodeKind::Reused { .. }
+        | NodeKind::Project { .. }
+        | NodeKind::Filter { .. }
+        | NodeKind::Join(_)
+        | NodeKind::Aggregate { .. }
+        | NodeKind::Window { .. }
+        | NodeKind::Union
+        | NodeKind::Sort { .. }
+        | NodeKind::Limit { .. }
+        | NodeKind::Exchange
+        | NodeKind::SubqueryAlias { .. }
+        | NodeKind::SubqueryRoot { .. }
+        | NodeKind::PassThrough
+        | NodeKind::Command
+        | NodeKind::Other
+        | NodeKind::Unknown => Vec::new(),
     }
 }
 
