@@ -144,7 +144,7 @@ fn convert_plan(t: &Tree<'_>, depth: usize) -> Result<PlanNode> {
         let class = t.class().to_string();
         let op = operator(&class);
         let kind = plan_kind(t, op.family, &class);
-        let output = stated_output(t, &kind);
+        let output = stated_output(t);
         let mut node = PlanNode::new(kind, class);
         node.engine = op.engine;
         node.output = output;
@@ -264,16 +264,7 @@ fn plan_kind(t: &Tree<'_>, family: Family, class: &str) -> NodeKind {
         },
         Family::Scan => NodeKind::Scan(ScanInfo {
             table: table_name(t)
-                .or_else(|| {
-                    t.field("multipartIdentifier")
-                        .and_then(Value::as_array)
-                        .map(|a| {
-                            a.iter()
-                                .filter_map(Value::as_str)
-                                .collect::<Vec<_>>()
-                                .join(".")
-                        })
-                })
+                .or_else(|| t.field("multipartIdentifier").and_then(dotted))
                 .unwrap_or_else(|| class.to_string()),
             format: None,
             ..ScanInfo::default()
@@ -348,39 +339,28 @@ fn attrs_field(t: &Tree<'_>, k: &str) -> Vec<Attr> {
     output_attrs(&list_field(t, k))
 }
 
-/// Output attributes the JSON states: leaves' and positional operators'
-/// `output` field (a Hive relation's data and partition columns), and
-/// commands' and unmodelled operators' own `output`. The rest is derived by
+/// `["spark_catalog", "default", "t"]` → `spark_catalog.default.t`.
+fn dotted(v: &Value) -> Option<String> {
+    v.as_array().map(|a| {
+        a.iter()
+            .filter_map(Value::as_str)
+            .collect::<Vec<_>>()
+            .join(".")
+    })
+}
+
+/// Output attributes the JSON states: a node's own `output` field (leaves,
+/// `Expand`, CTE references, commands, unmodelled operators print one), a
+/// Hive relation's data and partition columns. The rest is derived by
 /// [`::plan::derive_outputs`].
-fn stated_output(t: &Tree<'_>, kind: &NodeKind) -> Vec<Attr> {
-    match kind {
-        NodeKind::Scan(_) if t.field("output").is_none() => {
-            // HiveTableRelation: data columns, then partition columns.
-            let mut out = attrs_field(t, "dataCols");
-            out.extend(attrs_field(t, "partitionCols"));
-            out
-        }
-        NodeKind::Scan(_)
-        | NodeKind::Reused { .. }
-        | NodeKind::LocalData
-        | NodeKind::Expand { .. }
-        | NodeKind::Command
-        | NodeKind::Other
-        | NodeKind::Unknown => attrs_field(t, "output"),
-        NodeKind::Project { .. }
-        | NodeKind::Filter { .. }
-        | NodeKind::Join(_)
-        | NodeKind::Aggregate { .. }
-        | NodeKind::Window { .. }
-        | NodeKind::Generate { .. }
-        | NodeKind::Union
-        | NodeKind::Sort { .. }
-        | NodeKind::Limit { .. }
-        | NodeKind::Exchange
-        | NodeKind::SubqueryAlias { .. }
-        | NodeKind::SubqueryRoot { .. }
-        | NodeKind::PassThrough => Vec::new(),
+fn stated_output(t: &Tree<'_>) -> Vec<Attr> {
+    if t.field("output").is_none() && t.field("dataCols").is_some() {
+        // HiveTableRelation: data columns, then partition columns.
+        let mut out = attrs_field(t, "dataCols");
+        out.extend(attrs_field(t, "partitionCols"));
+        return out;
     }
+    attrs_field(t, "output")
 }
 
 /// Subquery plans held by a plan node's expressions (not inside nested
@@ -650,13 +630,7 @@ fn convert_expr_node(t: &Tree<'_>, depth: usize) -> Expr {
         "Star" | "UnresolvedStar" => Expr::Star,
         "UnresolvedAttribute" => Expr::Unresolved(
             t.field("nameParts")
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(Value::as_str)
-                        .collect::<Vec<_>>()
-                        .join(".")
-                })
+                .and_then(dotted)
                 .or_else(|| t.field("name").and_then(Value::as_str).map(str::to_string))
                 .unwrap_or_default(),
         ),
