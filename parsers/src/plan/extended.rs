@@ -517,12 +517,6 @@ fn exprs(s: &str) -> Vec<Expr> {
     parse_expr_list(s)
 }
 
-fn output_of(list: &[Expr]) -> Vec<Attr> {
-    list.iter()
-        .filter_map(|e| e.output_attr().cloned())
-        .collect()
-}
-
 /// Build one node from its operator text.
 fn make_node(text: &str, children: Vec<PlanNode>, subqueries: Vec<PlanNode>) -> PlanNode {
     let mut t = text;
@@ -559,11 +553,8 @@ fn node(kind: NodeKind, name: &str, output: Vec<Attr>) -> PlanNode {
 fn line_operator(name: &str, rest: &str, full: &str) -> PlanNode {
     let op = operator(name);
     let mut n = match op.family {
-        Family::Project => {
-            let list = exprs(rest);
-            let out = output_of(&list);
-            node(NodeKind::Project { list }, name, out)
-        }
+        // Outputs of project lists are derived from the lists.
+        Family::Project => node(NodeKind::Project { list: exprs(rest) }, name, Vec::new()),
         Family::Filter => node(
             NodeKind::Filter {
                 condition: parse_expr(rest),
@@ -610,15 +601,13 @@ fn line_operator(name: &str, rest: &str, full: &str) -> PlanNode {
             } else {
                 ("", first)
             };
-            let results = exprs(results);
-            let out = output_of(&results);
             node(
                 NodeKind::Aggregate {
                     grouping: exprs(grouping),
-                    results,
+                    results: exprs(results),
                 },
                 name,
-                out,
+                Vec::new(),
             )
         }
         Family::Aggregate => {
@@ -659,8 +648,7 @@ fn line_operator(name: &str, rest: &str, full: &str) -> PlanNode {
         Family::Limit => node(NodeKind::Limit { list: Vec::new() }, name, Vec::new()),
         Family::TopK => {
             let list = named_list(rest, "output").map(exprs).unwrap_or_default();
-            let out = output_of(&list);
-            node(NodeKind::Limit { list }, name, out)
+            node(NodeKind::Limit { list }, name, Vec::new())
         }
         Family::Window => {
             // `Window [exprs], [partition], [order]`; an empty partition or
@@ -1594,17 +1582,17 @@ Project [c_custkey#182L]\n\
         let NodeKind::Scan(s) = &n.kind else { panic!() };
         assert_eq!(s.table, "default.orders");
         // Explain mode `cost` suffix and codegen prefix are not part of the operator.
-        let n = make_node(
+        let n = Plan::new(make_node(
             "*(3) Project [a#1], Statistics(sizeInBytes=8.0 B)",
             vec![],
             vec![],
-        );
+        ));
         assert_eq!((n.name.as_str(), n.output.len()), ("Project", 1));
-        let n = make_node(
+        let n = Plan::new(make_node(
             "Aggregate [avg(c_acctbal#726) AS avg(c_acctbal)#720]",
             vec![],
             vec![],
-        );
+        ));
         let NodeKind::Aggregate { grouping, results } = &n.kind else {
             panic!()
         };
