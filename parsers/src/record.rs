@@ -288,32 +288,11 @@ fn join_record(j: &JoinInfo) -> JoinRecord {
 /// The first operator below pure wrappers, and whether it is a command.
 pub fn root_operator(plan: &PlanNode) -> (String, bool) {
     let mut n = plan;
-    loop {
-        match &n.kind {
-            NodeKind::PassThrough if n.children.len() == 1 => n = &n.children[0],
-            // The registry makes `Execute ...` and `...Command` commands.
-            NodeKind::Command => return (n.name.clone(), true),
-            NodeKind::PassThrough
-            | NodeKind::Scan(_)
-            | NodeKind::Project { .. }
-            | NodeKind::Filter { .. }
-            | NodeKind::Join(_)
-            | NodeKind::Aggregate { .. }
-            | NodeKind::Window { .. }
-            | NodeKind::Expand { .. }
-            | NodeKind::Generate { .. }
-            | NodeKind::Union
-            | NodeKind::Sort { .. }
-            | NodeKind::Limit { .. }
-            | NodeKind::Exchange
-            | NodeKind::SubqueryAlias { .. }
-            | NodeKind::Reused { .. }
-            | NodeKind::SubqueryRoot { .. }
-            | NodeKind::LocalData
-            | NodeKind::Other
-            | NodeKind::Unknown => return (n.name.clone(), false),
-        }
+    while let (NodeKind::PassThrough, [child]) = (&n.kind, n.children.as_slice()) {
+        n = child;
     }
+    // The registry makes `Execute ...` and `...Command` operators commands.
+    (n.name.clone(), n.kind == NodeKind::Command)
 }
 
 /// Whether the plan is the final AQE plan.

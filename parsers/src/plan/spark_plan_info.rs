@@ -298,45 +298,32 @@ fn join_info(strategy: JoinStrategy, args: &str) -> NodeKind {
 /// ...`), the attribute lists in `Expand` and `Generate` arguments. The rest
 /// is derived by [`::plan::derive_outputs`].
 fn stated_output(kind: &NodeKind, info: &SparkPlanInfo, args: &str) -> Vec<Attr> {
-    let leaf_columns = || {
+    let leaf = matches!(kind, NodeKind::Scan(_) | NodeKind::LocalData)
+        || (matches!(kind, NodeKind::Reused { .. }) && info.node_name.trim() != "ReusedSubquery");
+    if leaf {
         let s = info.simple_string.as_str();
-        match (s.find('['), bracket_end(s)) {
+        return match (s.find('['), bracket_end(s)) {
             (Some(a), Some(b)) if b > a => attrs_of_list(&s[a..=b]),
             _ => Vec::new(),
-        }
-    };
-    match kind {
-        NodeKind::Scan(_) | NodeKind::LocalData => leaf_columns(),
-        NodeKind::Reused { .. } if info.node_name.trim() != "ReusedSubquery" => leaf_columns(),
-        NodeKind::Expand { .. } => split_top(args)
+        };
+    }
+    if let NodeKind::Expand { .. } = kind {
+        return split_top(args)
             .last()
             .filter(|s| s.starts_with('['))
             .map(|s| attrs_of_list(s))
-            .unwrap_or_default(),
+            .unwrap_or_default();
+    }
+    if let NodeKind::Generate { .. } = kind {
         // Arguments: generator, [requiredChildOutput], outer, [generatorOutput].
-        NodeKind::Generate { .. } => split_top(args)
+        return split_top(args)
             .iter()
             .skip(1)
             .filter(|p| p.starts_with('['))
             .flat_map(|l| attrs_of_list(l))
-            .collect(),
-        NodeKind::Reused { .. }
-        | NodeKind::Project { .. }
-        | NodeKind::Filter { .. }
-        | NodeKind::Join(_)
-        | NodeKind::Aggregate { .. }
-        | NodeKind::Window { .. }
-        | NodeKind::Union
-        | NodeKind::Sort { .. }
-        | NodeKind::Limit { .. }
-        | NodeKind::Exchange
-        | NodeKind::SubqueryAlias { .. }
-        | NodeKind::SubqueryRoot { .. }
-        | NodeKind::PassThrough
-        | NodeKind::Command
-        | NodeKind::Other
-        | NodeKind::Unknown => Vec::new(),
+            .collect();
     }
+    Vec::new()
 }
 
 /// The index of the `]` closing the first `[` of a text.
