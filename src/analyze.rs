@@ -315,3 +315,19 @@ fn unknown_operators(ops: &std::collections::BTreeMap<String, u64>) -> String {
         list.join(", ")
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::unknown_operators;
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn unknown_operators_are_listed_per_input_only_when_there_are_some() {
+        assert_eq!(unknown_operators(&BTreeMap::new()), "");
+        let ops = BTreeMap::from([("MapPartitions".to_string(), 3), ("Mystery".to_string(), 1)]);
+        assert_eq!(
+            unknown_operators(&ops),
+            ", plan operators lakeaudit does not know: `MapPartitions` (3), `Mystery` (1)"
+        );
+    }
+}
