@@ -552,6 +552,29 @@ mod bad_input {
     }
 
     #[test]
+    fn impossible_times_and_offsets_in_flags() {
+        let o = run(&["edges", &logs("weekly"), "--since", "2026-02-31"]);
+        assert_eq!(o.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("\"2026-02-31\""), "{err}");
+        // Week 2 ran 2026-10-12 09:00-09:01 UTC. 09:30 at +02:00 is 07:30 UTC,
+        // before it; 09:30 UTC is after it.
+        let edges = |since: &str| {
+            ok(&[
+                "edges",
+                &logs("weekly"),
+                "--since",
+                since,
+                "--format",
+                "jsonl",
+            ])
+        };
+        let offset = edges("2026-10-12T09:30:00+02:00");
+        assert_eq!(offset, edges("2026-10-12"));
+        assert_ne!(offset, edges("2026-10-12T09:30:00Z"));
+    }
+
+    #[test]
     fn a_directory_without_logs_says_so() {
         let dir = super::queries::tempdir("nologs");
         std::fs::write(format!("{dir}/notes.txt"), "hello").unwrap();
