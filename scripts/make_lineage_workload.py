@@ -26,10 +26,10 @@ execution ids each statement produced, plus each execution's
 
 Usage (pyspark lives in venvs outside the repo):
 
-    python3 -m venv /work/venvs/spark4  && /work/venvs/spark4/bin/pip install pyspark==4.0.1
-    python3 -m venv /work/venvs/spark35 && /work/venvs/spark35/bin/pip install 'pyspark>=3.5,<3.6'
-    python3 scripts/make_lineage_workload.py all --spark4 /work/venvs/spark4/bin/python \
-        --spark35 /work/venvs/spark35/bin/python --out tests/data/lineage
+    python3 -m venv .venv/spark4  && .venv/spark4/bin/pip install pyspark==4.0.1
+    python3 -m venv .venv/spark35 && .venv/spark35/bin/pip install 'pyspark>=3.5,<3.6'
+    python3 scripts/make_lineage_workload.py all --spark4 .venv/spark4/bin/python \
+        --spark35 .venv/spark35/bin/python --out tests/data/lineage
 
 `all` runs one child process per application (`app` sub-command), because
 event-log and source settings are fixed when a SparkSession starts.
