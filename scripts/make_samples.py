@@ -8,10 +8,10 @@ log and the cut copy of an in-progress log (both documented in samples/README.md
 
 Usage (pyspark lives in venvs outside the repo):
 
-    python3 -m venv /work/venvs/spark4  && /work/venvs/spark4/bin/pip install pyspark==4.0.1
-    python3 -m venv /work/venvs/spark35 && /work/venvs/spark35/bin/pip install 'pyspark==3.5.*'
-    python3 scripts/make_samples.py all --spark4 /work/venvs/spark4/bin/python \
-        --spark35 /work/venvs/spark35/bin/python --out samples
+    python3 -m venv .venv/spark4  && .venv/spark4/bin/pip install pyspark==4.0.1
+    python3 -m venv .venv/spark35 && .venv/spark35/bin/pip install 'pyspark==3.5.*'
+    python3 scripts/make_samples.py all --spark4 .venv/spark4/bin/python \
+        --spark35 .venv/spark35/bin/python --out samples
 
 `all` runs one child process per application (`app` sub-command), because
 event-log settings are fixed when a SparkSession starts.

@@ -1,7 +1,8 @@
-//! Discover logs, read them in parallel, keep errors per input.
+//! Discover logs, read them in parallel (one application per thread), and
+//! keep errors per input.
 
 use indicatif::{ProgressBar, ProgressStyle};
-use parsers::events::{self, AppResult, AppSummary, ReadOptions};
+use parsers::events::{self, merge_apps, AppResult, AppSummary, ReadOptions};
 use parsers::io;
 use parsers::record::{PlanSet, QueryRecord};
 use rayon::prelude::*;
@@ -34,7 +35,6 @@ where
     F: Fn(QueryRecord, &PlanSet) -> T + Sync,
 {
     let found = io::discover(paths);
-    let mut errors: Vec<String> = found.errors.iter().map(|e| e.to_string()).collect();
     // A progress bar on long archives, only when stderr is a terminal.
     let bar = if found.inputs.len() > 1 && std::io::stderr().is_terminal() {
         let b = ProgressBar::new(found.inputs.len() as u64);
@@ -57,42 +57,16 @@ where
         })
         .collect();
     bar.finish_and_clear();
-    let mut warnings = Vec::new();
-    let mut apps: Vec<(AppSummary, Vec<T>)> = Vec::with_capacity(results.len());
-    for r in results {
-        errors.extend(r.errors.iter().map(|e| e.to_string()));
-        warnings.extend(r.warnings);
-        apps.push((r.summary, r.records));
-    }
-    // The same application can be present twice (an archived `.gz` copy
-    // beside the original, an in-progress copy): keep the most complete
-    // one, so no execution counts twice.
-    apps.sort_by(|a, b| {
-        a.0.app_id
-            .cmp(&b.0.app_id)
-            .then(b.1.len().cmp(&a.1.len()))
-            .then(b.0.bytes.cmp(&a.0.bytes))
-            .then(b.0.lines.cmp(&a.0.lines))
-            .then(a.0.log.cmp(&b.0.log))
-    });
-    let mut summaries: Vec<AppSummary> = Vec::with_capacity(apps.len());
-    let mut records = Vec::new();
-    for (s, recs) in apps {
-        if let Some(kept) = summaries.last().filter(|k| k.app_id == s.app_id) {
-            warnings.push(format!(
-                "{}: same application {} as {}; skipped (the other copy is more complete)",
-                s.log, s.app_id, kept.log
-            ));
-            continue;
-        }
-        summaries.push(s);
-        // Records within an app are in execution id order already.
-        records.extend(recs);
-    }
+    let merged = merge_apps(results);
     Ingested {
-        apps: summaries,
-        records,
-        errors,
-        warnings,
+        apps: merged.apps,
+        records: merged.records,
+        errors: found
+            .errors
+            .iter()
+            .chain(&merged.errors)
+            .map(|e| e.to_string())
+            .collect(),
+        warnings: merged.warnings,
     }
 }

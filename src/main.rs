@@ -10,7 +10,6 @@ mod output;
 mod pipeline;
 mod plan_cmd;
 mod queries;
-mod stats;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};

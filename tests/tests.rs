@@ -1,5 +1,5 @@
 //! Binary-level tests: the real `lakeaudit` executable on the real Spark
-//! logs in `../shared/spark-logs` and the bundled `samples/`.
+//! logs of the repository (`tests/data/spark-logs/` and `samples/`).
 
 mod common;
 
@@ -19,7 +19,7 @@ mod queries {
 
     /// One record per SQLExecutionStart, each with the tables of its query.
     fn check_app(log: &str, manifest: &str, source: &str) {
-        let recs = jsonl(&ok(&["queries", &shared(log)]));
+        let recs = jsonl(&ok(&["queries", &logs(log)]));
         assert_eq!(recs.len(), 30, "30 SQL executions per TPC-H app");
         let ids: Vec<u64> = recs
             .iter()
@@ -74,8 +74,8 @@ mod queries {
 
     #[test]
     fn formatted_and_extended_agree_on_scanned_tables() {
-        let a = jsonl(&ok(&["queries", &shared("tpch-default")]));
-        let b = jsonl(&ok(&["queries", &shared("tpch-extended")]));
+        let a = jsonl(&ok(&["queries", &logs("tpch-default")]));
+        let b = jsonl(&ok(&["queries", &logs("tpch-extended")]));
         for (x, y) in a.iter().zip(&b) {
             assert_eq!(
                 scanned_tables(x),
@@ -89,12 +89,10 @@ mod queries {
     /// The snappy SMJ log: final-plan join operators match the manifest.
     #[test]
     fn smj_log_final_plan_joins_match_manifest() {
-        let recs = jsonl(&ok(&["queries", &shared("tpch-smj")]));
+        let recs = jsonl(&ok(&["queries", &logs("tpch-smj")]));
         assert_eq!(recs.len(), 30);
-        let m: serde_json::Value = serde_json::from_str(
-            &std::fs::read_to_string(shared("tpch-smj/executions.json")).unwrap(),
-        )
-        .unwrap();
+        let m: serde_json::Value =
+            serde_json::from_str(&logs_text("tpch-smj/executions.json")).unwrap();
         let (mut smj, mut bhj) = (0, 0);
         for q in m["queries"].as_array().unwrap() {
             let id = q["execution_ids"][0].as_u64().unwrap();
@@ -126,8 +124,8 @@ mod queries {
 
     #[test]
     fn output_is_deterministic_across_runs_and_threads() {
-        let a = ok(&["queries", &shared("weekly")]);
-        let b = ok(&["--threads", "1", "queries", &shared("weekly")]);
+        let a = ok(&["queries", &logs("weekly")]);
+        let b = ok(&["--threads", "1", "queries", &logs("weekly")]);
         assert_eq!(a, b);
     }
 
@@ -138,7 +136,7 @@ mod queries {
         let pq = format!("{dir}/q.parquet");
         ok(&[
             "queries",
-            &shared("tpch-default"),
+            &logs("tpch-default"),
             "--format",
             "csv",
             "-o",
@@ -146,7 +144,7 @@ mod queries {
         ]);
         ok(&[
             "queries",
-            &shared("tpch-default"),
+            &logs("tpch-default"),
             "--format",
             "parquet",
             "-o",
@@ -161,7 +159,7 @@ mod queries {
             .starts_with("app_id,execution_id"));
         let bytes = std::fs::read(&pq).unwrap();
         assert_eq!(&bytes[..4], b"PAR1");
-        let table = ok(&["queries", &shared("tpch-default"), "--format", "table"]);
+        let table = ok(&["queries", &logs("tpch-default"), "--format", "table"]);
         assert!(table.lines().next().unwrap().contains("execution_id"));
     }
 
@@ -224,10 +222,9 @@ mod samples {
 
     #[test]
     fn weekly_logs_give_one_record_per_scheduled_run() {
-        let recs = jsonl(&ok(&["queries", &shared("weekly")]));
+        let recs = jsonl(&ok(&["queries", &logs("weekly")]));
         let sched: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(shared("weekly/schedule.json")).unwrap())
-                .unwrap();
+            serde_json::from_str(&logs_text("weekly/schedule.json")).unwrap();
         for app in sched["applications"].as_array().unwrap() {
             let id = app["app_id"].as_str().unwrap();
             let n = recs.iter().filter(|r| r["app_id"] == id).count() as u64;
@@ -272,7 +269,7 @@ mod relationships {
     }
 
     fn check(log: &str, manifest: &str) {
-        let recs = jsonl(&ok(&["queries", &shared(log)]));
+        let recs = jsonl(&ok(&["queries", &logs(log)]));
         let by_exec = query_of_execution(manifest);
         let truth = truth_pairs();
         let (mut tp, mut fp, mut fneg) = (0, 0, 0);
@@ -323,7 +320,7 @@ mod relationships {
     fn edges_reproduce_truth_edge_frequency() {
         let t = truth();
         for app in ["tpch-default", "tpch-extended"] {
-            let rows = jsonl(&ok(&["edges", &shared(app), "--format", "jsonl"]));
+            let rows = jsonl(&ok(&["edges", &logs(app), "--format", "jsonl"]));
             let by_exec = query_of_execution(&format!("executions/{app}.json"));
             let mut got: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
             for r in &rows {
@@ -382,7 +379,7 @@ mod planning {
         // rewrite of lineitem, 64% of the bytes here; give a real budget.
         let text = ok(&[
             "plan",
-            &shared("tpch-smj"),
+            &logs("tpch-smj"),
             "--budget",
             "100MB",
             "--storage-budget",
@@ -411,7 +408,7 @@ mod planning {
         );
         let sql = ok(&[
             "plan",
-            &shared("tpch-smj"),
+            &logs("tpch-smj"),
             "--budget",
             "100MB",
             "--storage-budget",
@@ -434,7 +431,7 @@ mod planning {
             for cost in ["duration", "cpu"] {
                 let rows = jsonl(&ok(&[
                     "drift",
-                    &shared("weekly"),
+                    &logs("weekly"),
                     "--format",
                     "jsonl",
                     "--cost",
@@ -472,7 +469,7 @@ mod planning {
     #[test]
     fn analyze_writes_every_output() {
         let dir = super::queries::tempdir("analyze");
-        let o = run(&["analyze", &shared("weekly"), "--out", &dir]);
+        let o = run(&["analyze", &logs("weekly"), "--out", &dir]);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         for f in [
             "queries.parquet",
@@ -514,7 +511,7 @@ mod bad_input {
             b"{\"Event\":\"SparkListenerLogStart\",\"Spark Version\":\"4.0.1\"}\nthis is not json\n",
         );
         let unknown = w("app-1.brotli", b"xxxx");
-        let mut zst = std::fs::read(shared(
+        let mut zst = std::fs::read(logs(
             "tpch-default/eventlog_v2_local-1796009792357/events_1_local-1796009792357.zstd",
         ))
         .unwrap();
@@ -524,7 +521,7 @@ mod bad_input {
         }
         let corrupt = w("app-corrupt.zstd", &zst);
         let missing = format!("{dir}/does-not-exist");
-        let good = shared("tpch-extended");
+        let good = logs("tpch-extended");
         let o = run(&[
             "queries", &empty, &binary, &notjson, &unknown, &corrupt, &missing, &good,
         ]);
@@ -555,6 +552,29 @@ mod bad_input {
     }
 
     #[test]
+    fn impossible_times_and_offsets_in_flags() {
+        let o = run(&["edges", &logs("weekly"), "--since", "2026-02-31"]);
+        assert_eq!(o.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("\"2026-02-31\""), "{err}");
+        // Week 2 ran 2026-10-12 09:00-09:01 UTC. 09:30 at +02:00 is 07:30 UTC,
+        // before it; 09:30 UTC is after it.
+        let edges = |since: &str| {
+            ok(&[
+                "edges",
+                &logs("weekly"),
+                "--since",
+                since,
+                "--format",
+                "jsonl",
+            ])
+        };
+        let offset = edges("2026-10-12T09:30:00+02:00");
+        assert_eq!(offset, edges("2026-10-12"));
+        assert_ne!(offset, edges("2026-10-12T09:30:00Z"));
+    }
+
+    #[test]
     fn a_directory_without_logs_says_so() {
         let dir = super::queries::tempdir("nologs");
         std::fs::write(format!("{dir}/notes.txt"), "hello").unwrap();
@@ -576,7 +596,7 @@ mod bad_input {
             .stdout(Stdio::piped())
             .spawn()
             .unwrap();
-        let data = std::fs::read(shared("tpch-extended/local-1796009833175")).unwrap();
+        let data = testdata::read("spark-logs/tpch-extended/local-1796009833175");
         let mut stdin = child.stdin.take().unwrap();
         let writer = std::thread::spawn(move || stdin.write_all(&data));
         let out = child.wait_with_output().unwrap();

@@ -411,10 +411,7 @@ mod tests {
     use crate::io::discover;
 
     fn shared(rel: &str) -> String {
-        format!(
-            "{}/../../shared/spark-logs/{rel}",
-            env!("CARGO_MANIFEST_DIR")
-        )
+        testdata::spark_logs(rel).display().to_string()
     }
 
     #[test]

@@ -414,7 +414,7 @@ fn rolling(dir: &Path, display: &str) -> Result<LogInput, Error> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testutil::{copy_tree, one_input, samples, shared_logs, TempDir};
+    use super::super::testutil::{copy_tree, one_input, samples, TempDir};
     use super::super::{discover, Codec};
     use super::parse_name;
     use crate::Error;
@@ -428,8 +428,8 @@ mod tests {
     }
 
     #[test]
-    fn shared_logs_hold_exactly_seven_applications() {
-        let root = shared_logs();
+    fn fixture_logs_hold_exactly_their_two_applications() {
+        let root = testdata::data("spark-logs");
         let d = discover(&[root.display().to_string()]);
         assert!(d.errors.is_empty(), "{:?}", d.errors);
         let found: Vec<(String, Vec<Codec>, usize)> = d
@@ -443,8 +443,9 @@ mod tests {
                 )
             })
             .collect();
-        // README.md, *.json, sql/*.sql, executions/ and tpch-plans.jsonl
-        // (JSON lines, but not events) are not logs; .crc and appstatus are markers.
+        // README.md, *.json, sql/*.sql, executions/ and tpch-plans.jsonl.zst
+        // (zstd JSON lines, but not events) are not logs; .crc and
+        // appstatus are markers.
         assert_eq!(
             found,
             [
@@ -454,32 +455,7 @@ mod tests {
                     0
                 ),
                 (
-                    "tpch-extended/local-1796009833175".into(),
-                    vec![Codec::None],
-                    0
-                ),
-                (
-                    "tpch-smj/eventlog_v2_local-1796012495657".into(),
-                    vec![Codec::Snappy],
-                    0
-                ),
-                (
-                    "weekly/eventlog_v2_local-1791190803209".into(),
-                    vec![Codec::Zstd],
-                    0
-                ),
-                (
-                    "weekly/eventlog_v2_local-1791795603741".into(),
-                    vec![Codec::Zstd],
-                    0
-                ),
-                (
-                    "weekly/eventlog_v2_local-1792400403627".into(),
-                    vec![Codec::Zstd],
-                    0
-                ),
-                (
-                    "weekly/eventlog_v2_local-1793005203250".into(),
+                    "tpch-extended/local-1796009833175.zst".into(),
                     vec![Codec::Zstd],
                     0
                 ),

@@ -477,8 +477,8 @@ mod tests {
     use std::path::{Path, PathBuf};
 
     use super::super::testutil::{
-        copy_tree, find_file, one_input, plain_sample, samples, shared_logs, summarize,
-        summarize_with, Summary, TempDir,
+        copy_tree, find_file, one_input, plain_sample, samples, summarize, summarize_with,
+        tpch_log, Summary, TempDir,
     };
     use super::super::{discover, Codec, LogInput, Part, DEFAULT_MAX_LINE};
     use super::LineReader;
@@ -687,18 +687,18 @@ mod tests {
     }
 
     #[test]
-    fn shared_zstd_and_uncompressed_logs_read_fully() {
-        let zstd = one_input(&shared_logs().join("tpch-default"));
+    fn tpch_zstd_and_snappy_logs_read_fully() {
+        let zstd = one_input(&tpch_log("tpch-default"));
         let s = summarize(&zstd).unwrap();
-        // shared/spark-logs/README.md: 8.0 MB and 1,404 JSON lines decompressed
+        // tests/data/spark-logs/README.md: 8.0 MB and 1,404 JSON lines decompressed
         assert_eq!(s.lines, 1404);
         assert_eq!(s.non_event, 0);
-        let plain = one_input(&shared_logs().join("tpch-extended"));
+        let plain = one_input(&tpch_log("tpch-extended"));
         let p = summarize(&plain).unwrap();
         assert_eq!(p.lines, 1404);
         assert_eq!(p.exec_start, 30);
         assert_eq!(p.exec_end, 30);
-        let snappy = one_input(&shared_logs().join("tpch-smj"));
+        let snappy = one_input(&tpch_log("tpch-smj"));
         assert_eq!(snappy.parts[0].codec, Codec::Snappy);
         assert_eq!(summarize(&snappy).unwrap().non_event, 0);
     }

@@ -1190,14 +1190,8 @@ mod tests {
     use std::collections::{BTreeMap, BTreeSet};
     use std::sync::OnceLock;
 
-    const LOG: &str = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/spark-logs/tpch-extended/local-1796009833175"
-    );
-    const TRUTH: &str = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/spark-logs/tpch-truth.json"
-    );
+    const LOG: &str = "spark-logs/tpch-extended/local-1796009833175";
+    const TRUTH: &str = "spark-logs/tpch-truth.json";
 
     /// `physicalPlanDescription` of every SQL execution start, by id.
     fn descriptions() -> &'static BTreeMap<u64, String> {
@@ -1212,7 +1206,7 @@ mod tests {
     fn log_plans() -> &'static (BTreeMap<u64, String>, BTreeMap<u64, String>) {
         static D: OnceLock<(BTreeMap<u64, String>, BTreeMap<u64, String>)> = OnceLock::new();
         D.get_or_init(|| {
-            let text = std::fs::read_to_string(LOG).expect("tpch-extended log");
+            let text = testdata::read_to_string(LOG);
             let (mut start, mut last) = (BTreeMap::new(), BTreeMap::new());
             for line in text.lines() {
                 let is_start = line.contains("SparkListenerSQLExecutionStart");
@@ -1878,7 +1872,7 @@ AdaptiveSparkPlan isFinalPlan=false
     #[test]
     fn all_executions_parse_with_the_truth_tables() {
         let truth: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(TRUTH).expect("truth")).expect("json");
+            serde_json::from_str(&testdata::read_to_string(TRUTH)).expect("json");
         let d = descriptions();
         assert_eq!(d.len(), 30);
         let finals = final_descriptions();

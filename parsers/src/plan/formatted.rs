@@ -849,8 +849,9 @@ pub(crate) fn first_hash_number(text: &str) -> Option<u64> {
     tail[..end].parse().ok()
 }
 
-/// Real fixtures for the plan parsers' tests: the TPC-H event logs under
-/// `/work/shared/spark-logs`, decompressed in memory once per test binary.
+/// Real fixtures for the plan parsers' tests: the repository's TPC-H event
+/// logs (`tests/data/spark-logs`, `samples/`), decompressed in memory once
+/// per test binary.
 #[cfg(test)]
 pub(crate) mod testdata {
     use std::collections::{BTreeMap, BTreeSet, HashSet};
@@ -858,9 +859,6 @@ pub(crate) mod testdata {
 
     use super::split_op_id;
     use crate::plan::{NodeKind, PlanNode, Recursion, TreeNode};
-
-    /// Where the real logs live.
-    pub(crate) const LOGS: &str = "/work/shared/spark-logs";
 
     /// One SQL execution's plans.
     #[derive(Debug, Default, Clone)]
@@ -914,8 +912,8 @@ pub(crate) mod testdata {
     pub(crate) fn tpch_default() -> &'static [Exec] {
         static CELL: OnceLock<Vec<Exec>> = OnceLock::new();
         CELL.get_or_init(|| {
-            let path = format!(
-                "{LOGS}/tpch-default/eventlog_v2_local-1796009792357/events_1_local-1796009792357.zstd"
+            let path = testdata::spark_logs(
+                "tpch-default/eventlog_v2_local-1796009792357/events_1_local-1796009792357.zstd",
             );
             let bytes = std::fs::read(path).expect("tpch-default log");
             let text = zstd::stream::decode_all(&bytes[..]).expect("zstd");
@@ -928,7 +926,7 @@ pub(crate) mod testdata {
         static CELL: OnceLock<Vec<Exec>> = OnceLock::new();
         CELL.get_or_init(|| {
             let mut all = Vec::new();
-            let dir = format!("{LOGS}/weekly");
+            let dir = testdata::spark_logs("weekly");
             let mut apps: Vec<_> = std::fs::read_dir(&dir)
                 .expect("weekly dir")
                 .filter_map(|e| e.ok().map(|e| e.path()))
@@ -957,16 +955,20 @@ pub(crate) mod testdata {
     pub(crate) fn tpch_smj() -> &'static [Exec] {
         static CELL: OnceLock<Vec<Exec>> = OnceLock::new();
         CELL.get_or_init(|| {
-            let path = format!(
-                "{LOGS}/tpch-smj/eventlog_v2_local-1796012495657/events_1_local-1796012495657.snappy"
+            let path = testdata::spark_logs(
+                "tpch-smj/eventlog_v2_local-1796012495657/events_1_local-1796012495657.snappy",
             );
             let bytes = std::fs::read(path).expect("tpch-smj log");
             let mut out = Vec::new();
             let mut pos = 16;
             let mut dec = snap::raw::Decoder::new();
             while pos + 4 <= bytes.len() {
-                let len = u32::from_be_bytes([bytes[pos], bytes[pos + 1], bytes[pos + 2], bytes[pos + 3]])
-                    as usize;
+                let len = u32::from_be_bytes([
+                    bytes[pos],
+                    bytes[pos + 1],
+                    bytes[pos + 2],
+                    bytes[pos + 3],
+                ]) as usize;
                 pos += 4;
                 let block = &bytes[pos..pos + len];
                 out.extend(dec.decompress_vec(block).expect("snappy block"));
@@ -978,7 +980,7 @@ pub(crate) mod testdata {
 
     /// The query (`q01`..`q22`) an execution id of an application ran.
     pub(crate) fn query_of(app_file: &str, exec_id: u64) -> Option<String> {
-        let text = std::fs::read_to_string(format!("{LOGS}/{app_file}")).ok()?;
+        let text = testdata::read_to_string(&format!("spark-logs/{app_file}"));
         let v: serde_json::Value = serde_json::from_str(&text).ok()?;
         v["runs"].as_array()?.iter().find_map(|r| {
             let ids = r["execution_ids"].as_array()?;
@@ -991,7 +993,7 @@ pub(crate) mod testdata {
 
     /// `tables` of a query in the answer key.
     pub(crate) fn truth_tables(query: &str) -> Vec<String> {
-        let text = std::fs::read_to_string(format!("{LOGS}/tpch-truth.json")).expect("truth");
+        let text = testdata::read_to_string("spark-logs/tpch-truth.json");
         let v: serde_json::Value = serde_json::from_str(&text).expect("truth json");
         let mut t: Vec<String> = v["queries"][format!("tpch/{query}")]["tables"]
             .as_array()

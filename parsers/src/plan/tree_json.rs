@@ -748,11 +748,11 @@ fn convert_expr_node(t: &Tree<'_>, depth: usize) -> Expr {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::formatted::testdata::{tables, truth_tables, LOGS};
+    use crate::plan::formatted::testdata::{tables, truth_tables};
     use crate::plan::{Recursion, TreeNode};
 
     fn plans() -> Vec<Value> {
-        let text = std::fs::read_to_string(format!("{LOGS}/tpch-plans.jsonl")).unwrap();
+        let text = testdata::read_to_string("spark-logs/tpch-plans.jsonl");
         text.lines()
             .map(|l| serde_json::from_str(l).unwrap())
             .collect()
