@@ -28,7 +28,7 @@
 //!     n
 //! };
 //! let (o, c) = (Attr::new("o_custkey", 35, "L"), Attr::new("c_custkey", 31, "L"));
-//! assert_eq!(operator("Join").family, Family::Join(JoinStrategy::Join));
+//! assert_eq!(operator("Join", plan::Level::Logical).family, Family::Join(JoinStrategy::Join));
 //! let mut join = PlanNode::new(
 //!     NodeKind::Join(JoinInfo {
 //!         strategy: JoinStrategy::Join,
@@ -71,5 +71,5 @@ pub use node::{
     ScanInfo, Side,
 };
 pub use output::derive_outputs;
-pub use registry::{operator, operator_word, Engine, Family, Operator};
+pub use registry::{operator, operator_word, Engine, Family, Level, Operator};
 pub use tree::{guard, Recursion, TreeNode, TreeNodeVisitor, DEPTH_BUDGET};

@@ -15,7 +15,8 @@
 //! | `Join` | left then right; left only for semi, anti and existence joins ([`crate::JoinType::outputs_left_only`]), plus the `exists` flag of an existence join |
 //! | `Window` | its child's, then the window attributes |
 //! | `Generate` | its child's, then the generator's |
-//! | `Scan`, `LocalData`, `Expand`, `Command`, `Other`, `Unknown` | only what the source states (nothing) |
+//! | `Other`, `Unknown` | its children's, in order: an operator lineage does not model repeats the attributes it passes on (a cached relation under `InMemoryTableScan`), and lineage derives only what is new |
+//! | `Scan`, `LocalData`, `Expand`, `Command` | only what the source states (nothing) |
 //!
 //! A node whose output is stated (non-empty) keeps it: the pass only
 //! fills, so running it twice changes nothing.
@@ -84,12 +85,14 @@ fn derived(n: &PlanNode) -> Vec<Attr> {
             v.extend(generator_output.iter().cloned());
             v
         }
-        NodeKind::Scan(_)
-        | NodeKind::LocalData
-        | NodeKind::Expand { .. }
-        | NodeKind::Command
-        | NodeKind::Other
-        | NodeKind::Unknown => Vec::new(),
+        NodeKind::Other | NodeKind::Unknown => n
+            .children
+            .iter()
+            .flat_map(|c| c.output.iter().cloned())
+            .collect(),
+        NodeKind::Scan(_) | NodeKind::LocalData | NodeKind::Expand { .. } | NodeKind::Command => {
+            Vec::new()
+        }
     }
 }
 
@@ -153,10 +156,17 @@ mod tests {
         p.output = vec![Attr::new("x", 5, "")];
         p.children = vec![scan(&[("a", 1)])];
         assert_eq!(ids(&derive_outputs(p)), [5]);
-        // Unknown operators state nothing, so they output nothing.
+        // Unknown operators pass on what their children output; commands
+        // state their output or have none.
         let mut u = PlanNode::new(NodeKind::Unknown, "Mystery");
-        u.children = vec![scan(&[("a", 1)])];
-        assert!(derive_outputs(u).output.is_empty());
+        u.children = vec![scan(&[("a", 1)]), scan(&[("b", 2)])];
+        assert_eq!(ids(&derive_outputs(u)), [1, 2]);
+        let mut c = PlanNode::new(
+            NodeKind::Command,
+            "Execute InsertIntoHadoopFsRelationCommand",
+        );
+        c.children = vec![scan(&[("a", 1)])];
+        assert!(derive_outputs(c).output.is_empty());
     }
 
     #[test]

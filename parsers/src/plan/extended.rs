@@ -69,7 +69,7 @@ use super::expr::{demote_unknown_attrs, parse_attr_list, parse_expr, parse_expr_
 use super::plan_error;
 use crate::{Error, Result};
 use ::plan::{
-    operator, Attr, Expr, ExprId, Family, JoinInfo, JoinStrategy, JoinType, NodeKind, Plan,
+    operator, Attr, Expr, ExprId, Family, JoinInfo, JoinStrategy, JoinType, Level, NodeKind, Plan,
     PlanNode, Recursion, ScanInfo, TreeNode,
 };
 
@@ -551,7 +551,7 @@ fn node(kind: NodeKind, name: &str, output: Vec<Attr>) -> PlanNode {
 /// The operator of one line: what it is comes from the operator registry,
 /// how its arguments read is this text's syntax for that operator.
 fn line_operator(name: &str, rest: &str, full: &str) -> PlanNode {
-    let op = operator(name);
+    let op = operator(name, Level::Any);
     let mut n = match op.family {
         // Outputs of project lists are derived from the lists.
         Family::Project => node(NodeKind::Project { list: exprs(rest) }, name, Vec::new()),

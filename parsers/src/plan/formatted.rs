@@ -32,7 +32,7 @@ use super::expr::{parse_attr_list, parse_expr, parse_expr_list};
 use super::plan_error;
 use crate::{Error, Result};
 use ::plan::{
-    derive_outputs, guard, operator, Attr, Expr, Family, JoinInfo, JoinStrategy, JoinType,
+    derive_outputs, guard, operator, Attr, Expr, Family, JoinInfo, JoinStrategy, JoinType, Level,
     NodeKind, Plan, PlanNode, Recursion, ScanInfo, TreeNode,
 };
 
@@ -454,7 +454,7 @@ impl Builder<'_> {
             }
             let empty = Detail::default();
             let d = detail.unwrap_or(&empty);
-            let op = operator(&name);
+            let op = operator(&name, Level::Physical);
             let kind = self.kind(op.family, &name, &line.label, d, idx);
             let output = stated_output(&kind, d);
             let mut node = PlanNode::new(kind, name);

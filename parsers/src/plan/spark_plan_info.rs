@@ -32,8 +32,8 @@ use super::formatted::{
 use super::plan_error;
 use crate::{Error, Result};
 use ::plan::{
-    guard, operator, Attr, Expr, Family, JoinInfo, JoinStrategy, JoinType, Metric, NodeKind, Plan,
-    PlanNode, ScanInfo,
+    guard, operator, Attr, Expr, Family, JoinInfo, JoinStrategy, JoinType, Level, Metric, NodeKind,
+    Plan, PlanNode, ScanInfo,
 };
 
 /// One operator of a `sparkPlanInfo` tree, as Spark serialises it.
@@ -117,7 +117,7 @@ fn convert(info: &SparkPlanInfo, depth: usize) -> Result<PlanNode> {
     ::plan::Error::check_depth(depth).map_err(|e| plan_error("sparkPlanInfo", e))?;
     guard(|| {
         let name = info.node_name.trim().to_string();
-        let op = operator(&name);
+        let op = operator(&name, Level::Physical);
         let mut children = Vec::new();
         let mut subqueries = Vec::new();
         for c in &info.children {

@@ -34,8 +34,9 @@ use serde_json::Value;
 use super::plan_error;
 use crate::{Error, Result};
 use ::plan::{
-    guard, operator, output_attrs, Attr, BinaryOp, Expr, Family, JoinInfo, JoinType, NodeKind,
-    NullOrdering, Plan, PlanNode, ScanInfo, SortDirection, SubqueryExpr, SubqueryKind, UnaryOp,
+    guard, operator, output_attrs, Attr, BinaryOp, Expr, Family, JoinInfo, JoinType, Level,
+    NodeKind, NullOrdering, Plan, PlanNode, ScanInfo, SortDirection, SubqueryExpr, SubqueryKind,
+    UnaryOp,
 };
 
 /// Parse the JSON text of one plan array.
@@ -142,7 +143,7 @@ fn convert_plan(t: &Tree<'_>, depth: usize) -> Result<PlanNode> {
             children.push(convert_plan(c, depth + 1)?);
         }
         let class = t.class().to_string();
-        let op = operator(&class);
+        let op = operator(&class, Level::Logical);
         let kind = plan_kind(t, op.family, &class);
         let output = stated_output(t);
         let mut node = PlanNode::new(kind, class);
