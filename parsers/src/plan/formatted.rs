@@ -602,27 +602,41 @@ fn stated_output(kind: &NodeKind, d: &Detail) -> Vec<Attr> {
     if let Some(o) = d.get("Output") {
         return attrs_of_list(o);
     }
-    let args = d.get("Arguments").unwrap_or("");
-    if let NodeKind::Expand { .. } = kind {
-        return split_top(args)
-            .last()
-            .filter(|s| s.starts_with('['))
-            .map(|s| attrs_of_list(s))
-            .unwrap_or_default();
-    }
-    if let NodeKind::Generate { .. } = kind {
-        // Arguments: generator, [requiredChildOutput], outer, [generatorOutput].
-        return split_top(args)
-            .iter()
-            .skip(1)
-            .filter(|p| p.starts_with('['))
-            .flat_map(|l| attrs_of_list(l))
-            .collect();
+    if let Some(out) = argument_output(kind, d.get("Arguments").unwrap_or("")) {
+        return out;
     }
     match d.get("Input") {
         Some(i) if !kind.defines_output() => attrs_of_list(i),
         _ => Vec::new(),
     }
+}
+
+/// The output `Expand` and `Generate` state in their arguments (formatted
+/// `Arguments:` and `sparkPlanInfo` `simpleString` print the same):
+/// `[[...], [...]], [k#1, gid#2]` states the expand's output;
+/// `explode(x), [requiredChildOutput], outer, [generatorOutput]` the
+/// generate's. `None` for other operators.
+pub(crate) fn argument_output(kind: &NodeKind, args: &str) -> Option<Vec<Attr>> {
+    if let NodeKind::Expand { .. } = kind {
+        return Some(
+            split_top(args)
+                .last()
+                .filter(|s| s.starts_with('['))
+                .map(|s| attrs_of_list(s))
+                .unwrap_or_default(),
+        );
+    }
+    if let NodeKind::Generate { .. } = kind {
+        return Some(
+            split_top(args)
+                .iter()
+                .skip(1)
+                .filter(|p| p.starts_with('['))
+                .flat_map(|l| attrs_of_list(l))
+                .collect(),
+        );
+    }
+    None
 }
 
 /// `HashedRelationBroadcastMode(List(...),true)`: the last argument is

@@ -26,8 +26,8 @@ use serde::Deserialize;
 
 use super::expr::{parse_expr, parse_expr_list};
 use super::formatted::{
-    attrs_of_list, expand_projections, first_hash_number, generate_kind, location_paths,
-    scan_format, scan_table, split_top, window_kind,
+    argument_output, attrs_of_list, expand_projections, first_hash_number, generate_kind,
+    location_paths, scan_format, scan_table, split_top, window_kind,
 };
 use super::plan_error;
 use crate::{Error, Result};
@@ -307,23 +307,7 @@ fn stated_output(kind: &NodeKind, info: &SparkPlanInfo, args: &str) -> Vec<Attr>
             _ => Vec::new(),
         };
     }
-    if let NodeKind::Expand { .. } = kind {
-        return split_top(args)
-            .last()
-            .filter(|s| s.starts_with('['))
-            .map(|s| attrs_of_list(s))
-            .unwrap_or_default();
-    }
-    if let NodeKind::Generate { .. } = kind {
-        // Arguments: generator, [requiredChildOutput], outer, [generatorOutput].
-        return split_top(args)
-            .iter()
-            .skip(1)
-            .filter(|p| p.starts_with('['))
-            .flat_map(|l| attrs_of_list(l))
-            .collect();
-    }
-    Vec::new()
+    argument_output(kind, args).unwrap_or_default()
 }
 
 /// The index of the `]` closing the first `[` of a text.
