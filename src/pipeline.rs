@@ -35,6 +35,7 @@ pub fn read_options(inputs: &Inputs) -> ReadOptions {
 pub fn load(inputs: &Inputs) -> Ingested<Exec> {
     ingest(
         &inputs.paths,
+        inputs.name.as_deref(),
         &read_options(inputs),
         |record: QueryRecord, plans: &PlanSet| {
             let relationships = match (plans.physical.as_ref(), plans.optimized.as_ref()) {
