@@ -262,6 +262,7 @@ pub fn read_app<T>(
 
 /// Adds a metric update; values come from the log, so the sum saturates
 /// instead of overflowing.
+#[inline]
 fn add_metric(metrics: &mut HashMap<u64, i64>, id: u64, v: i64) {
     let m = metrics.entry(id).or_insert(0);
     *m = m.saturating_add(v);

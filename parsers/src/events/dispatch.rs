@@ -75,6 +75,7 @@ const SQL_UI: &[u8] = b"org.apache.spark.sql.execution.ui.";
 /// path). `None` means the line does not start like Spark writes an event
 /// (`{"Event":"...`); [`classify_any`] then says whether it is an event in
 /// another JSON layout.
+#[inline]
 pub fn classify(line: &[u8]) -> Option<EventKind> {
     let rest = line.strip_prefix(PREFIX)?;
     let end = memchr::memchr(b'"', rest)?;
@@ -103,10 +104,19 @@ struct EventName<'a> {
 /// Classify any JSON object line: Spark's compact form by its prefix
 /// ([`classify`], no parsing), else by the object's `"Event"` member
 /// wherever it is. `Err` says why the line is not a JSON event.
+#[inline]
 pub fn classify_any(line: &[u8]) -> Result<(EventKind, Form), String> {
-    if let Some(k) = classify(line) {
-        return Ok((k, Form::Compact));
+    match classify(line) {
+        Some(k) => Ok((k, Form::Compact)),
+        None => classify_json(line),
     }
+}
+
+/// [`classify_any`] for lines not in Spark's compact form (kept out of line:
+/// Spark's own logs never get here).
+#[cold]
+#[inline(never)]
+fn classify_json(line: &[u8]) -> Result<(EventKind, Form), String> {
     if let Some(name) = leading_event_name(line) {
         return Ok((kind_of(name), Form::Json));
     }
@@ -130,6 +140,7 @@ fn leading_event_name(line: &[u8]) -> Option<&[u8]> {
 }
 
 /// The kind of an event name (with or without the SQL UI package).
+#[inline]
 fn kind_of(name: &[u8]) -> EventKind {
     let name = name.strip_prefix(SQL_UI).unwrap_or(name);
     match name {
