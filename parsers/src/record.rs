@@ -92,6 +92,10 @@ pub struct QueryRecord {
     pub joins: Vec<JoinRecord>,
     /// Why the plan could not be parsed, if it could not.
     pub plan_error: Option<String>,
+    /// Why the record may lack events, if it may: the execution ran across
+    /// missing rolling parts, its start or its end was not read (in-progress
+    /// log). `null` for a complete record.
+    pub incomplete: Option<String>,
 }
 
 /// The parsed plans of one execution, alive while the record is built so
