@@ -34,8 +34,12 @@ pub fn read_options(inputs: &Inputs) -> ReadOptions {
 }
 
 /// Read all inputs; lineage runs while each execution's plans are alive.
-pub fn load(inputs: &Inputs) -> Ingested<Exec> {
-    ingest(
+/// With `--records`, read the records a Spark map job wrote instead.
+pub fn load(inputs: &Inputs) -> Result<Ingested<Exec>> {
+    if let Some(dir) = &inputs.records {
+        return crate::records::load(dir);
+    }
+    Ok(ingest(
         &inputs.paths,
         inputs.name.as_deref(),
         &read_options(inputs),
@@ -47,7 +51,7 @@ pub fn load(inputs: &Inputs) -> Ingested<Exec> {
             }),
             record,
         },
-    )
+    ))
 }
 
 /// What an execution contributes to the join graph.

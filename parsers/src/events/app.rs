@@ -12,7 +12,7 @@ use super::types::*;
 use crate::error::{Error, Location};
 use crate::io::{LineReader, LogInput};
 use crate::record::{self, PlanSet, QueryRecord};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 
 /// Options for reading logs.
@@ -49,7 +49,7 @@ const INTERESTING_PROPERTIES: &[&str] = &[
 ];
 
 /// What one application log held, apart from its records.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct AppSummary {
     /// Application id (from ApplicationStart, else the log's name).
     pub app_id: String,
