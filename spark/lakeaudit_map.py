@@ -381,9 +381,14 @@ def main(argv=None):
             if name == "records":
                 writer = writer.partitionBy("date")
             writer.parquet(posixpath.join(a.out.rstrip("/"), name))
-        errors = spark.read.parquet(posixpath.join(a.out.rstrip("/"), "errors"))
-        failed = errors.filter("level = 'error'").select("log").distinct().count()
-        print(f"lakeaudit_map: {len(apps)} log(s), {failed} with errors; wrote {a.out}")
+        logs = out.filter(lambda kv: kv[0] == "app").count()
+        failed = (
+            out.filter(lambda kv: kv[0] == "error" and kv[1][2] == "error")
+            .map(lambda kv: kv[1][0])
+            .distinct()
+            .count()
+        )
+        print(f"lakeaudit_map: {logs} log(s) read, {failed} with errors; wrote {a.out}")
     finally:
         out.unpersist()
         spark.stop()
