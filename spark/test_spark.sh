@@ -18,11 +18,17 @@ fi
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
-# A corrupt log: a real zstd sample cut in the middle of its stream.
+# Two broken copies of real samples (the complete copies in samples/ win,
+# on one machine as in the reduce). A corrupt log: a real zstd sample cut in the middle of its stream.
 part=$(ls samples/spark4-zstd/eventlog_v2_*/events_1_*)
 mkdir -p "$tmp/corrupt"
 head -c 60000 "$part" > "$tmp/corrupt/local-1796017976232-cut.zstd"
-inputs=(samples "$tmp/corrupt")
+# A rolling log with a part lost: lakeaudit names the missing index; the map
+# hands it the directory under its own names so the same rule applies.
+mkdir -p "$tmp/gap"
+cp -r samples/spark4-rolling-multi/eventlog_v2_* "$tmp/gap/"
+rm "$tmp"/gap/eventlog_v2_*/events_2_*
+inputs=(samples "$tmp/corrupt" "$tmp/gap")
 
 echo "test-spark: the map in local[2]"
 "$py" spark/lakeaudit_map.py --master 'local[2]' --binary "$bin" \
@@ -46,10 +52,10 @@ for f in edges.csv edges.parquet drift.csv plan.json plan.sql; do
     fail=1
   fi
 done
-# Both runs read the corrupt log, report it and exit 2; the reduce names it
+# Both runs read the broken logs, report them and exit 2; the reduce names it
 # from the map's errors table, with lakeaudit's reason.
 if [ "$single" != 2 ] || [ "$reduce" != 2 ]; then
-  echo "test-spark: FAILED: exit codes single=$single reduce=$reduce, expected 2 (one corrupt input)"
+  echo "test-spark: FAILED: exit codes single=$single reduce=$reduce, expected 2 (broken inputs)"
   fail=1
 fi
 err_re='^lakeaudit: [^ ]*corrupt/local-1796017976232-cut.zstd:[0-9]+: corrupt zstd stream'
@@ -57,6 +63,13 @@ if grep -qE "$err_re" "$tmp/reduce.err" && grep -qE "${err_re#^lakeaudit: }" "$t
   echo "test-spark: the corrupt log is in the errors table: $(grep -m1 -E "$err_re" "$tmp/reduce.err")"
 else
   echo "test-spark: FAILED: the corrupt log is not among the reduce's errors:"
+  cat "$tmp/reduce.err"
+  fail=1
+fi
+if grep -qE '^lakeaudit: [^ ]*gap/eventlog_v2_local-1796087710349: rolling event-log part 2 is missing' "$tmp/reduce.err"; then
+  echo "test-spark: the missing rolling part is in the errors table"
+else
+  echo "test-spark: FAILED: the missing rolling part is not among the reduce's errors:"
   cat "$tmp/reduce.err"
   fail=1
 fi
