@@ -367,6 +367,8 @@ mod tests {
             preserved_side: None,
             left_aggregated: false,
             right_aggregated: false,
+            null_safe: false,
+            engine: plan::Engine::Spark,
         }
     }
 

@@ -89,6 +89,17 @@ pub enum Engine {
     Gpu,
 }
 
+impl Engine {
+    /// The engine as records spell it: `spark`, `photon`, `gpu`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Engine::Spark => "spark",
+            Engine::Photon => "photon",
+            Engine::Gpu => "gpu",
+        }
+    }
+}
+
 /// At which level of a plan an operator exists.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum Level {
