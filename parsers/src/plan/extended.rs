@@ -528,6 +528,12 @@ fn make_node(text: &str, children: Vec<PlanNode>, subqueries: Vec<PlanNode>) -> 
             }
         }
     }
+    // Spark 2's codegen marker is a bare `*` (`*BroadcastHashJoin`).
+    if let Some(r) = t.strip_prefix('*') {
+        if r.starts_with(|c: char| c.is_ascii_alphabetic()) {
+            t = r;
+        }
+    }
     // Unresolved operators of parsed plans: `'Project`.
     let t = t.strip_prefix('\'').unwrap_or(t);
     // Explain mode `cost` appends the statistics.
