@@ -133,6 +133,37 @@ impl Relationship {
             .collect()
     }
 
+    /// Rename both sides' tables with `identity` (see
+    /// [`crate::tables::Locations`]; a non-simple side's `a+b` per table)
+    /// and restore the canonical orientation: the smaller `table.column`
+    /// list on the left.
+    pub fn rename_tables(&mut self, identity: impl Fn(&str) -> String) {
+        let rename = |t: &str| {
+            if t.is_empty() {
+                return String::new();
+            }
+            let mut parts: Vec<String> = t.split('+').map(&identity).collect();
+            parts.sort();
+            parts.dedup();
+            parts.join("+")
+        };
+        self.left_table = rename(&self.left_table);
+        self.right_table = rename(&self.right_table);
+        let list = |t: &str, cols: &[String]| {
+            let mut v: Vec<String> = cols.iter().map(|c| format!("{t}.{c}")).collect();
+            v.sort();
+            v
+        };
+        if list(&self.left_table, &self.left_columns) > list(&self.right_table, &self.right_columns)
+        {
+            std::mem::swap(&mut self.left_table, &mut self.right_table);
+            std::mem::swap(&mut self.left_columns, &mut self.right_columns);
+            std::mem::swap(&mut self.left_expr, &mut self.right_expr);
+            std::mem::swap(&mut self.left_aggregated, &mut self.right_aggregated);
+            self.preserved_side = self.preserved_side.map(Side::flip);
+        }
+    }
+
     /// One line for snapshots: `l.t.[a, b] = r.t.[x, y] Inner
     /// BroadcastHashJoin`, with markers for non-simple, preserved side and
     /// aggregated sides.

@@ -16,6 +16,9 @@ pub struct ScanRecord {
     pub table: String,
     /// `Parquet`, `Delta`, ... when known.
     pub format: Option<String>,
+    /// The location read, as printed (`InMemoryFileIndex [file:/w/orders]`),
+    /// when the plan prints one.
+    pub location: Option<String>,
     /// Columns read, as printed (`o_orderkey#190L`).
     pub columns: Vec<String>,
     /// `PushedFilters`.
@@ -86,6 +89,11 @@ pub struct QueryRecord {
     pub root_node: Option<String>,
     /// Whether the execution is a command (DDL, setup), not a query.
     pub is_command: bool,
+    /// For a `CommandResult` execution (the rows of a command run eagerly
+    /// by `spark.sql`, logged after it): the execution it reports on, the
+    /// root of the execution started just before it. Its own record carries
+    /// no relationships.
+    pub result_of: Option<u64>,
     /// Tables read.
     pub scans: Vec<ScanRecord>,
     /// Join operators.
@@ -254,6 +262,7 @@ pub fn scan_records(set: &PlanSet, values: &HashMap<u64, i64>) -> Vec<ScanRecord
             ScanRecord {
                 table: s.table.clone(),
                 format: s.format.clone(),
+                location: s.location.clone(),
                 columns: n.output.iter().map(|a| a.to_string()).collect(),
                 pushed_filters: s.pushed_filters.clone(),
                 partition_filters: s.partition_filters.clone(),

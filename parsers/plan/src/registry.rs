@@ -143,6 +143,20 @@ const OPERATORS: &[(&str, Family, Engine, Level)] = &[
         Level::Logical,
     ),
     ("AppendData", Family::Command, Engine::Spark, Level::Any),
+    // Python UDFs: the input rows plus one computed column per UDF
+    // (`Arguments: [norm_key(o_custkey#34L)#514L], [pythonUDF0#515L]`).
+    (
+        "ArrowEvalPython",
+        Family::Project,
+        Engine::Spark,
+        Level::Physical,
+    ),
+    (
+        "BatchEvalPython",
+        Family::Project,
+        Engine::Spark,
+        Level::Physical,
+    ),
     ("BatchScan", Family::Scan, Engine::Spark, Level::Physical),
     (
         "BroadcastExchange",
@@ -585,12 +599,9 @@ const OPERATORS: &[(&str, Family, Engine, Level)] = &[
         Engine::Spark,
         Level::Logical,
     ),
-    (
-        "WriteFiles",
-        Family::Command,
-        Engine::Spark,
-        Level::Physical,
-    ),
+    // Hands its input rows unchanged to the write command above it: the key
+    // columns of an INSERT's joins pass through it.
+    ("WriteFiles", Family::PassThrough, Engine::Spark, Level::Any),
 ];
 
 /// Accelerator operators whose names are not `Photon`/`Gpu` + a Spark

@@ -484,6 +484,9 @@ impl Builder<'_> {
             Family::Filter => NodeKind::Filter {
                 condition: parse_expr(d.get("Condition").unwrap_or("")),
             },
+            Family::Project if is_python_eval(name) => NodeKind::Project {
+                list: python_eval_list(args, &attrs_of_list(d.get("Input").unwrap_or(""))),
+            },
             Family::Project => NodeKind::Project {
                 list: parse_expr_list(d.get("Output").unwrap_or("")),
             },
@@ -622,6 +625,55 @@ fn stated_output(kind: &NodeKind, d: &Detail) -> Vec<Attr> {
         Some(i) if !kind.defines_output() => attrs_of_list(i),
         _ => Vec::new(),
     }
+}
+
+/// `BatchEvalPython` / `ArrowEvalPython`: evaluates Python UDFs.
+pub(crate) fn is_python_eval(name: &str) -> bool {
+    ::plan::operator_word(name).ends_with("EvalPython")
+}
+
+/// The project list a Python UDF evaluation amounts to: its input, then each
+/// UDF call aliased to its result column (`[norm_key(o_custkey#34L)#514L],
+/// [pythonUDF0#515L]` gives `norm_key(o_custkey#34L) AS pythonUDF0#515L`),
+/// so a key computed by a UDF is an expression over the UDF's arguments.
+pub(crate) fn python_eval_list(args: &str, input: &[Attr]) -> Vec<Expr> {
+    let parts = split_top(args);
+    // Each call prints with its own exprId (`norm_key(x#1)#514L`): drop it.
+    let calls: Vec<Expr> = parts
+        .first()
+        .map(|s| {
+            let inner = s.trim().trim_start_matches('[');
+            let inner = inner.strip_suffix(']').unwrap_or(inner);
+            split_top(inner)
+                .into_iter()
+                .map(|c| {
+                    let c = c.trim();
+                    let call = match c.rfind('#') {
+                        Some(h)
+                            if !c[h + 1..].is_empty()
+                                && c[h + 1..]
+                                    .trim_end_matches('L')
+                                    .bytes()
+                                    .all(|b| b.is_ascii_digit()) =>
+                        {
+                            &c[..h]
+                        }
+                        _ => c,
+                    };
+                    parse_expr(call)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let results = parts.get(1).map(|s| attrs_of_list(s)).unwrap_or_default();
+    let mut list: Vec<Expr> = input.iter().cloned().map(Expr::Attr).collect();
+    for (call, attr) in calls.into_iter().zip(results) {
+        list.push(Expr::Alias {
+            child: Box::new(call),
+            attr,
+        });
+    }
+    list
 }
 
 /// The output `Expand` and `Generate` state in their arguments (formatted

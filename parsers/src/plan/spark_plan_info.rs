@@ -27,7 +27,8 @@ use serde::Deserialize;
 use super::expr::{parse_expr, parse_expr_list};
 use super::formatted::{
     argument_output, attrs_of_list, expand_projections, first_hash_number, generate_kind,
-    location_paths, scan_format, scan_table, split_top, window_kind,
+    is_python_eval, location_paths, python_eval_list, scan_format, scan_table, split_top,
+    window_kind,
 };
 use super::plan_error;
 use crate::{Error, Result};
@@ -223,6 +224,10 @@ fn kind_of(family: Family, name: &str, info: &SparkPlanInfo, args: &str) -> Node
         }
         Family::Filter => NodeKind::Filter {
             condition: parse_expr(args),
+        },
+        // sparkPlanInfo does not print a UDF node's input: the UDF results.
+        Family::Project if is_python_eval(name) => NodeKind::Project {
+            list: python_eval_list(args, &[]),
         },
         Family::Project => NodeKind::Project { list: list(args) },
         Family::Aggregate => NodeKind::Aggregate {
