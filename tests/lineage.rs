@@ -291,6 +291,11 @@ fn photon_q88_joins_are_the_three_store_sales_keys_in_all_eight_branches() {
             "store_sales.ss_sold_time_sk = time_dim.t_time_sk BroadcastHashJoin photon",
         ]
     );
+    // No SparkListenerLogStart: the runtime comes from the environment.
+    assert_eq!(
+        recs[&26]["spark_version"],
+        "databricks-13.3.x-aarch64-photon-scala2.12"
+    );
     // The final plan (execution 26) holds each key pair once per branch.
     let joins = recs[&26]["joins"].as_array().expect("joins");
     let mut per_key: BTreeMap<String, usize> = BTreeMap::new();

@@ -57,7 +57,9 @@ pub struct QueryRecord {
     pub app_id: String,
     /// Application name.
     pub app_name: String,
-    /// Spark version from `SparkListenerLogStart`.
+    /// Spark version from `SparkListenerLogStart`; for a Databricks log
+    /// without it, `databricks-` + the runtime its environment names
+    /// (`databricks-13.3.x-aarch64-photon-scala2.12`).
     pub spark_version: Option<String>,
     /// The input path of the log.
     pub log: String,

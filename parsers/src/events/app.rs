@@ -46,7 +46,12 @@ const INTERESTING_PROPERTIES: &[&str] = &[
     "spark.eventLog.rolling.enabled",
     "spark.master",
     "spark.sql.catalogImplementation",
+    DATABRICKS_RUNTIME,
 ];
+
+/// Databricks logs have no `SparkListenerLogStart`; the runtime names
+/// itself in the environment (`13.3.x-aarch64-photon-scala2.12`).
+const DATABRICKS_RUNTIME: &str = "spark.databricks.clusterUsageTags.sparkVersion";
 
 /// What one application log held, apart from its records.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -454,6 +459,11 @@ impl<T> State<'_, T> {
                 for k in INTERESTING_PROPERTIES {
                     if let Some(v) = e.spark_properties.get(*k) {
                         self.summary.properties.insert((*k).to_string(), v.clone());
+                    }
+                }
+                if self.summary.spark_version.is_none() {
+                    if let Some(v) = e.spark_properties.get(DATABRICKS_RUNTIME) {
+                        self.summary.spark_version = Some(format!("databricks-{v}"));
                     }
                 }
             }
