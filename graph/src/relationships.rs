@@ -621,7 +621,7 @@ fn null_safe_conjuncts(cond: &Expr) -> HashSet<*const Expr> {
 /// The attribute under a chain of casts (and value-preserving wrappers),
 /// with the cast target types from the innermost cast outwards; `None`
 /// when the expression is not such a chain.
-fn cast_chain(e: &Expr) -> Option<(&Attr, Vec<String>)> {
+pub(crate) fn cast_chain(e: &Expr) -> Option<(&Attr, Vec<String>)> {
     let mut targets = Vec::new();
     let mut e = e;
     loop {
@@ -651,7 +651,7 @@ fn cast_chain(e: &Expr) -> Option<(&Attr, Vec<String>)> {
     }
 }
 
-fn is_string(t: &str) -> bool {
+pub(crate) fn is_string(t: &str) -> bool {
     matches!(t, "string" | "varchar" | "char")
         || t.starts_with("varchar(")
         || t.starts_with("char(")
@@ -724,7 +724,7 @@ fn column_types(plan: &Plan) -> HashMap<ColumnRef, String> {
 }
 
 /// Top-level fields of a `struct<a:bigint,b:decimal(12,2),c:array<int>>`.
-fn schema_fields(schema: &str) -> Vec<(String, String)> {
+pub(crate) fn schema_fields(schema: &str) -> Vec<(String, String)> {
     let s = schema.trim();
     let Some(inner) = s.strip_prefix("struct<").and_then(|r| r.strip_suffix('>')) else {
         return Vec::new();
