@@ -344,6 +344,13 @@ fn gpu_joins_are_found_with_their_keys_in_arguments() {
     assert!(rels
         .iter()
         .all(|x| x["engine"] == "gpu" && x["non_simple"] == true));
+    let scans: Vec<&str> = r["scans"]
+        .as_array()
+        .expect("scans")
+        .iter()
+        .filter_map(|s| s["table"].as_str())
+        .collect();
+    assert_eq!(scans, ["rdd:obj#1", "rdd:obj#7"]);
 }
 
 #[test]
