@@ -303,6 +303,7 @@ fn photon_q88_joins_are_the_three_store_sales_keys_in_all_eight_branches() {
         .iter()
         .filter(|j| j["strategy"] == "BroadcastHashJoin")
     {
+        assert_eq!(j["engine"], "photon");
         let key = format!("{:?} = {:?}", strs(&j["left_keys"]), strs(&j["right_keys"]))
             .chars()
             .filter(|c| !c.is_ascii_digit() && *c != '#')

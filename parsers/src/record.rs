@@ -48,6 +48,10 @@ pub struct JoinRecord {
     pub right_keys: Vec<String>,
     /// Extra join condition as printed, if any.
     pub condition: Option<String>,
+    /// Who ran it: `spark`, `photon` (Databricks Photon) or `gpu` (RAPIDS).
+    /// `strategy` is accelerator-neutral: a `PhotonBroadcastHashJoin` is a
+    /// `BroadcastHashJoin` run by `photon`.
+    pub engine: String,
 }
 
 /// One SQL execution.
@@ -282,14 +286,14 @@ pub fn join_records(plan: &Plan) -> Vec<JoinRecord> {
     let mut v = Vec::new();
     plan.apply(|n| {
         if let NodeKind::Join(j) = &n.kind {
-            v.push(join_record(j));
+            v.push(join_record(j, n.engine));
         }
         Recursion::Continue
     });
     v
 }
 
-fn join_record(j: &JoinInfo) -> JoinRecord {
+fn join_record(j: &JoinInfo, engine: ::plan::Engine) -> JoinRecord {
     let show = |v: &[Expr]| v.iter().map(|e| e.to_string()).collect();
     JoinRecord {
         strategy: j.strategy.as_str().to_string(),
@@ -297,6 +301,7 @@ fn join_record(j: &JoinInfo) -> JoinRecord {
         left_keys: show(&j.left_keys),
         right_keys: show(&j.right_keys),
         condition: j.condition.as_ref().map(|c| c.to_string()),
+        engine: engine.as_str().to_string(),
     }
 }
 
