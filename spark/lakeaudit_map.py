@@ -74,6 +74,7 @@ RECORDS = StructType(
         StructField("relationships", StringType()),
         StructField("is_command", BooleanType()),
         StructField("plan_error", StringType()),
+        StructField("result_of", LongType()),
         StructField("date", StringType()),
     ]
 )
@@ -203,6 +204,7 @@ def record_row(r, log):
         compact_json(rels),
         r.get("is_command"),
         r.get("plan_error"),
+        r.get("result_of"),
         utc_date(r.get("start_ms")),
     )
 

@@ -114,5 +114,9 @@ pub fn columns(execs: &[Exec], terminal: bool) -> Vec<Col> {
         recs.iter().map(|r| Some(r.is_command)).collect(),
     ));
     cols.push(Col::Str("plan_error", s(&|r| r.plan_error.clone())));
+    cols.push(Col::Int(
+        "result_of",
+        i(&|r| r.result_of.and_then(|x| i64::try_from(x).ok())),
+    ));
     cols
 }

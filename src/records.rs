@@ -53,6 +53,7 @@ const RECORD_COLUMNS: &[&str] = &[
     "relationships",
     "is_command",
     "plan_error",
+    "result_of",
 ];
 
 /// Read the records under `path` (a job's output directory, a directory of
@@ -252,6 +253,7 @@ fn read_records(path: &Path) -> Result<Vec<Exec>> {
     let relationships = c.str("relationships")?;
     let is_command = c.bool("is_command")?;
     let plan_error = c.str("plan_error")?;
+    let result_of = c.int("result_of")?;
     let owned = |v: Option<&str>| v.map(str::to_string);
     let mut out = Vec::with_capacity(df.height());
     for i in 0..df.height() {
@@ -281,6 +283,7 @@ fn read_records(path: &Path) -> Result<Vec<Exec>> {
             executor_cpu_ms: cpu_ms[i].unwrap_or(0),
             root_node: owned(root_node[i]),
             is_command: is_command[i].unwrap_or(false),
+            result_of: result_of[i].and_then(|x| u64::try_from(x).ok()),
             scans: serde_json::from_str(&json("scans", scans[i])?)
                 .with_context(|| format!("{}: `scans`", row()))?,
             joins: serde_json::from_str(&json("joins", joins[i])?)
