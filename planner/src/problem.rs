@@ -34,6 +34,25 @@ pub(crate) struct PTable {
     pub previous: Layout,
     /// Option 0 = current layout (its clustering keys, or empty), then proposals.
     pub options: Vec<Vec<String>>,
+    /// Rewrite cost of each option in bytes (0 for option 0).
+    pub rewrite: Vec<u64>,
+    /// Storage cost of each option in bytes (0 for option 0).
+    pub storage: Vec<u64>,
+    /// The same costs as floats, for the objective.
+    pub rewrite_f: Vec<f64>,
+    pub storage_f: Vec<f64>,
+}
+
+impl PTable {
+    /// Add an option with its costs; returns its index.
+    pub fn push_option(&mut self, key: Vec<String>, rewrite: u64, storage: u64) -> usize {
+        self.options.push(key);
+        self.rewrite.push(rewrite);
+        self.storage.push(storage);
+        self.rewrite_f.push(rewrite as f64);
+        self.storage_f.push(storage as f64);
+        self.options.len() - 1
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -72,7 +91,6 @@ pub(crate) struct Problem {
     pub pairs: HashMap<(usize, usize), Vec<usize>>,
     pub budget: f64,
     pub storage_budget: f64,
-    pub retention: f64,
     pub annuity: f64,
     // Reporting only.
     pub budget_u64: u64,
@@ -163,6 +181,10 @@ impl Problem {
                 partitioned,
                 previous,
                 options: vec![current],
+                rewrite: vec![0],
+                storage: vec![0],
+                rewrite_f: vec![0.0],
+                storage_f: vec![0.0],
             });
         }
         // Option lookup per table; filled as edges propose keys.
@@ -241,14 +263,16 @@ impl Problem {
                 ));
                 continue;
             }
+            let retention = config.retention_factor;
             let mut opt = |t: usize, k: Vec<String>| -> usize {
                 let tbl = &mut tables[t];
                 let m = &mut option_ix[t];
                 if let Some(&o) = m.get(&k) {
                     return o;
                 }
-                tbl.options.push(k.clone());
-                let o = tbl.options.len() - 1;
+                // A full rewrite of the table; its old files are kept until VACUUM.
+                let storage = (retention * tbl.bytes as f64).ceil() as u64;
+                let o = tbl.push_option(k.clone(), tbl.bytes, storage);
                 m.insert(k, o);
                 o
             };
@@ -325,7 +349,6 @@ impl Problem {
             pairs,
             budget: budget_u64 as f64,
             storage_budget: storage_budget_u64 as f64,
-            retention: config.retention_factor,
             annuity,
             budget_u64,
             storage_budget_u64,
@@ -339,17 +362,15 @@ impl Problem {
     }
 
     /// Rewrite bytes of table `t` on option `k`.
+    #[inline]
     pub fn rewrite(&self, t: usize, k: usize) -> f64 {
-        if k == 0 {
-            0.0
-        } else {
-            self.tables[t].bytes as f64
-        }
+        self.tables[t].rewrite_f[k]
     }
 
     /// Storage bytes of table `t` on option `k`.
+    #[inline]
     pub fn storage(&self, t: usize, k: usize) -> f64 {
-        self.retention * self.rewrite(t, k)
+        self.tables[t].storage_f[k]
     }
 
     /// Both budgets hold (with a relative tolerance against float noise).
@@ -408,8 +429,8 @@ impl Problem {
             if k == 0 && list.is_empty() {
                 continue;
             }
-            let rewrite_bytes = if k == 0 { 0 } else { tbl.bytes };
-            let storage_bytes = (self.retention * rewrite_bytes as f64).ceil() as u64;
+            let rewrite_bytes = tbl.rewrite[k];
+            let storage_bytes = tbl.storage[k];
             rewrite_cost = rewrite_cost.saturating_add(rewrite_bytes);
             storage_cost = storage_cost.saturating_add(storage_bytes);
             let gain: f64 = list.iter().map(|(_, s)| s).sum();
