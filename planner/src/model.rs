@@ -119,9 +119,15 @@ pub enum Algorithm {
     Greedy,
     /// Greedy ranked by marginal NPV per rewritten byte.
     GreedyPerByte,
-    /// Default: several greedy starts, then bounded local search.
+    /// Several greedy starts, then bounded local search, on the whole
+    /// instance at once (the default planner before it split instances).
+    LocalSearch,
+    /// Default: the instance split into connected components, each solved by
+    /// branch and bound when small and by [`Algorithm::LocalSearch`]
+    /// otherwise, combined under the shared budgets by a knapsack.
     Improved,
-    /// Branch and bound over per-table key choices (small instances only).
+    /// Branch and bound per connected component, combined exactly (each
+    /// component within the exact solver's size limits).
     Exact,
 }
 
@@ -131,6 +137,7 @@ impl Algorithm {
         match self {
             Algorithm::Greedy => "greedy",
             Algorithm::GreedyPerByte => "greedy-per-byte",
+            Algorithm::LocalSearch => "local-search",
             Algorithm::Improved => "improved",
             Algorithm::Exact => "exact",
         }

@@ -148,6 +148,25 @@ fn edge_ref(i: usize, e: &EdgeDemand) -> EdgeRef {
     }
 }
 
+/// Incidence lists and the edges between each pair of distinct tables.
+type EdgeIndex = (Vec<Vec<usize>>, HashMap<(usize, usize), Vec<usize>>);
+
+fn index_edges(n_tables: usize, edges: &[PEdge]) -> EdgeIndex {
+    let mut adj = vec![Vec::new(); n_tables];
+    let mut pairs: HashMap<(usize, usize), Vec<usize>> = HashMap::new();
+    for (id, e) in edges.iter().enumerate() {
+        adj[e.a].push(id);
+        if e.a != e.b {
+            adj[e.b].push(id);
+            pairs
+                .entry((e.a.min(e.b), e.a.max(e.b)))
+                .or_default()
+                .push(id);
+        }
+    }
+    (adj, pairs)
+}
+
 impl Problem {
     pub fn build(
         profiles: &[TableProfile],
@@ -312,20 +331,11 @@ impl Problem {
         for (r, &e) in order.iter().enumerate() {
             pedges[e].rank = r;
         }
-        let mut adj = vec![Vec::new(); tables.len()];
-        let mut pairs: HashMap<(usize, usize), Vec<usize>> = HashMap::new();
+        let (adj, pairs) = index_edges(tables.len(), &pedges);
         let mut candidate = vec![false; tables.len()];
-        for (id, e) in pedges.iter().enumerate() {
-            adj[e.a].push(id);
+        for e in &pedges {
             candidate[e.a] = true;
             candidate[e.b] = true;
-            if e.a != e.b {
-                adj[e.b].push(id);
-                pairs
-                    .entry((e.a.min(e.b), e.a.max(e.b)))
-                    .or_default()
-                    .push(id);
-            }
         }
         let candidate_bytes: u64 = tables
             .iter()
@@ -359,6 +369,53 @@ impl Problem {
             input_edges,
             input_scan,
         })
+    }
+
+    /// The part of the instance made of `tables` (indices, ascending) and
+    /// `edges` (every edge among them), re-indexed, with the same budgets.
+    /// Reporting fields are left empty: a part is solved, never rendered.
+    pub fn subproblem(&self, tables: &[usize], edges: &[usize]) -> Problem {
+        let mut local = vec![usize::MAX; self.tables.len()];
+        for (i, &t) in tables.iter().enumerate() {
+            local[t] = i;
+        }
+        let sub_edges: Vec<PEdge> = edges
+            .iter()
+            .map(|&id| {
+                let e = &self.edges[id];
+                PEdge {
+                    a: local[e.a],
+                    b: local[e.b],
+                    ..e.clone()
+                }
+            })
+            .collect();
+        let (adj, pairs) = index_edges(tables.len(), &sub_edges);
+        Problem {
+            tables: tables.iter().map(|&t| self.tables[t].clone()).collect(),
+            edges: sub_edges,
+            adj,
+            pairs,
+            budget: self.budget,
+            storage_budget: self.storage_budget,
+            annuity: self.annuity,
+            budget_u64: self.budget_u64,
+            storage_budget_u64: self.storage_budget_u64,
+            budget_defaulted: self.budget_defaulted,
+            storage_budget_defaulted: self.storage_budget_defaulted,
+            excluded_broadcast: Vec::new(),
+            skipped: Vec::new(),
+            input_edges: Vec::new(),
+            input_scan: Vec::new(),
+        }
+    }
+
+    /// The same instance under other budgets (bytes; `f64::INFINITY`: none).
+    pub fn with_budgets(&self, budget: f64, storage_budget: f64) -> Problem {
+        let mut p = self.clone();
+        p.budget = budget;
+        p.storage_budget = storage_budget;
+        p
     }
 
     /// Rewrite bytes of table `t` on option `k`.
