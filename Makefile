@@ -6,7 +6,7 @@ OUT ?= analysis
 # by scripts/make_bench_log.py with real pyspark when missing).
 BENCH_LOG ?= target/bench/big-eventlog
 
-.PHONY: analyze test bench ci fmt clippy planner-eval build
+.PHONY: analyze test bench ci fmt clippy planner-eval build spark-venv
 
 build:
 	$(CARGO) build --release --bin lakeaudit
@@ -34,3 +34,11 @@ bench:
 	$(CARGO) bench -p lakeaudit-parsers
 
 include planner/Makefile.fragment
+
+## A Python venv with pyspark 4.0.1 for the scripts that run real Spark
+## (scripts/make_*.py take its interpreter: .venv/spark4/bin/python).
+SPARK_VENV ?= .venv/spark4
+spark-venv: $(SPARK_VENV)/bin/python
+$(SPARK_VENV)/bin/python:
+	python3 -m venv $(SPARK_VENV)
+	$(SPARK_VENV)/bin/pip install -q pyspark==4.0.1

@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
 # Build the seed corpora under fuzz/corpus/<target>/ from the real Spark logs
-# (../shared/spark-logs and ../samples). The corpus is gitignored; re-run
+# of the repository (../tests/data/spark-logs and ../samples). The corpus is gitignored; re-run
 # this before fuzzing. Seeds are real log text, cut into lines, plans,
 # expressions and file prefixes -- nothing is invented.
 set -euo pipefail
 cd "$(dirname "$0")"
-SHARED=${SHARED:-../../shared/spark-logs}
+LOGS=${LOGS:-../tests/data/spark-logs}
 SAMPLES=${SAMPLES:-../samples}
 rm -rf corpus/dispatch corpus/plan_text corpus/read_app
 mkdir -p corpus/dispatch corpus/plan_text corpus/read_app
 
-python3 - "$SHARED" "$SAMPLES" <<'PY'
+python3 - "$LOGS" "$SAMPLES" <<'PY'
 import glob, gzip, hashlib, json, os, subprocess, sys
 
-shared, samples = sys.argv[1], sys.argv[2]
+logs, samples = sys.argv[1], sys.argv[2]
 MAX = 64 * 1024  # libFuzzer -max_len used by the runs
 
 def put(target, data):
@@ -29,8 +29,8 @@ def put(target, data):
 def zstd_d(path):
     return subprocess.run(["zstd", "-dcq", path], check=True, capture_output=True).stdout
 
-default = zstd_d(glob.glob(f"{shared}/tpch-default/eventlog_v2_*/events_1_*.zstd")[0])
-extended = open(glob.glob(f"{shared}/tpch-extended/local-*")[0], "rb").read()
+default = zstd_d(glob.glob(f"{logs}/tpch-default/eventlog_v2_*/events_1_*.zstd")[0])
+extended = zstd_d(glob.glob(f"{logs}/tpch-extended/local-*.zst")[0])
 weekly = [zstd_d(p) for p in sorted(glob.glob(f"{samples}/weekly/eventlog_v2_*/events_*.zstd"))[:1]]
 
 # dispatch: every line of kinds seen rarely, a sample of frequent kinds,
@@ -78,7 +78,7 @@ for v in plan_events(default):
                 put("plan_text", line.split(": ", 1)[-1])
 for v in plan_events(extended):
     put("plan_text", v["physicalPlanDescription"])
-for l in open(f"{shared}/tpch-plans.jsonl"):
+for l in zstd_d(f"{logs}/tpch-plans.jsonl.zst").decode().splitlines():
     v = json.loads(l)
     for k in ("analyzed", "optimized"):
         s = json.dumps(v[k])

@@ -67,7 +67,7 @@ export -f run_once
 # 2. The log.
 if [ ! -e "$LOG" ] || [ "$LOG" = "$DEFAULT_LOG" ]; then
     [ "$LOG" = "$DEFAULT_LOG" ] || die "$LOG does not exist"
-    python3 scripts/make_bench_log.py --out "$LOG"
+    python3 scripts/make_bench_log.py --out "$LOG" --python "${SPARK_PYTHON:-python3}"
 fi
 
 # 3. Decompressed bytes, computed once. Codec by extension, as Spark names

@@ -12,13 +12,14 @@ production logs. Nothing in the log is edited afterwards.
 
 Usage:
 
-    python3 -m venv /work/venvs/spark4 && /work/venvs/spark4/bin/pip install pyspark==4.0.1
+    make spark-venv        # .venv/spark4 with pyspark==4.0.1 (or any venv of yours)
     scripts/make_bench_log.py [--out target/bench/big-eventlog] [--rounds 16] [--minutes M]
-        [--python /work/venvs/spark4/bin/python] [--force]
+        [--python .venv/spark4/bin/python] [--force]
 
 With no `--force`, an existing finished log in OUT is kept (exit 0). The
 script re-runs itself under the pyspark interpreter given by `--python` (or
-$SPARK_PYTHON) when the current interpreter lacks pyspark.
+$SPARK_PYTHON, else `python3` on PATH) when the current interpreter lacks
+pyspark.
 """
 
 import argparse
@@ -29,7 +30,7 @@ import subprocess
 import sys
 import time
 
-DEFAULT_PYTHON = "/work/venvs/spark4/bin/python"
+DEFAULT_PYTHON = "python3"
 
 # Join and aggregate queries over range() tables. The fact side has few
 # input partitions and the shuffle has many, so most tasks are cheap reduce

@@ -1,14 +1,15 @@
 //! `lakeaudit plan`, `lakeaudit drift` and the main job, `lakeaudit analyze`.
 
-use crate::drift_cmd::{self, DriftRow, Normalize};
+use crate::drift_cmd::{self, Normalize};
 use crate::edges_cmd::{self, ScoreArgs};
 use crate::output::{self, Format};
-use crate::pipeline::{self, format_time};
-use crate::plan_cmd::{self, human, PlanArgs, Planned};
-use crate::stats::TableStats;
+use crate::pipeline;
+use crate::plan_cmd::{self, PlanArgs};
 use crate::{queries, report_problems, Inputs, PlanFormat};
 use anyhow::{Context, Result};
 use graph::edges::{build_edges, CostMeasure};
+use graph::time::format_time;
+use planner::{human, DriftRow, Planned};
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
@@ -21,7 +22,7 @@ pub fn plan(
     format: PlanFormat,
     out: Option<&Path>,
 ) -> Result<bool> {
-    let stats = TableStats::load(score.table_stats.as_deref())?;
+    let stats = pipeline::table_stats(score)?;
     let data = pipeline::load(inputs);
     let planned = plan_cmd::make_plan(&data.records, score, args, &stats)?;
     let mut o = output::open_out(out)?;
@@ -48,7 +49,7 @@ pub fn drift(
     format: Format,
     out: Option<&Path>,
 ) -> Result<bool> {
-    let stats = TableStats::load(score.table_stats.as_deref())?;
+    let stats = pipeline::table_stats(score)?;
     let data = pipeline::load(inputs);
     let rows = drift_cmd::compute(&data.records, score, &stats, window, threshold, normalize)?;
     if rows.is_empty() {
@@ -74,7 +75,7 @@ pub fn run(
     threshold: f64,
     dir: &Path,
 ) -> Result<bool> {
-    let stats = TableStats::load(score.table_stats.as_deref())?;
+    let stats = pipeline::table_stats(score)?;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let data = pipeline::load(inputs);
     let file = |name: &str| dir.join(name);
@@ -86,7 +87,7 @@ pub fn run(
         Some(&file("queries.parquet")),
     )?;
     // edges over the whole selected input
-    let selected = edges_cmd::select(&data.records, score)?;
+    let selected = pipeline::select(&data.records, score)?;
     let edges = build_edges(
         &selected,
         CostMeasure::from(score.cost),
@@ -236,15 +237,16 @@ fn report_md(
         human(p.total_npv),
         p.algorithm
     );
-    let missed = plan_cmd::left_out(planned);
+    let missed = &planned.left_out;
     if !missed.is_empty() {
         let _ = writeln!(s, "Would pay on their own but are not in the plan (budget, or a conflicting key on a shared table):\n");
-        for (label, rewrite, npv) in missed.iter().take(5) {
+        for m in missed.iter().take(5) {
             let _ = writeln!(
                 s,
-                "- {label}: needs a rewrite of {}, stand-alone NPV {}",
-                human(*rewrite),
-                human(*npv)
+                "- {}: needs a rewrite of {}, stand-alone NPV {}",
+                m.label,
+                human(m.rewrite_bytes),
+                human(m.standalone_npv)
             );
         }
         let _ = writeln!(s);
@@ -278,12 +280,13 @@ fn report_md(
     for a in &data.apps {
         let _ = writeln!(
             s,
-            "- `{}` {} (Spark {}), {} lines ({} events of kinds lakeaudit does not use, skipped){}",
+            "- `{}` {} (Spark {}), {} lines ({} events of kinds lakeaudit does not use, skipped){}{}",
             a.app_id,
             a.app_name,
             a.spark_version.as_deref().unwrap_or("?"),
             a.lines,
             a.event_counts.get("other").copied().unwrap_or(0),
+            unknown_operators(&a.unknown_operators),
             if a.unfinished_executions > 0 {
                 format!(", {} execution(s) never ended", a.unfinished_executions)
             } else {
@@ -300,4 +303,33 @@ fn report_md(
         }
     }
     s
+}
+
+/// `, plan operators lakeaudit does not know: X (n), Y (m)` for an input
+/// whose plans hold operators the operator registry lacks; empty otherwise.
+fn unknown_operators(ops: &std::collections::BTreeMap<String, u64>) -> String {
+    if ops.is_empty() {
+        return String::new();
+    }
+    let list: Vec<String> = ops.iter().map(|(op, n)| format!("`{op}` ({n})")).collect();
+    format!(
+        ", plan operators lakeaudit does not know: {}",
+        list.join(", ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unknown_operators;
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn unknown_operators_are_listed_per_input_only_when_there_are_some() {
+        assert_eq!(unknown_operators(&BTreeMap::new()), "");
+        let ops = BTreeMap::from([("MapPartitions".to_string(), 3), ("Mystery".to_string(), 1)]);
+        assert_eq!(
+            unknown_operators(&ops),
+            ", plan operators lakeaudit does not know: `MapPartitions` (3), `Mystery` (1)"
+        );
+    }
 }

@@ -1,11 +1,11 @@
 //! `lakeaudit edges`: the weighted join-edge table.
 
 use crate::output::{self, Col, Format};
-use crate::pipeline::{self, facts, format_time, Exec};
-use crate::stats::TableStats;
+use crate::pipeline::{self, Exec};
 use crate::{report_problems, Inputs};
 use anyhow::{bail, Result};
-use graph::edges::{build_edges, CostMeasure, EdgeRow, ExecFacts};
+use graph::edges::{build_edges, CostMeasure, EdgeRow};
+use graph::time::{format_time, parse_duration, window_align};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -46,25 +46,6 @@ impl From<Cost> for CostMeasure {
     }
 }
 
-/// Executions in the requested time range, as graph facts.
-pub fn select(execs: &[Exec], args: &ScoreArgs) -> Result<Vec<ExecFacts>> {
-    let since = args
-        .since
-        .as_deref()
-        .map(pipeline::parse_time)
-        .transpose()?;
-    let until = args
-        .until
-        .as_deref()
-        .map(pipeline::parse_time)
-        .transpose()?;
-    Ok(execs
-        .iter()
-        .filter(|e| pipeline::in_range(e, since, until))
-        .map(facts)
-        .collect())
-}
-
 /// A window's bounds (epoch ms), `None` for the whole input.
 pub type Window = Option<(i64, i64)>;
 
@@ -77,18 +58,17 @@ pub fn run(
     format: Format,
     out: Option<&Path>,
 ) -> Result<bool> {
-    let stats = TableStats::load(args.table_stats.as_deref())?;
+    let stats = pipeline::table_stats(args)?;
     let data = pipeline::load(inputs);
-    let selected = select(&data.records, args)?;
+    let selected = pipeline::select(&data.records, args)?;
     let fallback = stats.row_fallback();
     let cost = CostMeasure::from(args.cost);
     let mut tables: Vec<(Window, Vec<EdgeRow>)> = Vec::new();
     match window {
         None => tables.push((None, build_edges(&selected, cost, &fallback))),
         Some(w) => {
-            let width = pipeline::parse_duration(w)?;
-            for (s, e, ex) in graph::edges::windows(&selected, width, pipeline::window_align(width))
-            {
+            let width = parse_duration(w)?;
+            for (s, e, ex) in graph::edges::windows(&selected, width, window_align(width)) {
                 tables.push((Some((s, e)), build_edges(&ex, cost, &fallback)));
             }
         }

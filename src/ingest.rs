@@ -1,7 +1,8 @@
-//! Discover logs, read them in parallel, keep errors per input.
+//! Discover logs, read them in parallel (one application per thread), and
+//! keep errors per input.
 
 use indicatif::{ProgressBar, ProgressStyle};
-use parsers::events::{self, AppResult, AppSummary, ReadOptions};
+use parsers::events::{self, merge_apps, AppResult, AppSummary, ReadOptions};
 use parsers::io;
 use parsers::record::{PlanSet, QueryRecord};
 use rayon::prelude::*;
@@ -26,15 +27,28 @@ impl<T> Ingested<T> {
     }
 }
 
-/// Read every application under `paths` in parallel. `finish` maps each
+/// Read every application under `paths` in parallel; standard input (`-`)
+/// is named `stdin_name` when given (`--name`). `finish` maps each
 /// execution (record and parsed plans) to the caller's item.
-pub fn ingest<T, F>(paths: &[String], opts: &ReadOptions, finish: F) -> Ingested<T>
+pub fn ingest<T, F>(
+    paths: &[String],
+    stdin_name: Option<&str>,
+    opts: &ReadOptions,
+    finish: F,
+) -> Ingested<T>
 where
     T: Send,
     F: Fn(QueryRecord, &PlanSet) -> T + Sync,
 {
-    let found = io::discover(paths);
-    let mut errors: Vec<String> = found.errors.iter().map(|e| e.to_string()).collect();
+    let mut found = io::discover(paths);
+    let mut name_error = None;
+    if let Some(name) = stdin_name {
+        if !found.name_stdin(name) {
+            name_error = Some(format!(
+                "--name {name}: names standard input, but `-` is not among the paths"
+            ));
+        }
+    }
     // A progress bar on long archives, only when stderr is a terminal.
     let bar = if found.inputs.len() > 1 && std::io::stderr().is_terminal() {
         let b = ProgressBar::new(found.inputs.len() as u64);
@@ -57,42 +71,17 @@ where
         })
         .collect();
     bar.finish_and_clear();
-    let mut warnings = Vec::new();
-    let mut apps: Vec<(AppSummary, Vec<T>)> = Vec::with_capacity(results.len());
-    for r in results {
-        errors.extend(r.errors.iter().map(|e| e.to_string()));
-        warnings.extend(r.warnings);
-        apps.push((r.summary, r.records));
-    }
-    // The same application can be present twice (an archived `.gz` copy
-    // beside the original, an in-progress copy): keep the most complete
-    // one, so no execution counts twice.
-    apps.sort_by(|a, b| {
-        a.0.app_id
-            .cmp(&b.0.app_id)
-            .then(b.1.len().cmp(&a.1.len()))
-            .then(b.0.bytes.cmp(&a.0.bytes))
-            .then(b.0.lines.cmp(&a.0.lines))
-            .then(a.0.log.cmp(&b.0.log))
-    });
-    let mut summaries: Vec<AppSummary> = Vec::with_capacity(apps.len());
-    let mut records = Vec::new();
-    for (s, recs) in apps {
-        if let Some(kept) = summaries.last().filter(|k| k.app_id == s.app_id) {
-            warnings.push(format!(
-                "{}: same application {} as {}; skipped (the other copy is more complete)",
-                s.log, s.app_id, kept.log
-            ));
-            continue;
-        }
-        summaries.push(s);
-        // Records within an app are in execution id order already.
-        records.extend(recs);
-    }
+    let merged = merge_apps(results);
     Ingested {
-        apps: summaries,
-        records,
-        errors,
-        warnings,
+        apps: merged.apps,
+        records: merged.records,
+        errors: found
+            .errors
+            .iter()
+            .map(|e| e.to_string())
+            .chain(name_error)
+            .chain(merged.errors.iter().map(|e| e.to_string()))
+            .collect(),
+        warnings: merged.warnings,
     }
 }

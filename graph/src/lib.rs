@@ -5,10 +5,14 @@
 //!   columns it comes from, through every node kind of the plan IR.
 //! - [`relationships`] extracts equi-join relationships resolved to base
 //!   columns (composite keys together, expression sides marked non-simple).
+//! - [`execution`] chooses which of an execution's plans lineage reads and
+//!   sums its per-table volumes.
 //! - [`edges`] aggregates relationships of many executions into the edge
 //!   table (F, D, C, JIS) per time window; [`score`] holds the JIS maths.
 //! - [`tables`] makes `orders`, `default.orders` and
 //!   `spark_catalog.default.orders` one table.
+//! - [`time`] reads the times and window lengths users give and aligns
+//!   windows on the calendar.
 //!
 //! ```
 //! use graph::relationships::relationships;
@@ -35,7 +39,12 @@
 #![deny(missing_docs)]
 
 pub mod edges;
+pub mod error;
+pub mod execution;
 pub mod lineage;
 pub mod relationships;
 pub mod score;
 pub mod tables;
+pub mod time;
+
+pub use error::{Error, Result};

@@ -12,19 +12,19 @@
 use graph::lineage::Lineage;
 use graph::relationships::{relationships, relationships_with, Relationship, Side};
 use graph::tables::short_table;
-use parsers::plan::PlanNode;
+use parsers::plan::Plan;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
 
-const LOGS: &str = "/work/shared/spark-logs";
-
-fn read(path: &str) -> String {
-    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"))
+/// A file of the repository's TPC-H fixture set (`tests/data/spark-logs`),
+/// decompressed when committed as `.zst`.
+fn read(rel: &str) -> String {
+    testdata::read_to_string(&format!("spark-logs/{rel}"))
 }
 
 fn truth() -> Value {
-    serde_json::from_str(&read(&format!("{LOGS}/tpch-truth.json"))).expect("truth json")
+    serde_json::from_str(&read("tpch-truth.json")).expect("truth json")
 }
 
 /// Query name (`q01`) of TPC-H executions 8..=29.
@@ -43,8 +43,8 @@ fn events(text: &str) -> Vec<Value> {
 }
 
 fn default_log() -> Vec<Value> {
-    let path = format!(
-        "{LOGS}/tpch-default/eventlog_v2_local-1796009792357/events_1_local-1796009792357.zstd"
+    let path = testdata::spark_logs(
+        "tpch-default/eventlog_v2_local-1796009792357/events_1_local-1796009792357.zstd",
     );
     let f = std::fs::File::open(&path).expect("default log");
     let mut s = String::new();
@@ -87,7 +87,7 @@ fn start_events(evs: &[Value]) -> BTreeMap<u64, Value> {
 }
 
 /// Parsed plans (or the parse error) by query name.
-type Plans = BTreeMap<String, Result<PlanNode, String>>;
+type Plans = BTreeMap<String, Result<Plan, String>>;
 
 /// Relationships (or the parse error) by query name.
 type Rels = BTreeMap<String, Result<Vec<Relationship>, String>>;
@@ -340,7 +340,7 @@ fn spark_plan_info_plans() -> Plans {
 /// The tpch-extended log's `SQLExecutionStart` extended-mode text, one
 /// section (`analyzed`, `optimized`, `physical`).
 fn extended_plans(section: &str) -> Plans {
-    let evs = events(&read(&format!("{LOGS}/tpch-extended/local-1796009833175")));
+    let evs = events(&read("tpch-extended/local-1796009833175"));
     start_events(&evs)
         .into_iter()
         .filter_map(|(id, e)| {
@@ -362,7 +362,7 @@ fn extended_plans(section: &str) -> Plans {
 }
 
 fn tree_json_plans(which: &str) -> Plans {
-    read(&format!("{LOGS}/tpch-plans.jsonl"))
+    read("tpch-plans.jsonl")
         .lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| {
@@ -520,7 +520,7 @@ fn edge_frequency_tpch_extended_physical() {
 fn executions_map_to_queries() {
     // Executions 8..29 are q01..q22 in both applications.
     for app in ["tpch-default", "tpch-extended"] {
-        let m: Value = serde_json::from_str(&read(&format!("{LOGS}/executions/{app}.json")))
+        let m: Value = serde_json::from_str(&read(&format!("executions/{app}.json")))
             .expect("executions json");
         for run in m["runs"].as_array().into_iter().flatten() {
             let q = run["query"].as_str().unwrap_or("");
@@ -583,9 +583,8 @@ fn dump() {
 /// (`table_pair_query_runs_per_week`) are reproduced.
 #[test]
 fn weekly_logs_match_schedule() {
-    let dir = format!("{LOGS}/weekly");
-    let schedule: Value =
-        serde_json::from_str(&read(&format!("{dir}/schedule.json"))).expect("schedule");
+    let dir = testdata::spark_logs("weekly").display().to_string();
+    let schedule: Value = serde_json::from_str(&read("weekly/schedule.json")).expect("schedule");
     let mut problems = Vec::new();
     for app in schedule["applications"].as_array().into_iter().flatten() {
         let week = app["week"].as_str().unwrap_or("");
@@ -682,7 +681,7 @@ fn weekly_logs_match_schedule() {
 /// from sparkPlanInfo with the formatted lineage.
 #[test]
 fn tpch_smj_matches_truth() {
-    let found = parsers::io::discover(&[format!("{LOGS}/tpch-smj")]);
+    let found = parsers::io::discover(&[testdata::spark_logs("tpch-smj").display().to_string()]);
     assert!(found.errors.is_empty(), "{:?}", found.errors);
     let input = found.inputs.first().expect("tpch-smj log");
     let mut lines =
@@ -732,7 +731,7 @@ fn tpch_smj_matches_truth() {
 #[test]
 fn every_plan_of_every_execution() {
     let mut n = 0;
-    let mut check = |p: &PlanNode| {
+    let mut check = |p: &Plan| {
         let l = Lineage::build(p);
         let _ = l.render();
         for r in relationships_with(p, &l) {
@@ -757,7 +756,7 @@ fn every_plan_of_every_execution() {
             }
         }
     }
-    for e in events(&read(&format!("{LOGS}/tpch-extended/local-1796009833175"))) {
+    for e in events(&read("tpch-extended/local-1796009833175")) {
         if e["Event"]
             .as_str()
             .unwrap_or("")

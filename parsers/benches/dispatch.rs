@@ -8,8 +8,8 @@
 //!   splitting, dispatch, typed events, plan parsing at execution end) over
 //!   the tpch-default rolling zstd log.
 //!
-//! Throughput is decompressed log bytes. Inputs come from
-//! `../shared/spark-logs`; the task-heavy log of `make bench`
+//! Throughput is decompressed log bytes. Inputs are the repository's real
+//! TPC-H logs (`tests/data/spark-logs`); the task-heavy log of `make bench`
 //! (`target/bench/big-eventlog`, or `$LAKEAUDIT_BENCH_LOG`) is used too when
 //! it exists (its first 64 MB, to keep memory and run time modest).
 //!
@@ -26,14 +26,9 @@ use parsers::events::types::TaskEnd;
 use parsers::events::{classify, read_records, EventKind, ReadOptions};
 use parsers::io::discover;
 
-/// The shared real Spark logs (`/work/shared/spark-logs` next to the repo).
-fn shared() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/spark-logs")
-}
-
 /// The tpch-default rolling directory (one zstd part).
 fn tpch_default_dir() -> PathBuf {
-    shared().join("tpch-default/eventlog_v2_local-1796009792357")
+    testdata::spark_logs("tpch-default/eventlog_v2_local-1796009792357")
 }
 
 /// Every `events_*` part of a rolling directory, decompressed in order, up to

@@ -1,4 +1,5 @@
-//! Benches of the plan parsers on real plan text from `../shared/spark-logs`.
+//! Benches of the plan parsers on real plan text from the repository's TPC-H
+//! logs (`tests/data/spark-logs`).
 //!
 //! - `formatted` and `spark_plan_info`: the final (last AQE update) plan of
 //!   every SQL execution of tpch-default, as formatted text and as
@@ -18,16 +19,12 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use parsers::plan::{expr, extended, formatted, spark_plan_info, tree_json};
 use serde_json::Value;
-
-fn shared() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/spark-logs")
-}
 
 fn read(p: &Path) -> Vec<u8> {
     fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
@@ -96,20 +93,20 @@ fn expressions(plans: &[(String, String)]) -> Vec<String> {
 
 fn bench_plans(c: &mut Criterion) {
     let default_log = zstd::stream::decode_all(
-        read(&shared().join(
+        read(&testdata::spark_logs(
             "tpch-default/eventlog_v2_local-1796009792357/events_1_local-1796009792357.zstd",
         ))
         .as_slice(),
     )
     .expect("tpch-default is zstd");
     let finals = final_plans(&default_log);
-    let extended_log = read(&shared().join("tpch-extended/local-1796009833175"));
+    let extended_log = testdata::read("spark-logs/tpch-extended/local-1796009833175");
     let extended_texts: Vec<String> = final_plans(&extended_log)
         .into_iter()
         .map(|(t, _)| t)
         .filter(|t| t.contains("== Physical Plan =="))
         .collect();
-    let jsonl = String::from_utf8(read(&shared().join("tpch-plans.jsonl"))).expect("utf-8");
+    let jsonl = testdata::read_to_string("spark-logs/tpch-plans.jsonl");
     let trees: Vec<String> = jsonl
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())

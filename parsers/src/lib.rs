@@ -3,7 +3,7 @@
 //! ```no_run
 //! use parsers::{events, io};
 //!
-//! let found = io::discover(&["../shared/spark-logs/tpch-default".to_string()]);
+//! let found = io::discover(&["samples/tpch-smj".to_string()]);
 //! for input in &found.inputs {
 //!     let app = events::read_records(input, &events::ReadOptions::default());
 //!     for rec in &app.records {

@@ -4,10 +4,15 @@
 //! missing from a window has JIS 0):
 //! `(1/|E_k ∪ E_k+1|) Σ |JIS_k − JIS_k+1| / max(JIS_k, JIS_k+1, ε)`.
 //! The per-window JIS itself (F̂·D̂·Ĉ, min–max normalised) is computed by
-//! the graph crate (`graph::score`), which builds the edge table.
+//! the graph crate (`graph::score`), which builds the edge table;
+//! [`windowed`] cuts the workload into windows and compares consecutive
+//! ones under one of three [`Normalize`] choices.
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use graph::edges::{build_edges, windows, CostMeasure, EdgeRow, ExecFacts, RowFallback};
+use graph::score;
+use graph::time::window_align;
 use serde::{Deserialize, Serialize};
 
 /// METHOD.md's default drift threshold δ: above it, re-plan.
@@ -111,6 +116,150 @@ pub fn verdict(report: &DriftReport, threshold: f64) -> DriftVerdict {
     } else {
         DriftVerdict::Keep
     }
+}
+
+/// How JIS is normalised for the drift comparison of two windows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Normalize {
+    /// METHOD.md: min–max within each window (the default).
+    #[default]
+    Window,
+    /// Stabilised: both windows of a pair on their joint ranges, so an
+    /// unchanged edge keeps an unchanged score.
+    Joint,
+    /// Stabilised: each factor divided by its window maximum (no min
+    /// subtraction), so an edge is not zeroed just for being the smallest
+    /// on one axis.
+    Max,
+}
+
+/// Drift between one pair of consecutive windows that have executions.
+#[derive(Clone, Debug, Serialize)]
+pub struct DriftRow {
+    /// Start of the earlier window.
+    pub prev_window_start_ms: i64,
+    /// Start of the later window (the one judged).
+    pub window_start_ms: i64,
+    /// End of the later window.
+    pub window_end_ms: i64,
+    /// Drift value.
+    pub drift: f64,
+    /// Drift above the threshold.
+    pub replan: bool,
+    /// Edges only in the later window (re-evaluate first).
+    pub new_edges: Vec<String>,
+    /// Edges only in the earlier window.
+    pub gone_edges: Vec<String>,
+    /// The five edges that moved most: `label prev→next`.
+    pub moved: Vec<String>,
+    /// Edges in either window.
+    pub edges: usize,
+    /// Executions in the later window.
+    pub executions: usize,
+    /// The normalisation used.
+    pub normalize: Normalize,
+    /// The cost measure used (`duration` or `cpu`).
+    pub cost: String,
+}
+
+/// Per-window JIS as the edge table computed it.
+fn window_scores(rows: &[EdgeRow]) -> BTreeMap<String, f64> {
+    rows.iter().map(|r| (r.key().label(), r.jis)).collect()
+}
+
+/// F/max(F) · log10(D+1)/max · C/max within one window.
+fn max_scaled(rows: &[EdgeRow]) -> BTreeMap<String, f64> {
+    let max = |g: &dyn Fn(&EdgeRow) -> f64| rows.iter().map(g).fold(0.0f64, f64::max);
+    let fmax = max(&|r| r.frequency as f64);
+    let dmax = max(&|r| score::log_volume(r.data_volume));
+    let cmax = max(&|r| r.cost);
+    let div = |x: f64, m: f64| if m > 0.0 { x / m } else { 0.0 };
+    rows.iter()
+        .map(|r| {
+            let v = div(r.frequency as f64, fmax)
+                * div(score::log_volume(r.data_volume), dmax)
+                * div(r.cost, cmax);
+            (r.key().label(), v)
+        })
+        .collect()
+}
+
+/// JIS of two windows' edges on their joint ranges.
+fn joint(a: &[EdgeRow], b: &[EdgeRow]) -> (BTreeMap<String, f64>, BTreeMap<String, f64>) {
+    let f = |rows: &[EdgeRow]| rows.iter().map(|r| r.frequency as f64).collect::<Vec<_>>();
+    let d = |rows: &[EdgeRow]| {
+        rows.iter()
+            .map(|r| score::log_volume(r.data_volume))
+            .collect::<Vec<_>>()
+    };
+    let c = |rows: &[EdgeRow]| rows.iter().map(|r| r.cost).collect::<Vec<_>>();
+    let both = |g: &dyn Fn(&[EdgeRow]) -> Vec<f64>| {
+        let mut v = g(a);
+        v.extend(g(b));
+        score::range(&v)
+    };
+    let ranges = (both(&f), both(&d), both(&c));
+    let one = |rows: &[EdgeRow]| {
+        score::jis_in(&f(rows), &d(rows), &c(rows), ranges)
+            .iter()
+            .zip(rows)
+            .map(|(n, r)| (r.key().label(), n.jis))
+            .collect()
+    };
+    (one(a), one(b))
+}
+
+/// Drift between every pair of consecutive windows of `width_ms` that have
+/// executions (an empty window says nothing about the workload), each
+/// window's edges built from `facts` as the edge table builds them.
+pub fn windowed(
+    facts: &[ExecFacts],
+    width_ms: i64,
+    cost: CostMeasure,
+    fallback: &RowFallback,
+    threshold: f64,
+    normalize: Normalize,
+) -> Vec<DriftRow> {
+    let wins: Vec<(i64, i64, Vec<EdgeRow>, usize)> =
+        windows(facts, width_ms, window_align(width_ms))
+            .into_iter()
+            .filter(|(_, _, ex)| !ex.is_empty())
+            .map(|(s, e, ex)| (s, e, build_edges(&ex, cost, fallback), ex.len()))
+            .collect();
+    wins.windows(2)
+        .map(|pair| {
+            let (a, b) = (&pair[0], &pair[1]);
+            let (pa, pb) = match normalize {
+                Normalize::Window => (window_scores(&a.2), window_scores(&b.2)),
+                Normalize::Joint => joint(&a.2, &b.2),
+                Normalize::Max => (max_scaled(&a.2), max_scaled(&b.2)),
+            };
+            let rep = drift(&pa, &pb, score::EPSILON);
+            DriftRow {
+                prev_window_start_ms: a.0,
+                window_start_ms: b.0,
+                window_end_ms: b.1,
+                drift: rep.value,
+                replan: rep.value > threshold,
+                moved: rep
+                    .moved
+                    .iter()
+                    .take(5)
+                    .map(|m| format!("{} {:.3}→{:.3}", m.edge, m.prev, m.next))
+                    .collect(),
+                new_edges: rep.new_edges,
+                gone_edges: rep.gone_edges,
+                edges: rep.edges,
+                executions: b.3,
+                normalize,
+                cost: match cost {
+                    CostMeasure::Duration => "duration".into(),
+                    CostMeasure::Cpu => "cpu".into(),
+                },
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

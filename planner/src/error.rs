@@ -39,6 +39,25 @@ pub enum Error {
         /// The combination limit.
         max_combinations: u128,
     },
+    /// A `--table-stats` file that cannot be read as CSV or JSON.
+    #[error("{}{reason}", line.map(|l| format!("line {l}: ")).unwrap_or_default())]
+    TableStats {
+        /// The 1-based line of the problem, when there is one.
+        line: Option<u64>,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A byte size such as `500GB` that cannot be read.
+    #[error("cannot read size {input:?}: {reason} (use e.g. 500GB or 2TiB)")]
+    Size {
+        /// The text given.
+        input: String,
+        /// Why it was refused.
+        reason: &'static str,
+    },
+    /// A time or window length the graph crate refused.
+    #[error(transparent)]
+    Time(#[from] graph::Error),
 }
 
 /// `Result` with this crate's [`Error`].

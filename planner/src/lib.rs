@@ -13,6 +13,11 @@
 //! bytes (a partitioned table is replaced), and `retention_factor ×` those
 //! bytes of storage until VACUUM.
 //!
+//! Around the planner: [`stats`] reads `--table-stats`, [`profile`] sizes
+//! tables from it and from the logs' scans, [`workload`] turns a window's
+//! edge table into demands, plans it and names the paying edges left out,
+//! [`drift`] compares consecutive windows, [`ddl`] writes the SQL.
+//!
 //! ```
 //! use planner::{plan, ddl, EdgeDemand, PlannerConfig, TableProfile};
 //!
@@ -44,11 +49,18 @@ mod knapsack;
 pub mod model;
 mod problem;
 mod split;
+pub mod profile;
+pub mod size;
 mod state;
+pub mod stats;
 pub mod synth;
+pub mod workload;
 
 pub use ddl::ddl;
-pub use drift::{drift, verdict, DriftReport, DriftVerdict, EdgeMove, DEFAULT_DRIFT_THRESHOLD};
+pub use drift::{
+    drift, verdict, DriftReport, DriftRow, DriftVerdict, EdgeMove, Normalize,
+    DEFAULT_DRIFT_THRESHOLD,
+};
 pub use error::{Error, Result};
 pub use exact::{MAX_COMBINATIONS, MAX_TABLES};
 pub use model::{
@@ -57,6 +69,10 @@ pub use model::{
 };
 pub use problem::annuity_factor;
 pub use split::EXACT_NODE_LIMIT;
+pub use profile::{is_full_scan, profiles, ScanObservation};
+pub use size::{human, parse_size};
+pub use stats::{TableStat, TableStats};
+pub use workload::{demands, plan_latest_window, LeftOut, PlanJson, Planned};
 
 /// Plan with the default (improved) planner.
 pub fn plan(

@@ -430,6 +430,19 @@ impl Problem {
         self.tables[t].storage_f[k]
     }
 
+    /// Serving edge `e` alone, from the current layouts: the bytes its
+    /// tables' rewrites cost and its NPV (its discounted saving minus those
+    /// rewrites and the storage they keep).
+    pub fn standalone(&self, e: &PEdge) -> (f64, f64) {
+        let mut sides = vec![(e.a, e.ka)];
+        if e.b != e.a {
+            sides.push((e.b, e.kb));
+        }
+        let rewrite: f64 = sides.iter().map(|&(t, k)| self.rewrite(t, k)).sum();
+        let storage: f64 = sides.iter().map(|&(t, k)| self.storage(t, k)).sum();
+        (rewrite, e.w - rewrite - storage)
+    }
+
     /// Both budgets hold (with a relative tolerance against float noise).
     pub fn fits(&self, rewrite: f64, storage: f64) -> bool {
         rewrite <= self.budget * (1.0 + 1e-12) + 1e-6

@@ -2,24 +2,23 @@
 
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
 use std::process::{Command, Output};
 
-/// The shared real Spark logs.
-pub fn shared(rel: &str) -> String {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/spark-logs")
-        .join(rel);
-    p.to_string_lossy().into_owned()
+/// A real TPC-H Spark log (or its manifest) of the repository's fixture
+/// set, by its shared name (`tpch-default`, `tpch-smj`, `weekly`, ...).
+pub fn logs(rel: &str) -> String {
+    testdata::spark_logs(rel).to_string_lossy().into_owned()
+}
+
+/// The text of a file of the fixture set (decompressed when committed as
+/// `.zst`).
+pub fn logs_text(rel: &str) -> String {
+    testdata::read_to_string(&format!("spark-logs/{rel}"))
 }
 
 /// A bundled sample.
 pub fn sample(rel: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("samples")
-        .join(rel)
-        .to_string_lossy()
-        .into_owned()
+    testdata::sample(rel).to_string_lossy().into_owned()
 }
 
 /// Run `lakeaudit ARGS`.
@@ -52,14 +51,12 @@ pub fn jsonl(s: &str) -> Vec<Value> {
 
 /// The answer key.
 pub fn truth() -> Value {
-    let t = std::fs::read_to_string(shared("tpch-truth.json")).expect("truth");
-    serde_json::from_str(&t).expect("truth json")
+    serde_json::from_str(&logs_text("tpch-truth.json")).expect("truth json")
 }
 
 /// `q01` … `q22` by execution id, from an executions manifest.
 pub fn query_of_execution(manifest: &str) -> BTreeMap<u64, String> {
-    let t = std::fs::read_to_string(shared(manifest)).expect("manifest");
-    let v: Value = serde_json::from_str(&t).expect("manifest json");
+    let v: Value = serde_json::from_str(&logs_text(manifest)).expect("manifest json");
     let mut m = BTreeMap::new();
     for run in v["runs"].as_array().expect("runs") {
         let q = run["query"].as_str().unwrap_or_default().to_string();

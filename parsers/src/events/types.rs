@@ -354,9 +354,8 @@ mod tests {
     #[test]
     fn skim_agrees_with_the_typed_parse_on_real_task_events() {
         use std::io::Read;
-        let path = format!(
-            "{}/../../shared/spark-logs/tpch-default/eventlog_v2_local-1796009792357/events_1_local-1796009792357.zstd",
-            env!("CARGO_MANIFEST_DIR")
+        let path = testdata::spark_logs(
+            "tpch-default/eventlog_v2_local-1796009792357/events_1_local-1796009792357.zstd",
         );
         let mut text = Vec::new();
         zstd::stream::read::Decoder::new(std::fs::File::open(path).unwrap())

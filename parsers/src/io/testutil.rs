@@ -7,12 +7,13 @@ use super::{discover, LineReader, LogInput, DEFAULT_MAX_LINE};
 
 /// `samples/` of this repository (real logs written by scripts/make_samples.py).
 pub(crate) fn samples() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../samples")
+    testdata::sample("")
 }
 
-/// The shared real Spark logs (`shared/` lies beside the repository).
-pub(crate) fn shared_logs() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/spark-logs")
+/// A real TPC-H log of the repository's fixture set by its shared name
+/// (`tpch-default`, `tpch-extended`, `tpch-smj`, `weekly`).
+pub(crate) fn tpch_log(name: &str) -> PathBuf {
+    testdata::spark_logs(name)
 }
 
 /// The uncompressed Spark 4 sample log (`samples/spark4-plain/<appId>`).

@@ -1,0 +1,183 @@
+//! What the planner knows of each table's size and layout: `--table-stats`
+//! first, else what the logs' scans show.
+//!
+//! A scan that read the whole table (no partition filter, no data filter
+//! beyond null checks) measures it; the largest such scan gives the size.
+//! When every scan of a table was filtered, the largest filtered scan is a
+//! lower bound, and the profile says so.
+
+use crate::model::TableProfile;
+use crate::stats::TableStats;
+use graph::tables::canonical_table;
+use std::collections::BTreeMap;
+
+/// One scan of a table in the logs, as sizing needs it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ScanObservation<'a> {
+    /// The table as the plan names it (canonicalised here).
+    pub table: &'a str,
+    /// `size of files read`.
+    pub bytes: Option<i64>,
+    /// `number of output rows`.
+    pub rows: Option<i64>,
+    /// `number of files read`.
+    pub files: Option<i64>,
+    /// Whether the scan read the whole table (see [`is_full_scan`]).
+    pub full: bool,
+}
+
+/// Whether a scan with these filters (as Spark prints them: `[a, b]`) read
+/// the whole table: no partition filter, and no data or pushed filter other
+/// than null checks.
+pub fn is_full_scan(
+    partition_filters: Option<&str>,
+    data_filters: Option<&str>,
+    pushed_filters: Option<&str>,
+) -> bool {
+    let empty = |f: Option<&str>| {
+        f.is_none_or(|t| {
+            let t = t.trim().trim_start_matches('[').trim_end_matches(']');
+            t.split(", ").all(|p| {
+                p.trim().is_empty() || p.starts_with("isnotnull(") || p.starts_with("IsNotNull(")
+            })
+        })
+    };
+    empty(partition_filters) && empty(data_filters) && empty(pushed_filters)
+}
+
+#[derive(Default)]
+struct Seen {
+    full_bytes: Option<i64>,
+    full_rows: Option<i64>,
+    any_bytes: Option<i64>,
+    any_rows: Option<i64>,
+    files: Option<i64>,
+}
+
+/// One profile per table seen in the scans or named in `stats`, sorted by
+/// canonical name, each with where its size came from.
+pub fn profiles<'a>(
+    scans: impl IntoIterator<Item = ScanObservation<'a>>,
+    stats: &TableStats,
+) -> Vec<TableProfile> {
+    let max = |a: Option<i64>, b: Option<i64>| match (a, b) {
+        (Some(x), Some(y)) => Some(x.max(y)),
+        (x, y) => x.or(y),
+    };
+    let mut seen: BTreeMap<String, Seen> = BTreeMap::new();
+    for s in scans {
+        let t = seen.entry(canonical_table(s.table)).or_default();
+        t.any_bytes = max(t.any_bytes, s.bytes);
+        t.any_rows = max(t.any_rows, s.rows);
+        t.files = max(t.files, s.files);
+        if s.full {
+            t.full_bytes = max(t.full_bytes, s.bytes);
+            t.full_rows = max(t.full_rows, s.rows);
+        }
+    }
+    let mut names: Vec<String> = seen.keys().cloned().collect();
+    names.extend(stats.0.keys().cloned());
+    names.sort();
+    names.dedup();
+    names
+        .into_iter()
+        .map(|t| {
+            let s = seen.get(&t);
+            let st = stats.0.get(&t);
+            let log_bytes = s.and_then(|s| s.full_bytes.or(s.any_bytes));
+            let source = if st.and_then(|x| x.bytes).is_some() {
+                "table-stats"
+            } else if s.is_some_and(|s| s.full_bytes.is_some()) {
+                "log"
+            } else if log_bytes.is_some() {
+                "log (filtered scans only: a lower bound)"
+            } else {
+                "unknown"
+            };
+            let non_negative = |v: Option<i64>| v.and_then(|b| u64::try_from(b).ok());
+            TableProfile {
+                bytes: st
+                    .and_then(|x| x.bytes)
+                    .or(non_negative(log_bytes))
+                    .unwrap_or(0),
+                rows: st
+                    .and_then(|x| x.rows)
+                    .or(non_negative(s.and_then(|s| s.full_rows.or(s.any_rows)))),
+                files: st
+                    .and_then(|x| x.files)
+                    .or(non_negative(s.and_then(|s| s.files))),
+                partitioned_by: st.map(|x| x.partitioned_by.clone()).unwrap_or_default(),
+                clustered_by: st.map(|x| x.clustered_by.clone()).unwrap_or_default(),
+                source: source.to_string(),
+                table: t,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::TableStat;
+
+    fn scan(table: &str, bytes: i64, rows: i64, full: bool) -> ScanObservation<'_> {
+        ScanObservation {
+            table,
+            bytes: Some(bytes),
+            rows: Some(rows),
+            files: Some(1),
+            full,
+        }
+    }
+
+    #[test]
+    fn full_scans_measure_filtered_scans_bound_stats_win() {
+        let mut stats = TableStats::default();
+        stats.0.insert(
+            "spark_catalog.default.nation".into(),
+            TableStat {
+                bytes: Some(9),
+                clustered_by: vec!["n_nationkey".into()],
+                ..TableStat::default()
+            },
+        );
+        let p = profiles(
+            [
+                scan("orders", 500, 50, false),
+                scan("spark_catalog.default.orders", 400, 40, true),
+                scan("lineitem", 70, 7, false),
+                scan("nation", 1, 1, true),
+            ],
+            &stats,
+        );
+        let by: BTreeMap<&str, &TableProfile> = p.iter().map(|t| (t.table.as_str(), t)).collect();
+        let o = by["spark_catalog.default.orders"];
+        assert_eq!((o.bytes, o.rows, o.source.as_str()), (400, Some(40), "log"));
+        let l = by["spark_catalog.default.lineitem"];
+        assert_eq!(l.bytes, 70);
+        assert!(l.source.contains("lower bound"));
+        let n = by["spark_catalog.default.nation"];
+        assert_eq!((n.bytes, n.source.as_str()), (9, "table-stats"));
+        assert_eq!(n.clustered_by, vec!["n_nationkey"]);
+    }
+
+    #[test]
+    fn null_checks_do_not_make_a_scan_filtered() {
+        assert!(is_full_scan(
+            None,
+            Some("[isnotnull(o_orderkey#1L)]"),
+            Some("[IsNotNull(o_orderkey)]")
+        ));
+        assert!(is_full_scan(Some("[]"), None, None));
+        assert!(!is_full_scan(
+            None,
+            Some("[isnotnull(x#1), (x#1 > 5)]"),
+            None
+        ));
+        assert!(!is_full_scan(
+            Some("[isnotnull(d#2), (d#2 = 2026-01-01)]"),
+            None,
+            None
+        ));
+    }
+}

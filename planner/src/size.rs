@@ -1,0 +1,74 @@
+//! Byte sizes as users write them (`500GB`, `2TiB`) and as reports print
+//! them.
+
+use crate::error::{Error, Result};
+
+/// Parse a size: a byte count or a number with B, KB, MB, GB, TB (powers
+/// of 1000) or KiB, MiB, GiB, TiB (powers of 1024); units are
+/// case-insensitive.
+pub fn parse_size(s: &str) -> Result<u64> {
+    let t = s.trim();
+    let err = |reason| Error::Size {
+        input: s.to_string(),
+        reason,
+    };
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let n: f64 = num.parse().map_err(|_| err("not a number"))?;
+    let mult: f64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "kb" | "k" => 1e3,
+        "mb" | "m" => 1e6,
+        "gb" | "g" => 1e9,
+        "tb" | "t" => 1e12,
+        "pb" | "p" => 1e15,
+        "kib" => 1024.0,
+        "mib" => 1024f64.powi(2),
+        "gib" => 1024f64.powi(3),
+        "tib" => 1024f64.powi(4),
+        "pib" => 1024f64.powi(5),
+        _ => return Err(err("unknown unit")),
+    };
+    let bytes = (n * mult).round();
+    if !bytes.is_finite() || bytes < 0.0 || bytes > u64::MAX as f64 {
+        return Err(err("out of range"));
+    }
+    Ok(bytes as u64)
+}
+
+/// Bytes as a short human figure (`1.5 GiB`, `-200.0 MiB`).
+pub fn human(bytes: f64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut v = bytes;
+    let mut i = 0;
+    while v.abs() >= 1024.0 && i + 1 < units.len() {
+        v /= 1024.0;
+        i += 1;
+    }
+    if i == 0 {
+        format!("{v:.0} B")
+    } else {
+        format!("{v:.1} {}", units[i])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_in_both_unit_systems() {
+        assert_eq!(parse_size("500GB").unwrap(), 500_000_000_000);
+        assert_eq!(parse_size("2TiB").unwrap(), 2 * 1024u64.pow(4));
+        assert_eq!(parse_size(" 1.5 gib ").unwrap(), 1_610_612_736);
+        assert_eq!(parse_size("1024").unwrap(), 1024);
+        assert!(parse_size("12 parsecs").is_err());
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("1e30PB").is_err());
+        assert_eq!(human(1_610_612_736.0), "1.5 GiB");
+        assert_eq!(human(-209_715_200.0), "-200.0 MiB");
+        assert_eq!(human(12.0), "12 B");
+    }
+}
