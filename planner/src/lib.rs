@@ -38,6 +38,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod curve;
 pub mod ddl;
 pub mod drift;
 pub mod error;
@@ -48,14 +49,15 @@ mod improved;
 mod knapsack;
 pub mod model;
 mod problem;
-mod split;
 pub mod profile;
 pub mod size;
+mod split;
 mod state;
 pub mod stats;
 pub mod synth;
 pub mod workload;
 
+pub use curve::{curve, plan_and_curve, BudgetCurve, CurvePoint};
 pub use ddl::ddl;
 pub use drift::{
     drift, verdict, DriftReport, DriftRow, DriftVerdict, EdgeMove, Normalize,
@@ -68,9 +70,9 @@ pub use model::{
     TableDecision, TableProfile,
 };
 pub use problem::annuity_factor;
-pub use split::EXACT_NODE_LIMIT;
 pub use profile::{is_full_scan, profiles, ScanObservation};
-pub use size::{human, parse_size};
+pub use size::{human, human_budget, parse_size};
+pub use split::EXACT_NODE_LIMIT;
 pub use stats::{TableStat, TableStats};
 pub use workload::{demands, plan_latest_window, LeftOut, PlanJson, Planned};
 
@@ -104,16 +106,19 @@ pub fn plan_with(
     algorithm: Algorithm,
 ) -> Result<Plan> {
     let p = problem::Problem::build(profiles, edges, config)?;
-    let x = match algorithm {
-        Algorithm::Greedy => greedy::run(state::State::new(&p), greedy::Rank::Npv, &[]).x,
-        Algorithm::GreedyPerByte => {
-            greedy::run(state::State::new(&p), greedy::Rank::PerByte, &[]).x
-        }
-        Algorithm::LocalSearch => improved::solve(&p),
-        Algorithm::Improved => split::solve(&p, split::Mode::Default)?,
-        Algorithm::Exact => split::solve(&p, split::Mode::Exact)?,
-    };
+    let x = solve(&p, algorithm)?;
     Ok(p.to_plan(&x, algorithm.name()))
+}
+
+/// The assignment `algorithm` picks for `p`.
+pub(crate) fn solve(p: &problem::Problem, algorithm: Algorithm) -> Result<Vec<usize>> {
+    Ok(match algorithm {
+        Algorithm::Greedy => greedy::run(state::State::new(p), greedy::Rank::Npv, &[]).x,
+        Algorithm::GreedyPerByte => greedy::run(state::State::new(p), greedy::Rank::PerByte, &[]).x,
+        Algorithm::LocalSearch => improved::solve(p),
+        Algorithm::Improved => split::solve(p, split::Mode::Default)?,
+        Algorithm::Exact => split::solve(p, split::Mode::Exact)?,
+    })
 }
 
 #[cfg(test)]
@@ -352,9 +357,8 @@ mod tests {
         };
         assert_eq!(p.excluded_broadcast.len(), 1);
         assert!(p.tables.is_empty());
-        assert!(p.budget_defaulted && p.storage_budget_defaulted);
-        // No candidate tables: the 25% default budget is 0.
-        assert_eq!(p.budget, 0);
+        // No budget given: none is invented.
+        assert_eq!((p.budget, p.storage_budget), (None, None));
         let c = PlannerConfig {
             include_broadcast: true,
             ..Default::default()
@@ -363,7 +367,8 @@ mod tests {
             panic!("plans");
         };
         assert!(p.excluded_broadcast.is_empty());
-        assert_eq!(p.budget, (G + 1000) / 4);
+        // 0.3 × 10 GB × 3.546 = 10.6 GB saved for 2 GB of rewrite and storage.
+        assert_eq!(p.rewrite_cost, G + 1000);
     }
 
     #[test]
@@ -456,7 +461,8 @@ mod tests {
                     p.algorithm
                 );
                 assert!(p.total_npv >= 0.0);
-                assert!(p.rewrite_cost <= p.budget && p.storage_cost <= p.storage_budget);
+                assert!(p.budget.is_some_and(|b| p.rewrite_cost <= b));
+                assert!(p.storage_budget.is_some_and(|s| p.storage_cost <= s));
             }
         }
     }
@@ -490,7 +496,7 @@ mod tests {
             panic!("plans")
         };
         assert!(close(p.total_npv, q.total_npv));
-        assert!(p.rewrite_cost <= p.budget);
+        assert!(p.budget.is_some_and(|b| p.rewrite_cost <= b));
         assert!(matches!(components(&inst.tables, &inst.edges, &inst.config), Ok(n) if n >= 3));
     }
 

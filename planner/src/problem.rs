@@ -93,10 +93,8 @@ pub(crate) struct Problem {
     pub storage_budget: f64,
     pub annuity: f64,
     // Reporting only.
-    pub budget_u64: u64,
-    pub storage_budget_u64: u64,
-    pub budget_defaulted: bool,
-    pub storage_budget_defaulted: bool,
+    pub budget_u64: Option<u64>,
+    pub storage_budget_u64: Option<u64>,
     pub excluded_broadcast: Vec<EdgeRef>,
     pub skipped: Vec<SkippedEdge>,
     pub input_edges: Vec<EdgeRef>,
@@ -332,38 +330,17 @@ impl Problem {
             pedges[e].rank = r;
         }
         let (adj, pairs) = index_edges(tables.len(), &pedges);
-        let mut candidate = vec![false; tables.len()];
-        for e in &pedges {
-            candidate[e.a] = true;
-            candidate[e.b] = true;
-        }
-        let candidate_bytes: u64 = tables
-            .iter()
-            .zip(&candidate)
-            .filter(|(_, c)| **c)
-            .map(|(t, _)| t.bytes)
-            .fold(0u64, u64::saturating_add);
-        let default_budget = candidate_bytes / 4;
-        let (budget_u64, budget_defaulted) = match config.budget {
-            Some(b) => (b, false),
-            None => (default_budget, true),
-        };
-        let (storage_budget_u64, storage_budget_defaulted) = match config.storage_budget {
-            Some(b) => (b, false),
-            None => (default_budget, true),
-        };
+        let limit = |b: Option<u64>| b.map_or(f64::INFINITY, |b| b as f64);
         Ok(Problem {
             tables,
             edges: pedges,
             adj,
             pairs,
-            budget: budget_u64 as f64,
-            storage_budget: storage_budget_u64 as f64,
+            budget: limit(config.budget),
+            storage_budget: limit(config.storage_budget),
             annuity,
-            budget_u64,
-            storage_budget_u64,
-            budget_defaulted,
-            storage_budget_defaulted,
+            budget_u64: config.budget,
+            storage_budget_u64: config.storage_budget,
             excluded_broadcast,
             skipped,
             input_edges,
@@ -401,8 +378,6 @@ impl Problem {
             annuity: self.annuity,
             budget_u64: self.budget_u64,
             storage_budget_u64: self.storage_budget_u64,
-            budget_defaulted: self.budget_defaulted,
-            storage_budget_defaulted: self.storage_budget_defaulted,
             excluded_broadcast: Vec::new(),
             skipped: Vec::new(),
             input_edges: Vec::new(),
@@ -538,8 +513,6 @@ impl Problem {
             storage_cost,
             budget: self.budget_u64,
             storage_budget: self.storage_budget_u64,
-            budget_defaulted: self.budget_defaulted,
-            storage_budget_defaulted: self.storage_budget_defaulted,
             annuity_factor: self.annuity,
             excluded_broadcast: self.excluded_broadcast.clone(),
             skipped: self.skipped.clone(),
