@@ -228,6 +228,8 @@ pub const COMPONENT_MAX_TABLES: usize = 12;
 /// Several independent schemas in one instance: 30–60 tables in 3–10
 /// star/snowflake parts of 3–12 tables each that share no table (so no
 /// edge), competing for one budget of 20–50% of the planned tables' bytes.
+/// Each part's spanning tree runs as SortMergeJoin, so the parts are
+/// exactly the connected components the planner sees.
 /// Each part is small enough for the exact solver; the whole is not.
 pub fn component_instance(seed: u64) -> Instance {
     let mut rng = SplitMix64::new(seed.wrapping_mul(0x9FB2_1C65_1E98_DF25) ^ 0xC0C0);
@@ -249,7 +251,15 @@ pub fn component_instance(seed: u64) -> Instance {
     let mut edges = Vec::new();
     for (i, &n) in sizes.iter().enumerate() {
         let snowflake = rng.chance(0.5);
-        let (t, e) = schema(&mut rng, n, snowflake, &format!("p{i}."));
+        let (t, mut e) = schema(&mut rng, n, snowflake, &format!("p{i}."));
+        // The schema's spanning tree (its first n − 1 edges) is planned for,
+        // so each part is one connected component of the planned edges.
+        for tree in e.iter_mut().take(n - 1) {
+            if tree.broadcast_only() {
+                tree.smj_count = tree.bhj_count;
+                tree.bhj_count = 0;
+            }
+        }
         tables.extend(t);
         edges.extend(e);
     }
