@@ -382,18 +382,8 @@ mod planning {
 
     #[test]
     fn smj_workload_plan_clusters_lineitem_and_orders_on_the_order_key() {
-        // The default budget (25% of the candidate tables) cannot pay for a
-        // rewrite of lineitem, 64% of the bytes here; give a real budget.
-        let text = ok(&[
-            "plan",
-            &logs("tpch-smj"),
-            "--budget",
-            "100MB",
-            "--storage-budget",
-            "100MB",
-            "--format",
-            "json",
-        ]);
+        // No flags: no budget is invented, every change that pays is planned.
+        let text = ok(&["plan", &logs("tpch-smj"), "--format", "json"]);
         let plan: serde_json::Value = serde_json::from_str(&text).unwrap();
         let keys_of = |t: &str| {
             plan["tables"]
@@ -413,16 +403,22 @@ mod planning {
             Some(serde_json::json!(["o_orderkey"])),
             "{text}"
         );
-        let sql = ok(&[
-            "plan",
-            &logs("tpch-smj"),
-            "--budget",
-            "100MB",
-            "--storage-budget",
-            "100MB",
-            "--format",
-            "sql",
-        ]);
+        assert_eq!(plan["budget"], serde_json::Value::Null);
+        assert_eq!(plan["storage_budget"], serde_json::Value::Null);
+        // The budget curve ends at this plan, and smaller budgets buy less.
+        let curve = &plan["budget_curve"];
+        let points = curve["points"].as_array().unwrap();
+        assert!(points.len() >= 2, "{curve}");
+        let last = points.last().unwrap();
+        assert_eq!(curve["chosen"].as_u64(), Some(points.len() as u64 - 1));
+        assert_eq!(last["chosen"], true);
+        assert_eq!(last["budget"], plan["rewrite_cost"]);
+        assert!((last["npv"].as_f64().unwrap() - plan["total_npv"].as_f64().unwrap()).abs() < 1.0);
+        for w in points.windows(2) {
+            assert!(w[0]["budget"].as_u64() < w[1]["budget"].as_u64(), "{curve}");
+            assert!(w[0]["npv"].as_f64() < w[1]["npv"].as_f64(), "{curve}");
+        }
+        let sql = ok(&["plan", &logs("tpch-smj"), "--format", "sql"]);
         assert!(
             sql.contains(
                 "ALTER TABLE `spark_catalog`.`default`.`lineitem` CLUSTER BY (`l_orderkey`);"
@@ -430,6 +426,45 @@ mod planning {
             "{sql}"
         );
         assert!(sql.contains("ANALYZE TABLE `spark_catalog`.`default`.`orders` COMPUTE STATISTICS FOR ALL COLUMNS;"), "{sql}");
+    }
+
+    /// A stated budget is a constraint: the plan stays within it, and the
+    /// curve marks the plan's point with larger budgets' plans after it.
+    #[test]
+    fn a_budget_limits_the_plan_and_the_curve_marks_it() {
+        let text = ok(&[
+            "plan",
+            &logs("tpch-smj"),
+            "--budget",
+            "10MB",
+            "--format",
+            "json",
+        ]);
+        let plan: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(plan["budget"].as_u64(), Some(10_000_000));
+        let rewrite = plan["rewrite_cost"].as_u64().unwrap();
+        assert!(rewrite > 0 && rewrite <= 10_000_000, "{text}");
+        let curve = &plan["budget_curve"];
+        let points = curve["points"].as_array().unwrap();
+        let chosen = curve["chosen"].as_u64().unwrap() as usize;
+        assert_eq!(points[chosen]["budget"].as_u64(), Some(rewrite));
+        assert!(
+            chosen + 1 < points.len(),
+            "larger budgets buy more: {curve}"
+        );
+        // No plan within 10 MB is worth more than the chosen one.
+        for p in points
+            .iter()
+            .filter(|p| p["budget"].as_u64() <= Some(10_000_000))
+        {
+            assert!(
+                p["npv"].as_f64() <= points[chosen]["npv"].as_f64(),
+                "{curve}"
+            );
+        }
+        let text = ok(&["plan", &logs("tpch-smj"), "--budget", "10MB"]);
+        assert!(text.contains("Budget curve"), "{text}");
+        assert_eq!(text.matches("<- this plan").count(), 1, "{text}");
     }
 
     #[test]
