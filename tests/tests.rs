@@ -467,6 +467,77 @@ mod planning {
         assert_eq!(text.matches("<- this plan").count(), 1, "{text}");
     }
 
+    fn instance(rel: &str) -> String {
+        testdata::data(&format!("instances/{rel}"))
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    /// A stated instance (planner/INSTANCE.md), hand-computed: A–B on
+    /// order_id (40 G saved over 4 windows, 24 G of rewrite and storage)
+    /// beats A–C on customer_id (30 G for 24 G); D is already on k, so D–E
+    /// costs only E's replacement (8 G for 6 G). Discount 0.
+    #[test]
+    fn instance_file_plans_with_both_planners() {
+        const G: f64 = 1e9;
+        for extra in [&[][..], &["--exact"][..]] {
+            let mut args = vec!["plan", "--format", "json"];
+            let path = instance("conflict.json");
+            args.extend(["--instance", &path]);
+            args.extend(extra);
+            let text = ok(&args);
+            let plan: serde_json::Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(
+                plan["chosen_keys"],
+                serde_json::json!({"A": ["order_id"], "B": ["order_id"], "C": [], "D": ["k"], "E": ["k"]}),
+                "{extra:?}"
+            );
+            assert_eq!(plan["total_npv"].as_f64(), Some(18.0 * G), "{extra:?}");
+            assert_eq!(plan["rewrite_cost"].as_u64(), Some(15_000_000_000));
+            let npvs: Vec<f64> = plan["budget_curve"]["points"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p["npv"].as_f64().unwrap() / G)
+                .collect();
+            assert_eq!(npvs, vec![2.0, 16.0, 18.0], "{extra:?}");
+            assert_eq!(plan["budget_curve"]["chosen"].as_u64(), Some(2));
+        }
+        // A budget on the command line is a constraint: 12 GB buys A–B only.
+        let path = instance("conflict.json");
+        let text = ok(&[
+            "plan",
+            "--instance",
+            &path,
+            "--budget",
+            "12GB",
+            "--format",
+            "json",
+        ]);
+        let plan: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(plan["total_npv"].as_f64(), Some(16.0 * G));
+        assert_eq!(plan["budget_curve"]["chosen"].as_u64(), Some(1));
+        assert_eq!(plan["chosen_keys"]["E"], serde_json::json!([]));
+        let sql = ok(&["plan", "--instance", &path, "--format", "sql"]);
+        assert!(
+            sql.contains("CREATE OR REPLACE TABLE `E` USING delta CLUSTER BY (`k`)"),
+            "{sql}"
+        );
+    }
+
+    #[test]
+    fn bad_instance_names_the_file_and_the_edge() {
+        let path = instance("bad-key.json");
+        let o = run(&["plan", "--instance", &path]);
+        assert_eq!(o.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("bad-key.json") && err.contains("edges[1].right_key"),
+            "{err}"
+        );
+        assert!(o.stdout.is_empty());
+    }
+
     #[test]
     fn weekly_drift_replans_into_weeks_3_and_4_and_names_new_edges() {
         for norm in ["window", "joint", "max"] {
