@@ -130,6 +130,15 @@ fn check_config(c: &PlannerConfig) -> Result<()> {
     Ok(())
 }
 
+/// [`key_of`], borrowing `cols` when they already are sorted and distinct.
+fn sorted_key(cols: &[String]) -> std::borrow::Cow<'_, [String]> {
+    if cols.windows(2).all(|w| w[0] < w[1]) {
+        std::borrow::Cow::Borrowed(cols)
+    } else {
+        std::borrow::Cow::Owned(key_of(cols))
+    }
+}
+
 /// Sorted, deduplicated key: Delta ignores the order of clustering columns.
 fn key_of(cols: &[String]) -> Vec<String> {
     let mut k: Vec<String> = cols.to_vec();
@@ -168,20 +177,39 @@ fn index_edges(n_tables: usize, edges: &[PEdge]) -> EdgeIndex {
 /// Deterministic tie-break: rank edges by (left table, left key, right
 /// table, right key, input index).
 fn rank_edges(tables: &[PTable], pedges: &mut [PEdge]) {
-    let mut order: Vec<usize> = (0..pedges.len()).collect();
-    let keys: Vec<_> = pedges
+    // Names and keys compared once, as ranks; the edges then sort on integers.
+    let mut by_name: Vec<usize> = (0..tables.len()).collect();
+    by_name.sort_by(|&x, &y| tables[x].name.cmp(&tables[y].name));
+    let mut table_rank = vec![0usize; tables.len()];
+    for (r, &t) in by_name.iter().enumerate() {
+        table_rank[t] = r;
+    }
+    let option_rank: Vec<Vec<usize>> = tables
+        .iter()
+        .map(|t| {
+            let mut o: Vec<usize> = (0..t.options.len()).collect();
+            o.sort_by(|&x, &y| t.options[x].cmp(&t.options[y]));
+            let mut r = vec![0usize; o.len()];
+            for (i, &k) in o.iter().enumerate() {
+                r[k] = i;
+            }
+            r
+        })
+        .collect();
+    let keys: Vec<(usize, usize, usize, usize, usize)> = pedges
         .iter()
         .map(|e| {
             (
-                &tables[e.a].name,
-                &tables[e.a].options[e.ka],
-                &tables[e.b].name,
-                &tables[e.b].options[e.kb],
+                table_rank[e.a],
+                option_rank[e.a][e.ka],
+                table_rank[e.b],
+                option_rank[e.b][e.kb],
                 e.input,
             )
         })
         .collect();
-    order.sort_by(|&x, &y| keys[x].cmp(&keys[y]));
+    let mut order: Vec<usize> = (0..pedges.len()).collect();
+    order.sort_unstable_by_key(|&x| keys[x]);
     for (r, &e) in order.iter().enumerate() {
         pedges[e].rank = r;
     }
@@ -313,8 +341,10 @@ impl Problem {
                 skipped.push(skip("no profile for one of its tables".to_string()));
                 continue;
             };
-            let ka_cols = key_of(&e.left_columns);
-            let kb_cols = key_of(&e.right_columns);
+            // Keys as given when already sorted and distinct (the usual
+            // case), so the option lookup needs no allocation.
+            let ka_cols = sorted_key(&e.left_columns);
+            let kb_cols = sorted_key(&e.right_columns);
             if ka_cols.len() > config.max_cluster_columns
                 || kb_cols.len() > config.max_cluster_columns
             {
@@ -335,20 +365,20 @@ impl Problem {
                 continue;
             }
             let retention = config.retention_factor;
-            let mut opt = |t: usize, k: Vec<String>| -> usize {
+            let mut opt = |t: usize, k: &[String]| -> usize {
                 let tbl = &mut tables[t];
                 let m = &mut option_ix[t];
-                if let Some(&o) = m.get(&k) {
+                if let Some(&o) = m.get(k) {
                     return o;
                 }
                 // A full rewrite of the table; its old files are kept until VACUUM.
                 let storage = (retention * tbl.bytes as f64).ceil() as u64;
-                let o = tbl.push_option(k.clone(), tbl.bytes, storage);
-                m.insert(k, o);
+                let o = tbl.push_option(k.to_vec(), tbl.bytes, storage);
+                m.insert(k.to_vec(), o);
                 o
             };
-            let ka = opt(a, ka_cols);
-            let kb = opt(b, kb_cols);
+            let ka = opt(a, &ka_cols);
+            let kb = opt(b, &kb_cols);
             let w = config.scan_reduction * e.scanned_bytes * annuity;
             pedges.push(PEdge {
                 input: i,
