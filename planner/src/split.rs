@@ -38,9 +38,10 @@ pub const EXACT_NODE_LIMIT: u64 = 2_000_000;
 /// Budget ladder for a part planned heuristically: the plan under the full
 /// budgets, then this many halvings.
 const LADDER_STEPS: usize = 8;
-/// Parts above this many edges use greedy (not the local search) on the
-/// lower rungs of the ladder; the rung the knapsack picks is re-planned with
-/// the local search anyway.
+/// Parts above this many edges use the per-byte greedy (not the local
+/// search) on the lower rungs of the ladder; the rung the knapsack picks is
+/// re-planned with the local search anyway (not on the budget curve's
+/// points, which keep the rungs).
 pub(crate) const LADDER_LOCAL_SEARCH_MAX_EDGES: usize = 5_000;
 
 /// Which solver a part gets.
@@ -182,16 +183,13 @@ fn ladder(p: &Problem, top: Vec<usize>, mut f: Frontier) -> Frontier {
             break;
         }
         let q = p.with_budgets(b, s);
+        // Big parts: one greedy by NPV per rewritten byte (the ranking that
+        // suits a binding budget) per rung; the rung the knapsack picks is
+        // re-planned with the local search anyway.
         let x = if p.edges.len() <= LADDER_LOCAL_SEARCH_MAX_EDGES {
             improved::solve(&q)
         } else {
-            let g = greedy::run(State::new(&q), Rank::PerByte, &[]);
-            let h = greedy::run(State::new(&q), Rank::Npv, &[]);
-            if h.npv() > g.npv() + q.tol() {
-                h.x
-            } else {
-                g.x
-            }
+            greedy::run(State::new(&q), Rank::PerByte, &[]).x
         };
         f.insert(point(p, x));
     }
