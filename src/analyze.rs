@@ -9,7 +9,7 @@ use crate::{queries, report_problems, Inputs, PlanFormat};
 use anyhow::{Context, Result};
 use graph::edges::{build_edges, CostMeasure};
 use graph::time::format_time;
-use planner::{human, DriftRow, Planned};
+use planner::{human, human_budget, DriftRow, Planned};
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
@@ -228,12 +228,11 @@ fn report_md(
     }
     let _ = writeln!(
         s,
-        "\nBudget use: rewrite {} of {}{}, storage {} of {}. NPV {} ({} planner). SQL: `plan.sql`.\n",
+        "\nBudget use: rewrite {} (budget: {}), storage {} (budget: {}). NPV {} ({} planner). SQL: `plan.sql`.\n",
         human(p.rewrite_cost as f64),
-        human(p.budget as f64),
-        if p.budget_defaulted { " (default 25% of candidate tables)" } else { "" },
+        human_budget(p.budget),
         human(p.storage_cost as f64),
-        human(p.storage_budget as f64),
+        human_budget(p.storage_budget),
         human(p.total_npv),
         p.algorithm
     );
