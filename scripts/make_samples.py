@@ -165,19 +165,33 @@ def count_parts(logdir):
     return n
 
 
+# One execution with `tasks` map tasks (a single-stage scan of range() plus
+# the final aggregate): its SparkListenerTaskEnd events alone take more than
+# two 10 MiB rolling parts, so the execution starts in one part and ends in a
+# later one with at least one whole part in between.
+LONG_QUERY = "SELECT count(*) AS n, sum(id) AS s FROM range(0, {rows}, 1, {tasks})"
+
+
 def run_app(args):
     """Run the queries `--rounds` times, forever (until killed), or until Spark
-    has rolled the log to `--min-parts` parts; then stop cleanly."""
+    has rolled the log to `--min-parts` parts; then stop cleanly. With
+    `--long-query-tasks N`, the long single-stage query runs once after the
+    first round."""
     spark = start_session(args)
     rounds = 0
     while args.forever or args.min_parts or rounds < args.rounds:
         for _name, sql in QUERIES.items():
             spark.sql(sql).collect()
         rounds += 1
+        if rounds == 1 and args.long_query_tasks:
+            n = args.long_query_tasks
+            spark.sql(LONG_QUERY.format(rows=n * 10, tasks=n)).collect()
         if args.forever:
             print(f"round {rounds} done", flush=True)
         elif args.min_parts:
-            if count_parts(args.logdir) >= args.min_parts or rounds >= 500:
+            # with the long query, at least one round runs after it
+            enough = count_parts(args.logdir) >= args.min_parts
+            if (enough and not (args.long_query_tasks and rounds < 2)) or rounds >= 500:
                 break
     print(f"{rounds} rounds, {count_parts(args.logdir)} parts", flush=True)
     spark.stop()
@@ -262,6 +276,21 @@ def make_all(args):
               ["--shuffle-partitions", "200", "--min-parts", "2"])
         made["spark4-rolling"] = copy_log(only_entry(d), os.path.join(out, fresh_sub(out, "spark4-rolling")))
 
+    # Spark 4.0.1 rolling directory with >= 3 parts in which one long execution
+    # spans a whole part (tests delete a middle part at test time): the long
+    # query's ~6,000 tasks write about 28 MB of task events. The listener
+    # queue is made large enough for them (the default 10,000 could drop
+    # events); the near-identical task events keep the zstd parts small.
+    if want("spark4-rolling-multi"):
+        d = fresh(os.path.join(WORK, "logs", "spark4-rolling-multi"))
+        child(args.spark4, "spark4-rolling-multi", d,
+              ["spark.eventLog.compress=true", "spark.eventLog.compression.codec=zstd",
+               "spark.eventLog.rolling.enabled=true", "spark.eventLog.rolling.maxFileSize=10m",
+               "spark.scheduler.listenerbus.eventqueue.capacity=200000"],
+              ["--long-query-tasks", str(args.long_query_tasks), "--min-parts", "3"])
+        made["spark4-rolling-multi"] = copy_log(
+            only_entry(d), os.path.join(out, fresh_sub(out, "spark4-rolling-multi")))
+
     # Spark 4.0.1 applications killed with SIGKILL mid-run: .inprogress
     for name, kill_after, conf in [
         ("spark4-inprogress", args.kill_after_bytes,
@@ -340,12 +369,16 @@ def main():
     a.add_argument("--shuffle-partitions", type=int, default=4)
     a.add_argument("--min-parts", type=int, default=0,
                    help="repeat the queries until the rolling dir has this many events_ parts")
+    a.add_argument("--long-query-tasks", type=int, default=0,
+                   help="after the first round, run one single-stage query with this many tasks")
     m = sub.add_parser("all", help="produce every sample")
     m.add_argument("--spark4", required=True, help="python of a venv with pyspark==4.0.1")
     m.add_argument("--spark35", help="python of a venv with pyspark 3.5.x")
     m.add_argument("--out", default="samples")
     m.add_argument("--only", action="append", help="produce only these samples")
     m.add_argument("--kill-after-bytes", type=int, default=600_000)
+    m.add_argument("--long-query-tasks", type=int, default=6_000,
+                   help="tasks of the long execution in spark4-rolling-multi")
     args = ap.parse_args()
     if args.cmd == "app":
         run_app(args)

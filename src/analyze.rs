@@ -184,6 +184,7 @@ fn report_data<'a>(
                 lines: a.lines,
                 skipped_events: a.event_counts.get("other").copied().unwrap_or(0),
                 unfinished_executions: a.unfinished_executions,
+                unknown_operators: a.unknown_operators.clone(),
             })
             .collect(),
         warnings: &data.warnings,

@@ -27,14 +27,28 @@ impl<T> Ingested<T> {
     }
 }
 
-/// Read every application under `paths` in parallel. `finish` maps each
+/// Read every application under `paths` in parallel; standard input (`-`)
+/// is named `stdin_name` when given (`--name`). `finish` maps each
 /// execution (record and parsed plans) to the caller's item.
-pub fn ingest<T, F>(paths: &[String], opts: &ReadOptions, finish: F) -> Ingested<T>
+pub fn ingest<T, F>(
+    paths: &[String],
+    stdin_name: Option<&str>,
+    opts: &ReadOptions,
+    finish: F,
+) -> Ingested<T>
 where
     T: Send,
     F: Fn(QueryRecord, &PlanSet) -> T + Sync,
 {
-    let found = io::discover(paths);
+    let mut found = io::discover(paths);
+    let mut name_error = None;
+    if let Some(name) = stdin_name {
+        if !found.name_stdin(name) {
+            name_error = Some(format!(
+                "--name {name}: names standard input, but `-` is not among the paths"
+            ));
+        }
+    }
     // A progress bar on long archives, only when stderr is a terminal.
     let bar = if found.inputs.len() > 1 && std::io::stderr().is_terminal() {
         let b = ProgressBar::new(found.inputs.len() as u64);
@@ -64,8 +78,9 @@ where
         errors: found
             .errors
             .iter()
-            .chain(&merged.errors)
             .map(|e| e.to_string())
+            .chain(name_error)
+            .chain(merged.errors.iter().map(|e| e.to_string()))
             .collect(),
         warnings: merged.warnings,
     }

@@ -38,6 +38,10 @@ struct Inputs {
     /// logs (searched recursively), or `-` for standard input.
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<String>,
+    /// Name standard input's log NAME in errors and in the records' `log`
+    /// field (for logs piped in, `lakeaudit queries --name app-123 -`).
+    #[arg(long, value_name = "NAME")]
+    name: Option<String>,
     /// Longest accepted line of a log, in bytes.
     #[arg(long, default_value_t = parsers::io::DEFAULT_MAX_LINE, hide = true)]
     max_line: usize,

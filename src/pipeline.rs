@@ -37,6 +37,7 @@ pub fn read_options(inputs: &Inputs) -> ReadOptions {
 pub fn load(inputs: &Inputs) -> Ingested<Exec> {
     ingest(
         &inputs.paths,
+        inputs.name.as_deref(),
         &read_options(inputs),
         |record: QueryRecord, plans: &PlanSet| Exec {
             relationships: execution_relationships(ExecutionPlans {

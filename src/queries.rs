@@ -68,6 +68,7 @@ pub fn columns(execs: &[Exec], terminal: bool) -> Vec<Col> {
                 .collect(),
         ),
         Col::Str("error", s(&|r| r.error.clone())),
+        Col::Str("incomplete", s(&|r| r.incomplete.clone())),
     ];
     if terminal {
         cols.retain(|c| {

@@ -5,11 +5,13 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use parsers::plan::{expr, extended, formatted, spark_plan_info, tree_json, PlanNode, Recursion};
+use parsers::plan::{
+    expr, extended, formatted, spark_plan_info, tree_json, PlanNode, Recursion, TreeNode,
+};
 
 fn walk(p: &PlanNode) {
     let _ = p.render();
-    p.apply(&mut |n| {
+    p.apply(|n| {
         for e in n.expressions() {
             let _ = e.attrs();
             let _ = e.conjuncts();

@@ -40,10 +40,7 @@ fuzz_target!(|data: &[u8]| {
     drop(f);
     let input = LogInput {
         display: "fuzz".into(),
-        parts: vec![Part {
-            path: Some(path),
-            codec,
-        }],
+        parts: vec![Part::file(path, codec)],
         in_progress: sel & 0x80 != 0,
     };
     // A small line cap keeps decompression bombs from exhausting memory

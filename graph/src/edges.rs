@@ -8,8 +8,8 @@
 use crate::relationships::Relationship;
 use crate::score;
 use crate::tables::{canonical_table, short_table};
-use parsers::plan::JoinStrategy;
 use petgraph::graph::UnGraph;
+use plan::JoinStrategy;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 

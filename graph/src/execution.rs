@@ -5,17 +5,17 @@ use crate::edges::{ExecFacts, TableVolume};
 use crate::lineage::Lineage;
 use crate::relationships::{relationships, relationships_with, Relationship};
 use crate::tables::canonical_table;
-use parsers::plan::PlanNode;
+use plan::Plan;
 
 /// The plans one execution's log carries.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ExecutionPlans<'a> {
     /// The executed physical plan (the final adaptive plan when there is one).
-    pub physical: Option<&'a PlanNode>,
+    pub physical: Option<&'a Plan>,
     /// The optimized logical plan (extended explain mode only).
-    pub optimized: Option<&'a PlanNode>,
+    pub optimized: Option<&'a Plan>,
     /// The analyzed logical plan (extended explain mode only).
-    pub analyzed: Option<&'a PlanNode>,
+    pub analyzed: Option<&'a Plan>,
 }
 
 /// The join relationships of one execution. Joins are read from the plan

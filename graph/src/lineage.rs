@@ -25,11 +25,14 @@
 //! One subtlety: Spark's `Union` outputs the *first child's* exprIds. Above
 //! the union such an id means "any branch"; inside the first branch it means
 //! that branch only. Union definitions are therefore scoped to their union
-//! node, and [`Lineage::resolve_in`] takes the set of unions a caller can see
-//! (a join sees only the unions in its own subtree).
+//! node ([`NodeId`]), and [`Lineage::resolve_in`] takes the set of unions a
+//! caller can see (a join sees only the unions in its own subtree).
+//!
+//! Every node's output is the plan crate's ([`plan::derive_outputs`]): the
+//! lineage reads it, it does not derive it again.
 
 use crate::tables::canonical_table;
-use parsers::plan::{Attr, Expr, ExprId, NodeKind, PlanNode};
+use plan::{Attr, Expr, ExprId, NodeId, NodeKind, Plan, PlanNode, Recursion, TreeNode};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt;
@@ -86,32 +89,44 @@ enum DefKind {
     Opaque(String),
 }
 
+/// Where a definition holds.
+#[derive(Clone, Copy, Debug)]
+enum DefScope {
+    /// Everywhere.
+    All,
+    /// Above (and seen from) this union node of the first plan.
+    Union(NodeId),
+    /// A union of another plan given to [`Lineage::build_all`]: seen only
+    /// by resolutions that see every union.
+    OtherPlanUnion,
+}
+
 #[derive(Clone, Debug)]
 struct Def {
     kind: DefKind,
-    /// The union node (by address) this definition belongs to, if any.
-    scope: Option<usize>,
+    /// Where the definition holds.
+    scope: DefScope,
     /// A guess (an aggregate output the source printed without its
     /// alias): ignored when the id has any other definition, e.g. from a
     /// second plan of the same query given to [`Lineage::build_all`].
     weak: bool,
 }
 
-/// Union nodes (by address) a caller can see; `None` means all of them.
-pub type Scope = HashSet<usize>;
+/// Union nodes of the (first) plan a caller can see.
+pub type Scope = HashSet<NodeId>;
 
 /// Column lineage of one plan tree. Build with [`Lineage::build`].
 ///
-/// Union scopes and `Reused` targets are keyed by node address: query a
-/// lineage only together with the plan(s) it was built from, while they are
-/// alive and unmoved.
+/// Union scopes and `Reused` nodes are identified by their [`NodeId`] in
+/// the first plan the lineage was built from: query it with nodes of that
+/// plan.
 #[derive(Clone, Debug, Default)]
 pub struct Lineage {
     defs: HashMap<ExprId, Vec<Def>>,
     names: BTreeMap<ExprId, String>,
-    /// Per `Reused` node (by address): ids output by aggregates inside the
-    /// node it repeats (a CTE body, a reused exchange).
-    reused_aggregates: HashMap<usize, HashSet<ExprId>>,
+    /// Per `Reused` node of the first plan: ids output by aggregates inside
+    /// the node it repeats (a CTE body, a reused exchange).
+    reused_aggregates: HashMap<NodeId, HashSet<ExprId>>,
 }
 
 /// The attribute an expression carries unchanged, if it is "simple".
@@ -125,144 +140,54 @@ pub struct Lineage {
 /// hide that the key is computed. `outer(x)` is not unwrapped here (callers
 /// decide what a correlated reference means).
 pub fn simple_attr(e: &Expr) -> Option<&Attr> {
-    match e {
-        Expr::Attr(a) => Some(a),
-        Expr::Call { name, args } => {
-            let n = name.to_ascii_lowercase();
-            match n.as_str() {
-                "cast" | "try_cast" | "ansi_cast" | "upcast" => args.first().and_then(simple_attr),
-                "knownfloatingpointnormalized" | "normalizenanandzero" if args.len() == 1 => {
-                    args.first().and_then(simple_attr)
-                }
-                _ => None,
-            }
-        }
-        Expr::Alias { child, .. } => simple_attr(child),
-        Expr::Outer(_)
-        | Expr::Unresolved(_)
-        | Expr::Literal(_)
-        | Expr::Star
-        | Expr::Binary { .. }
-        | Expr::Unary { .. }
-        | Expr::In { .. }
-        | Expr::InSubquery { .. }
-        | Expr::Subquery(_)
-        | Expr::SortOrder { .. }
-        | Expr::Raw(_) => None,
-    }
-}
-
-/// Whether a join type outputs only its left side (semi, anti, existence).
-pub(crate) fn left_only(join_type: &str) -> bool {
-    let t = join_type.trim();
-    t.eq_ignore_ascii_case("LeftSemi")
-        || t.eq_ignore_ascii_case("LeftAnti")
-        || t.starts_with("ExistenceJoin")
-}
-
-/// The attributes a node outputs: what the source printed, else what the
-/// operator's kind implies (logical plans print no output lists).
-pub fn output_of(node: &PlanNode) -> Vec<Attr> {
-    let from_list = |list: &[Expr]| -> Vec<Attr> {
-        list.iter()
-            .filter_map(|e| e.output_attr().cloned())
-            .collect()
-    };
-    // Chains of pass-through operators are followed in a loop, not by
-    // recursion: plans can be thousands of operators deep.
-    let mut n = node;
+    let mut e = e;
     loop {
-        if !n.output.is_empty() {
-            return n.output.clone();
-        }
-        let first_child = || n.children.first().map(output_of).unwrap_or_default();
-        return match &n.kind {
-            NodeKind::Project { list } => from_list(list),
-            NodeKind::Limit { list } if !list.is_empty() => from_list(list),
-            NodeKind::Aggregate { results, .. } => from_list(results),
-            NodeKind::Window { exprs, .. } => {
-                let mut v = first_child();
-                v.extend(from_list(exprs));
-                v
-            }
-            NodeKind::Join(j) => {
-                let mut v = first_child();
-                if !left_only(&j.join_type) {
-                    if let Some(r) = n.children.get(1) {
-                        v.extend(output_of(r));
+        e = match e {
+            Expr::Attr(a) => return Some(a),
+            Expr::Call { name, args } => {
+                let n = name.to_ascii_lowercase();
+                match n.as_str() {
+                    "cast" | "try_cast" | "ansi_cast" | "upcast" => args.first()?,
+                    "knownfloatingpointnormalized" | "normalizenanandzero" if args.len() == 1 => {
+                        args.first()?
                     }
+                    _ => return None,
                 }
-                v
             }
-            NodeKind::Limit { .. }
-            | NodeKind::Filter { .. }
-            | NodeKind::Sort { .. }
-            | NodeKind::Exchange
-            | NodeKind::SubqueryAlias { .. }
-            | NodeKind::PassThrough
-            | NodeKind::SubqueryRoot { .. }
-            | NodeKind::Union
-            | NodeKind::Generate { .. }
-            | NodeKind::Reused { .. } => match n.children.first() {
-                Some(c) => {
-                    n = c;
-                    continue;
-                }
-                None => Vec::new(),
-            },
-            NodeKind::Scan(_)
-            | NodeKind::Expand { .. }
-            | NodeKind::Command
-            | NodeKind::LocalData
-            | NodeKind::Other => Vec::new(),
+            Expr::Alias { child, .. } => child,
+            Expr::Outer(_)
+            | Expr::Unresolved(_)
+            | Expr::Literal(_)
+            | Expr::Star
+            | Expr::Binary { .. }
+            | Expr::Unary { .. }
+            | Expr::In { .. }
+            | Expr::InSubquery { .. }
+            | Expr::Subquery(_)
+            | Expr::SortOrder { .. }
+            | Expr::Raw(_) => return None,
         };
     }
-}
-
-/// Every node of a tree in pre-order (children, then, if asked, subquery
-/// plans), without recursion: plans can be thousands of operators deep.
-pub fn preorder(root: &PlanNode, with_subqueries: bool) -> Vec<&PlanNode> {
-    let mut out = Vec::new();
-    let mut stack = vec![root];
-    while let Some(n) = stack.pop() {
-        out.push(n);
-        if with_subqueries {
-            stack.extend(n.subqueries.iter().rev());
-        }
-        stack.extend(n.children.iter().rev());
-    }
-    out
-}
-
-/// The node's address, used as an identity while the tree is borrowed.
-pub(crate) fn node_key(n: &PlanNode) -> usize {
-    n as *const PlanNode as usize
-}
-
-/// Every union node in a subtree (children and subquery plans).
-pub fn unions_in(node: &PlanNode) -> Scope {
-    preorder(node, true)
-        .into_iter()
-        .filter(|n| matches!(n.kind, NodeKind::Union))
-        .map(node_key)
-        .collect()
 }
 
 /// Ids output by the aggregates of a subtree (data flow only; grouping
 /// keys included, since sparkPlanInfo prints no aggregate output list), plus,
 /// with a lineage, those inside the nodes that its `Reused` nodes repeat.
 pub fn aggregate_ids(n: &PlanNode, lineage: Option<&Lineage>) -> HashSet<ExprId> {
-    preorder(n, false)
-        .into_iter()
-        .flat_map(|m| node_aggregate_ids(m, lineage))
-        .collect()
+    let mut ids = HashSet::new();
+    n.apply_data_flow(|m| {
+        ids.extend(node_aggregate_ids(m, lineage));
+        Recursion::Continue
+    });
+    ids
 }
 
 /// The part of [`aggregate_ids`] one node contributes.
 pub fn node_aggregate_ids(n: &PlanNode, lineage: Option<&Lineage>) -> Vec<ExprId> {
     match &n.kind {
-        NodeKind::Aggregate { grouping, .. } => output_of(n)
-            .into_iter()
+        NodeKind::Aggregate { grouping, .. } => n
+            .output
+            .iter()
             .map(|a| a.id)
             .chain(grouping.iter().filter_map(simple_attr).map(|a| a.id))
             .collect(),
@@ -286,7 +211,8 @@ pub fn node_aggregate_ids(n: &PlanNode, lineage: Option<&Lineage>) -> Vec<ExprId
         | NodeKind::PassThrough
         | NodeKind::Command
         | NodeKind::LocalData
-        | NodeKind::Other => Vec::new(),
+        | NodeKind::Other
+        | NodeKind::Unknown => Vec::new(),
     }
 }
 
@@ -300,7 +226,7 @@ impl<'a> Targets<'a> {
     fn collect(plan: &'a PlanNode) -> Self {
         let mut by_op_id = HashMap::new();
         let mut by_root_id = HashMap::new();
-        for n in preorder(plan, true) {
+        plan.apply(|n| {
             if let Some(id) = n.op_id {
                 // The formatted AQE text prints shared leaves in both the
                 // final and the initial plan with the same id: keep the first.
@@ -309,7 +235,8 @@ impl<'a> Targets<'a> {
             if let NodeKind::SubqueryRoot { id: Some(id) } = n.kind {
                 by_root_id.entry(id).or_insert_with(Vec::new).push(n);
             }
-        }
+            Recursion::Continue
+        });
         Targets {
             by_op_id,
             by_root_id,
@@ -339,14 +266,14 @@ impl<'a> Targets<'a> {
         } else {
             root().or_else(|| self.by_op_id.get(&t).copied())
         };
-        found.filter(|n| !std::ptr::eq(*n, node))
+        found.filter(|n| n.id != node.id)
     }
 }
 
 impl Lineage {
     /// Walk a plan (children and subquery plans) and record how every
     /// attribute is defined.
-    pub fn build(plan: &PlanNode) -> Lineage {
+    pub fn build(plan: &Plan) -> Lineage {
         Self::build_all(&[plan])
     }
 
@@ -356,18 +283,19 @@ impl Lineage {
     /// sparkPlanInfo of one event. A plan that lacks a definition (the
     /// physical `HashAggregate` prints no result aliases) borrows it from
     /// another. Do not mix plans of different queries: exprIds would clash.
-    pub fn build_all(plans: &[&PlanNode]) -> Lineage {
+    pub fn build_all(plans: &[&Plan]) -> Lineage {
         let mut l = Lineage::default();
-        for plan in plans {
+        for (k, plan) in plans.iter().enumerate() {
             let targets = Targets::collect(plan);
-            for n in preorder(plan, true) {
-                l.visit(n, &targets);
-            }
+            plan.apply(|n| {
+                l.visit(n, &targets, k == 0);
+                Recursion::Continue
+            });
         }
         l
     }
 
-    fn define(&mut self, id: ExprId, kind: DefKind, scope: Option<usize>) {
+    fn define(&mut self, id: ExprId, kind: DefKind, scope: DefScope) {
         if let DefKind::Same(j) = kind {
             if j == id {
                 return;
@@ -390,7 +318,7 @@ impl Lineage {
         if let Expr::Alias { child, attr } = e {
             self.name(attr);
             match simple_attr(child) {
-                Some(a) => self.define(attr.id, DefKind::Same(a.id), None),
+                Some(a) => self.define(attr.id, DefKind::Same(a.id), DefScope::All),
                 None => self.define_derived(attr.id, child),
             }
         }
@@ -404,21 +332,21 @@ impl Lineage {
                 expr: child.to_string(),
                 inputs,
             },
-            None,
+            DefScope::All,
         );
     }
 
     /// Record the definitions one operator makes (resolution is lazy, so
     /// the order operators are visited in does not matter).
-    fn visit(&mut self, node: &PlanNode, targets: &Targets<'_>) {
-        let out = output_of(node);
-        for a in &out {
+    fn visit(&mut self, node: &PlanNode, targets: &Targets<'_>, first_plan: bool) {
+        let out = &node.output;
+        for a in out {
             self.name(a);
         }
         let child_ids: HashSet<ExprId> = node
             .children
             .iter()
-            .flat_map(output_of)
+            .flat_map(|c| c.output.iter())
             .map(|a| a.id)
             .collect();
         match &node.kind {
@@ -429,7 +357,7 @@ impl Lineage {
                         table: table.clone(),
                         column: a.name.clone(),
                     };
-                    self.define(a.id, DefKind::Column(c), None);
+                    self.define(a.id, DefKind::Column(c), DefScope::All);
                 }
             }
             NodeKind::Project { list } | NodeKind::Limit { list } => {
@@ -443,7 +371,7 @@ impl Lineage {
                 }
             }
             NodeKind::Aggregate { grouping, results } => {
-                self.visit_aggregate(node, grouping, results, &out, &child_ids)
+                self.visit_aggregate(node, grouping, results, out, &child_ids)
             }
             NodeKind::Expand { projections } => {
                 for (i, o) in out.iter().enumerate() {
@@ -471,50 +399,56 @@ impl Lineage {
                                     expr: format!("expand({})", o.name),
                                     inputs,
                                 },
-                                None,
+                                DefScope::All,
                             );
                         }
-                        None if same.is_empty() && literal_only => {
-                            self.define(o.id, DefKind::Opaque(format!("expand({})", o.name)), None)
-                        }
+                        None if same.is_empty() && literal_only => self.define(
+                            o.id,
+                            DefKind::Opaque(format!("expand({})", o.name)),
+                            DefScope::All,
+                        ),
                         None => {
                             for s in same {
-                                self.define(o.id, DefKind::Same(s), None);
+                                self.define(o.id, DefKind::Same(s), DefScope::All);
                             }
                         }
                     }
                 }
             }
-            NodeKind::Generate { generator } => {
+            NodeKind::Generate { generator, .. } => {
                 for a in out.iter().filter(|a| !child_ids.contains(&a.id)) {
                     self.define_derived(a.id, generator);
                 }
             }
             NodeKind::Union => {
-                let scope = Some(node_key(node));
+                let scope = if first_plan {
+                    DefScope::Union(node.id)
+                } else {
+                    DefScope::OtherPlanUnion
+                };
                 for child in &node.children {
-                    let co = output_of(child);
-                    for (o, c) in out.iter().zip(co.iter()) {
+                    for (o, c) in out.iter().zip(child.output.iter()) {
                         self.define(o.id, DefKind::Same(c.id), scope);
                     }
                 }
             }
             NodeKind::Reused { target } => {
                 if let Some(t) = targets.target(node, *target) {
-                    self.reused_aggregates
-                        .insert(node_key(node), aggregate_ids(t, None));
-                    let to = output_of(t);
-                    for (o, c) in out.iter().zip(to.iter()) {
-                        self.define(o.id, DefKind::Same(c.id), None);
+                    if first_plan {
+                        self.reused_aggregates
+                            .insert(node.id, aggregate_ids(t, None));
+                    }
+                    for (o, c) in out.iter().zip(t.output.iter()) {
+                        self.define(o.id, DefKind::Same(c.id), DefScope::All);
                     }
                 }
             }
             NodeKind::LocalData | NodeKind::Command => {
-                for a in &out {
-                    self.define(a.id, DefKind::Opaque(node.name.clone()), None);
+                for a in out {
+                    self.define(a.id, DefKind::Opaque(node.name.clone()), DefScope::All);
                 }
             }
-            NodeKind::Other => {
+            NodeKind::Other | NodeKind::Unknown => {
                 // An operator we do not model: anything it outputs that its
                 // children did not is derived from all of its inputs.
                 let inputs: Vec<ExprId> = child_ids.iter().copied().collect();
@@ -525,7 +459,7 @@ impl Lineage {
                             expr: node.name.clone(),
                             inputs: inputs.clone(),
                         },
-                        None,
+                        DefScope::All,
                     );
                 }
             }
@@ -571,7 +505,7 @@ impl Lineage {
                 // aggregate; `sum(x)#201 AS revenue#181` is derived.
                 match simple_attr(child) {
                     Some(a) if keys.contains(&a.id) => {
-                        self.define(attr.id, DefKind::Same(a.id), None)
+                        self.define(attr.id, DefKind::Same(a.id), DefScope::All)
                     }
                     _ => {
                         let mut inputs: Vec<ExprId> = child.attrs().iter().map(|a| a.id).collect();
@@ -584,7 +518,7 @@ impl Lineage {
                                 expr: child.to_string(),
                                 inputs,
                             },
-                            None,
+                            DefScope::All,
                         );
                     }
                 }
@@ -606,7 +540,7 @@ impl Lineage {
                 };
                 self.defs.entry(a.id).or_default().push(Def {
                     kind,
-                    scope: None,
+                    scope: DefScope::All,
                     weak: true,
                 });
             }
@@ -646,8 +580,9 @@ impl Lineage {
         defs.iter().filter(move |d| {
             (!strong || !d.weak)
                 && match (d.scope, scope) {
-                    (Some(u), Some(s)) => s.contains(&u),
-                    _ => true,
+                    (DefScope::All, _) | (_, None) => true,
+                    (DefScope::Union(u), Some(s)) => s.contains(&u),
+                    (DefScope::OtherPlanUnion, Some(_)) => false,
                 }
         })
     }
@@ -716,9 +651,10 @@ impl Lineage {
             .is_some_and(|d| !d.is_empty() && d.iter().all(|d| d.weak))
     }
 
-    /// Ids output by aggregates inside the node a `Reused` node repeats.
+    /// Ids output by aggregates inside the node a `Reused` node (of the
+    /// first plan) repeats.
     pub fn reused_aggregates(&self, reused: &PlanNode) -> Option<&HashSet<ExprId>> {
-        self.reused_aggregates.get(&node_key(reused))
+        self.reused_aggregates.get(&reused.id)
     }
 
     /// Whether `id`, or an attribute it renames (following unchanged-value
@@ -785,7 +721,7 @@ impl Lineage {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use parsers::plan::{JoinInfo, JoinStrategy, ScanInfo};
+    use plan::{JoinInfo, JoinStrategy, JoinType, ScanInfo};
 
     fn a(name: &str, id: ExprId) -> Attr {
         Attr::new(name, id, "L")
@@ -837,7 +773,7 @@ mod tests {
             args: vec![e("k1", 2), Expr::Literal("bigint".into())],
         };
         let plus = Expr::Binary {
-            op: "+".into(),
+            op: plan::BinaryOp::Plus,
             left: Box::new(e("k1", 2)),
             right: Box::new(Expr::Literal("0".into())),
         };
@@ -849,7 +785,7 @@ mod tests {
             ],
             p1,
         );
-        let l = Lineage::build(&p2);
+        let l = Lineage::build(&Plan::new(p2));
         let want: BTreeSet<_> = [col("spark_catalog.default.customer", "c_custkey")].into();
         assert_eq!(l.origins(3), want);
         assert_eq!(l.origins(4), want);
@@ -885,7 +821,7 @@ mod tests {
             PlanNode::new(
                 NodeKind::Join(JoinInfo {
                     strategy: JoinStrategy::BroadcastHashJoin,
-                    join_type: "Inner".into(),
+                    join_type: JoinType::Inner,
                     left_keys: vec![e("r_regionkey", 171)],
                     right_keys: vec![e("r_regionkey", 145)],
                     condition: None,
@@ -895,7 +831,7 @@ mod tests {
             ),
             vec![target, reused],
         );
-        let l = Lineage::build(&join);
+        let l = Lineage::build(&Plan::new(join));
         let want: BTreeSet<_> = [col("spark_catalog.default.region", "r_regionkey")].into();
         assert_eq!(l.origins(145), want);
     }
@@ -907,7 +843,7 @@ mod tests {
             PlanNode::new(NodeKind::Union, "Union"),
             vec![scan("t1", &[("a", 1)]), scan("t2", &[("b", 2)])],
         );
-        let l = Lineage::build(&u);
+        let l = Lineage::build(&Plan::new(u));
         assert_eq!(
             l.origins(1),
             [
@@ -946,7 +882,7 @@ mod tests {
             ),
             vec![scan("t", &[("k", 1), ("v", 2)])],
         );
-        let l = Lineage::build(&agg);
+        let l = Lineage::build(&Plan::new(agg));
         assert_eq!(l.origins(3), [col("spark_catalog.default.t", "k")].into());
         assert!(l.origins(4).is_empty());
         let o = l.resolve(4);
@@ -979,7 +915,7 @@ mod tests {
         let mut other = with(PlanNode::new(NodeKind::Other, "MapPartitions"), vec![local]);
         other.output = vec![a("y", 9)];
         let root = with(PlanNode::new(NodeKind::Union, "Union"), vec![ex, other]);
-        let l = Lineage::build(&root);
+        let l = Lineage::build(&Plan::new(root));
         assert_eq!(l.origins(6), [col("spark_catalog.default.t", "v")].into());
         // Literal-only positions have no origin; local data is opaque.
         assert!(l.origins(7).is_empty());
@@ -999,7 +935,7 @@ mod tests {
         let mut r = PlanNode::new(NodeKind::Reused { target: Some(99) }, "ReusedExchange");
         r.output = vec![a("x", 1)];
         let p = project(vec![alias(e("x", 1), "x", 1), alias(e("y", 3), "z", 3)], r);
-        let l = Lineage::build(&p);
+        let l = Lineage::build(&Plan::new(p));
         assert!(l.origins(1).is_empty());
         assert!(l.origins(3).is_empty());
         assert_eq!(l.render(), "x#1 ?\nz#3 ?\n");

@@ -49,36 +49,16 @@
 //! join types stays twice).
 
 use crate::lineage::ColumnRef;
-use crate::lineage::{
-    left_only, node_aggregate_ids, node_key, output_of, preorder, simple_attr, Lineage, Scope,
-};
-use parsers::plan::{
-    Attr, Expr, ExprId, JoinStrategy, NodeKind, PlanNode, SubqueryExpr, SubqueryKind,
+use crate::lineage::{node_aggregate_ids, simple_attr, Lineage, Scope};
+use plan::{
+    Attr, BinaryOp, Expr, ExprId, JoinStrategy, NodeId, NodeKind, Plan, PlanNode, Recursion,
+    SubqueryExpr, SubqueryKind, TreeNode, TreeNodeVisitor, UnaryOp,
 };
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-/// A side of a relationship.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Side {
-    /// The relationship's left side.
-    Left,
-    /// The relationship's right side.
-    Right,
-    /// Both sides (full outer joins).
-    Both,
-}
-
-impl Side {
-    fn flip(self) -> Side {
-        match self {
-            Side::Left => Side::Right,
-            Side::Right => Side::Left,
-            Side::Both => Side::Both,
-        }
-    }
-}
+/// A side of a relationship: the plan crate's join side.
+pub use plan::Side;
 
 /// One join relationship between columns of two tables (or of one table
 /// with itself).
@@ -184,13 +164,14 @@ pub fn render(rels: &[Relationship]) -> String {
 }
 
 /// Every join relationship of one plan: sorted, exact duplicates removed.
-pub fn relationships(plan: &PlanNode) -> Vec<Relationship> {
+pub fn relationships(plan: &Plan) -> Vec<Relationship> {
     let lineage = Lineage::build(plan);
     relationships_with(plan, &lineage)
 }
 
-/// [`relationships`] with a lineage the caller already built for `plan`.
-pub fn relationships_with(plan: &PlanNode, lineage: &Lineage) -> Vec<Relationship> {
+/// [`relationships`] with a lineage the caller already built with `plan`
+/// as its first plan.
+pub fn relationships_with(plan: &Plan, lineage: &Lineage) -> Vec<Relationship> {
     let mut x = Extractor {
         lineage,
         produced: HashMap::new(),
@@ -286,118 +267,102 @@ struct Pair {
 struct Extractor<'a> {
     lineage: &'a Lineage,
     /// exprIds produced in a subtree (data-flow children only), by node.
-    produced: HashMap<usize, HashSet<ExprId>>,
+    produced: HashMap<NodeId, HashSet<ExprId>>,
     /// Aggregate output ids in a subtree (data flow), by node.
-    aggregates: HashMap<usize, HashSet<ExprId>>,
+    aggregates: HashMap<NodeId, HashSet<ExprId>>,
     /// Union nodes in a subtree (subqueries included), by node.
-    unions: HashMap<usize, HashSet<usize>>,
+    unions: HashMap<NodeId, HashSet<NodeId>>,
     /// Subquery expression id -> its plan.
     links: HashMap<ExprId, &'a PlanNode>,
-    /// Subquery plan (by address) -> the join type its correlation means.
-    sub_types: HashMap<usize, String>,
+    /// Subquery plan -> the join type its correlation means.
+    sub_types: HashMap<NodeId, String>,
     out: Vec<Relationship>,
+}
+
+/// Whether an expression negates its operands (`NOT x`, `not(x)`).
+fn is_not(e: &Expr) -> bool {
+    match e {
+        Expr::Unary {
+            op: UnaryOp::Not, ..
+        } => true,
+        Expr::Call { name, .. } => name.eq_ignore_ascii_case("NOT"),
+        _ => false,
+    }
 }
 
 /// Subquery expressions in pre-order (Spark's `subqueries` order), with
 /// whether each sits under a `NOT`.
-fn collect_subs<'e>(e: &'e Expr, negated: bool, out: &mut Vec<SubUse<'e>>) {
-    match e {
-        Expr::Unary { op, child } if op.eq_ignore_ascii_case("NOT") => {
-            collect_subs(child, !negated, out)
+fn collect_subs<'e>(e: &'e Expr, out: &mut Vec<SubUse<'e>>) {
+    struct Subs<'o, 'e> {
+        out: &'o mut Vec<SubUse<'e>>,
+        /// How many `NOT`s enclose the node visited.
+        nots: usize,
+    }
+    impl<'e> TreeNodeVisitor<'e> for Subs<'_, 'e> {
+        type Node = Expr;
+        fn f_down(&mut self, x: &'e Expr) -> Recursion {
+            let negated = self.nots % 2 == 1;
+            match x {
+                // Dynamic partition pruning filters repeat a join that
+                // exists anyway (`dynamicpruningexpression(day IN
+                // dynamicpruning#101)`): not a relationship of their own.
+                Expr::Call { name, .. }
+                    if name.to_ascii_lowercase().starts_with("dynamicpruning") =>
+                {
+                    return Recursion::Jump;
+                }
+                Expr::Subquery(s) => self.out.push(SubUse {
+                    sub: s,
+                    negated,
+                    values: &[],
+                }),
+                Expr::InSubquery { values, subquery } => self.out.push(SubUse {
+                    sub: subquery,
+                    negated,
+                    values,
+                }),
+                _ => {}
+            }
+            if is_not(x) {
+                self.nots += 1;
+            }
+            Recursion::Continue
         }
-        Expr::Call { name, args } if name.eq_ignore_ascii_case("NOT") => {
-            for a in args {
-                collect_subs(a, !negated, out);
+        fn f_up(&mut self, x: &'e Expr) -> Recursion {
+            if is_not(x) {
+                self.nots -= 1;
             }
-        }
-        // Dynamic partition pruning filters repeat a join that exists
-        // anyway (`dynamicpruningexpression(day IN dynamicpruning#101)`):
-        // not a relationship of their own.
-        Expr::Call { name, .. } if name.to_ascii_lowercase().starts_with("dynamicpruning") => {}
-        Expr::Subquery(s) => {
-            out.push(SubUse {
-                sub: s,
-                negated,
-                values: &[],
-            });
-            for r in &s.outer_refs {
-                collect_subs(r, negated, out);
-            }
-        }
-        Expr::InSubquery { values, subquery } => {
-            for v in values {
-                collect_subs(v, negated, out);
-            }
-            out.push(SubUse {
-                sub: subquery,
-                negated,
-                values,
-            });
-            for r in &subquery.outer_refs {
-                collect_subs(r, negated, out);
-            }
-        }
-        Expr::Attr(_)
-        | Expr::Alias { .. }
-        | Expr::Outer(_)
-        | Expr::Unresolved(_)
-        | Expr::Literal(_)
-        | Expr::Star
-        | Expr::Call { .. }
-        | Expr::Binary { .. }
-        | Expr::Unary { .. }
-        | Expr::In { .. }
-        | Expr::SortOrder { .. }
-        | Expr::Raw(_) => {
-            for c in e.children() {
-                collect_subs(c, negated, out);
-            }
+            Recursion::Continue
         }
     }
+    e.visit(&mut Subs { out, nots: 0 });
 }
 
 /// Outer references (`outer(x#1)`) anywhere in an expression.
 fn outer_ids(e: &Expr) -> Vec<ExprId> {
     let mut v = Vec::new();
-    fn go(e: &Expr, inside: bool, v: &mut Vec<ExprId>) {
-        match e {
-            Expr::Outer(c) => go(c, true, v),
-            Expr::Attr(a) if inside => v.push(a.id),
-            _ => {
-                for c in e.children() {
-                    go(c, inside, v);
-                }
-            }
+    e.apply(|x| match x {
+        Expr::Outer(c) => {
+            v.extend(c.attrs().into_iter().map(|a| a.id));
+            Recursion::Jump
         }
-    }
-    go(e, false, &mut v);
+        _ => Recursion::Continue,
+    });
     v
 }
 
 /// Whether an expression holds a subquery expression.
 fn has_subquery(e: &Expr) -> bool {
-    let mut found = false;
-    e.apply(&mut |x| {
-        if matches!(x, Expr::Subquery(_) | Expr::InSubquery { .. }) {
-            found = true;
-            parsers::plan::Recursion::Stop
-        } else {
-            parsers::plan::Recursion::Continue
-        }
-    });
-    found
+    e.exists(|x| matches!(x, Expr::Subquery(_) | Expr::InSubquery { .. }))
 }
 
 /// Unwrap `outer(...)`.
 fn strip_outer(e: &Expr) -> &Expr {
-    match e {
-        Expr::Outer(c) => strip_outer(c),
-        other => other,
+    let mut e = e;
+    while let Expr::Outer(c) = e {
+        e = c;
     }
-}
-
-fn is_equality(op: &str) -> bool {
-    op == "=" || op == "<=>" || op == "=="
+    e
 }
 
 /// The equality predicates a condition implies: its equality conjuncts,
@@ -407,8 +372,10 @@ fn equalities(cond: &Expr) -> Vec<(&Expr, &Expr)> {
     let mut out = Vec::new();
     for c in cond.conjuncts() {
         match c {
-            Expr::Binary { op, left, right } if is_equality(op) => out.push((&**left, &**right)),
-            Expr::Binary { op, .. } if op.eq_ignore_ascii_case("OR") => {
+            Expr::Binary { op, left, right } if op.is_equality() => out.push((&**left, &**right)),
+            Expr::Binary {
+                op: BinaryOp::Or, ..
+            } => {
                 out.extend(or_common(c));
             }
             _ => {}
@@ -417,25 +384,14 @@ fn equalities(cond: &Expr) -> Vec<(&Expr, &Expr)> {
     out
 }
 
-fn disjuncts(e: &Expr) -> Vec<&Expr> {
-    match e {
-        Expr::Binary { op, left, right } if op.eq_ignore_ascii_case("OR") => {
-            let mut v = disjuncts(left);
-            v.extend(disjuncts(right));
-            v
-        }
-        other => vec![other],
-    }
-}
-
 /// Equalities implied by an OR: `(a = b) OR isnull((a = b))` (null-aware
 /// NOT IN) implies `a = b` for join purposes; otherwise an equality
 /// conjunct present in every branch (either orientation) is implied.
 fn or_common(e: &Expr) -> Vec<(&Expr, &Expr)> {
-    let ds = disjuncts(e);
+    let ds = e.disjuncts();
     // Null-aware anti join condition.
     if let [Expr::Binary { op, left, right }, Expr::Call { name, args }] = ds.as_slice() {
-        if is_equality(op)
+        if op.is_equality()
             && name.eq_ignore_ascii_case("isnull")
             && args.len() == 1
             && args.first().map(|a| a.to_string()) == Some(ds[0].to_string())
@@ -469,25 +425,6 @@ fn or_common(e: &Expr) -> Vec<(&Expr, &Expr)> {
         .collect()
 }
 
-/// A join type's preserved (or outer-query) side, before any swap.
-fn preserved(join_type: &str) -> Option<Side> {
-    let t = join_type.trim();
-    if t.eq_ignore_ascii_case("LeftOuter")
-        || left_only(t)
-        || t.eq_ignore_ascii_case("ScalarSubquery")
-        || t.eq_ignore_ascii_case("LeftSingle")
-        || t.eq_ignore_ascii_case("Subquery")
-    {
-        Some(Side::Left)
-    } else if t.eq_ignore_ascii_case("RightOuter") {
-        Some(Side::Right)
-    } else if t.eq_ignore_ascii_case("FullOuter") {
-        Some(Side::Both)
-    } else {
-        None
-    }
-}
-
 /// For two sides with the same `table.column` list (a self join) and no
 /// preserved side: whether to swap them. Decided by what is stable across
 /// runs and Spark versions first (expression text without exprIds, then the
@@ -496,31 +433,57 @@ fn tie_swap(left: (&str, bool), right: (&str, bool)) -> bool {
     (strip_ids(left.0), left.1, left.0) > (strip_ids(right.0), right.1, right.0)
 }
 
-/// A per-node set over a subtree, computed bottom-up once per node
-/// (reverse pre-order puts every child before its parent; no recursion):
-/// the node's `own` items plus its children's (and subquery plans') sets.
+/// A per-node set over a subtree, computed bottom-up once per node: the
+/// node's `own` items plus its children's (and, if asked, its subquery
+/// plans') sets. Returns the root's.
 fn bottom_up<'m, T: Copy + Eq + std::hash::Hash>(
-    memo: &'m mut HashMap<usize, HashSet<T>>,
+    memo: &'m mut HashMap<NodeId, HashSet<T>>,
     root: &PlanNode,
     with_subqueries: bool,
     own: impl Fn(&PlanNode) -> Vec<T>,
 ) -> &'m HashSet<T> {
-    if !memo.contains_key(&node_key(root)) {
-        for m in preorder(root, with_subqueries).into_iter().rev() {
-            if memo.contains_key(&node_key(m)) {
-                continue;
+    struct Up<'m, T, F> {
+        memo: &'m mut HashMap<NodeId, HashSet<T>>,
+        with_subqueries: bool,
+        own: F,
+    }
+    impl<'n, T: Copy + Eq + std::hash::Hash, F: Fn(&PlanNode) -> Vec<T>> TreeNodeVisitor<'n>
+        for Up<'_, T, F>
+    {
+        type Node = PlanNode;
+        fn f_down(&mut self, n: &'n PlanNode) -> Recursion {
+            if self.memo.contains_key(&n.id) {
+                Recursion::Jump
+            } else {
+                Recursion::Continue
             }
-            let mut s: HashSet<T> = own(m).into_iter().collect();
-            let subs: &[PlanNode] = if with_subqueries { &m.subqueries } else { &[] };
-            for c in m.children.iter().chain(subs) {
-                if let Some(cs) = memo.get(&node_key(c)) {
-                    s.extend(cs.iter().copied());
+        }
+        fn f_up(&mut self, m: &'n PlanNode) -> Recursion {
+            if !self.memo.contains_key(&m.id) {
+                let mut s: HashSet<T> = (self.own)(m).into_iter().collect();
+                let subs: &[PlanNode] = if self.with_subqueries {
+                    &m.subqueries
+                } else {
+                    &[]
+                };
+                for c in m.children.iter().chain(subs) {
+                    if let Some(cs) = self.memo.get(&c.id) {
+                        s.extend(cs.iter().copied());
+                    }
                 }
+                self.memo.insert(m.id, s);
             }
-            memo.insert(node_key(m), s);
+            Recursion::Continue
         }
     }
-    memo.entry(node_key(root)).or_default()
+    if !memo.contains_key(&root.id) {
+        root.visit(&mut Up {
+            memo: &mut *memo,
+            with_subqueries,
+            own,
+        });
+    }
+    memo.entry(root.id).or_default()
 }
 
 /// Table name(s) of a set of columns: one table, or several joined by `+`.
@@ -532,7 +495,7 @@ fn tables_of(cols: &BTreeSet<ColumnRef>) -> String {
 impl<'a> Extractor<'a> {
     fn produced(&mut self, n: &PlanNode) -> &HashSet<ExprId> {
         bottom_up(&mut self.produced, n, false, |m| {
-            output_of(m).into_iter().map(|a| a.id).collect()
+            m.output.iter().map(|a| a.id).collect()
         })
     }
 
@@ -564,15 +527,16 @@ impl<'a> Extractor<'a> {
     /// Link every subquery expression to its plan, and remember what a
     /// correlation inside that plan means.
     fn link_subqueries(&mut self, plan: &'a PlanNode) {
-        for node in preorder(plan, true) {
+        plan.apply(|node| {
             self.link_node(node);
-        }
+            Recursion::Continue
+        });
     }
 
     fn link_node(&mut self, node: &'a PlanNode) {
         let mut uses = Vec::new();
         for e in node.expressions() {
-            collect_subs(e, false, &mut uses);
+            collect_subs(e, &mut uses);
         }
         let plans: Vec<&'a PlanNode> = node.subqueries.iter().collect();
         let mut pairs: Vec<(usize, &'a PlanNode)> = Vec::new();
@@ -606,11 +570,11 @@ impl<'a> Extractor<'a> {
             // 3. Counts differ (a source that keeps only some plans): by
             //    the outer references each plan uses.
             for p in left {
-                let refs: BTreeSet<ExprId> = preorder(p, true)
-                    .into_iter()
-                    .flat_map(|n| n.expressions())
-                    .flat_map(outer_ids)
-                    .collect();
+                let mut refs: BTreeSet<ExprId> = BTreeSet::new();
+                p.apply(|n| {
+                    refs.extend(n.expressions().into_iter().flat_map(outer_ids));
+                    Recursion::Continue
+                });
                 let found = rest.iter().copied().find(|i| {
                     !used.contains(i)
                         && uses.get(*i).is_some_and(|u| {
@@ -639,26 +603,47 @@ impl<'a> Extractor<'a> {
                 SubqueryKind::Exists | SubqueryKind::List => "LeftSemi",
                 SubqueryKind::Other => "Subquery",
             };
-            self.sub_types.insert(node_key(p), jt.to_string());
+            self.sub_types.insert(p.id, jt.to_string());
         }
     }
 
-    /// Visit every operator with the subquery context it sits in (an
-    /// explicit stack: plans can be thousands of operators deep).
+    /// Visit every operator with the subquery context it sits in: a data-flow
+    /// child inherits its parent's, a subquery plan has its own.
     fn walk(&mut self, plan: &'a PlanNode) {
-        let mut stack: Vec<(&'a PlanNode, Option<SubCtx>)> = vec![(plan, None)];
-        while let Some((node, ctx)) = stack.pop() {
-            self.visit(node, ctx.as_ref());
-            for s in node.subqueries.iter().rev() {
-                let sub = self.sub_types.get(&node_key(s)).map(|t| SubCtx {
-                    join_type: t.clone(),
-                });
-                stack.push((s, sub));
+        struct Walk<'x, 'a> {
+            x: &'x mut Extractor<'a>,
+            /// The context of each node on the path from the root.
+            ctx: Vec<Option<SubCtx>>,
+            /// Whether each node still to come is a subquery plan, the next
+            /// one last (as in `PlanNode::render`).
+            marks: Vec<bool>,
+        }
+        impl<'a> TreeNodeVisitor<'a> for Walk<'_, 'a> {
+            type Node = PlanNode;
+            fn f_down(&mut self, node: &'a PlanNode) -> Recursion {
+                let ctx = if self.marks.pop() == Some(true) {
+                    self.x.sub_types.get(&node.id).map(|t| SubCtx {
+                        join_type: t.clone(),
+                    })
+                } else {
+                    self.ctx.last().cloned().flatten()
+                };
+                self.x.visit(node, ctx.as_ref());
+                self.ctx.push(ctx);
+                self.marks.extend(node.subqueries.iter().map(|_| true));
+                self.marks.extend(node.children.iter().map(|_| false));
+                Recursion::Continue
             }
-            for c in node.children.iter().rev() {
-                stack.push((c, ctx.clone()));
+            fn f_up(&mut self, _: &'a PlanNode) -> Recursion {
+                self.ctx.pop();
+                Recursion::Continue
             }
         }
+        plan.visit(&mut Walk {
+            x: self,
+            ctx: Vec::new(),
+            marks: Vec::new(),
+        });
     }
 
     fn visit(&mut self, node: &'a PlanNode, ctx: Option<&SubCtx>) {
@@ -689,7 +674,8 @@ impl<'a> Extractor<'a> {
             | NodeKind::PassThrough
             | NodeKind::Command
             | NodeKind::LocalData
-            | NodeKind::Other => {}
+            | NodeKind::Other
+            | NodeKind::Unknown => {}
         }
     }
 
@@ -706,7 +692,7 @@ impl<'a> Extractor<'a> {
     /// Union nodes in a subtree, subquery plans included, memoized.
     fn unions_in(&mut self, n: &PlanNode) -> Scope {
         bottom_up(&mut self.unions, n, true, |m| match m.kind {
-            NodeKind::Union => vec![node_key(m)],
+            NodeKind::Union => vec![m.id],
             _ => Vec::new(),
         })
         .clone()
@@ -747,7 +733,7 @@ impl<'a> Extractor<'a> {
     }
 
     /// A physical or logical join: key lists and condition equalities.
-    fn join(&mut self, node: &'a PlanNode, j: &parsers::plan::JoinInfo) {
+    fn join(&mut self, node: &'a PlanNode, j: &plan::JoinInfo) {
         let [left, right] = node.children.as_slice() else {
             return;
         };
@@ -788,7 +774,12 @@ impl<'a> Extractor<'a> {
             .into_iter()
             .map(|(l, r)| self.pair(l, r, Some(&scope), (&la, &ra)))
             .collect();
-        self.emit(pairs, &j.join_type, j.strategy, preserved(&j.join_type));
+        self.emit(
+            pairs,
+            &j.join_type.to_string(),
+            j.strategy,
+            j.join_type.preserved_side(),
+        );
     }
 
     fn pair(
@@ -814,7 +805,7 @@ impl<'a> Extractor<'a> {
     fn filter(&mut self, node: &'a PlanNode, cond: &Expr) {
         // Group per separating join, so a composite key stays together.
         type Group<'p> = (&'p PlanNode, Vec<(Expr, Expr)>);
-        let mut groups: BTreeMap<usize, Group<'a>> = BTreeMap::new();
+        let mut groups: BTreeMap<NodeId, Group<'a>> = BTreeMap::new();
         for (a, b) in equalities(cond) {
             if has_subquery(a) || has_subquery(b) {
                 continue;
@@ -837,7 +828,7 @@ impl<'a> Extractor<'a> {
                     (a.clone(), b.clone())
                 };
                 groups
-                    .entry(node_key(j))
+                    .entry(j.id)
                     .or_insert_with(|| (j, Vec::new()))
                     .1
                     .push(pair);
@@ -931,7 +922,7 @@ impl<'a> Extractor<'a> {
             let result = self
                 .links
                 .get(&sub.id)
-                .and_then(|p| output_of(p).into_iter().next());
+                .and_then(|p| p.output.first().cloned());
             let r = match &result {
                 Some(attr) => self.resolve_side(&Expr::Attr(attr.clone()), None),
                 None => Resolved::Computed(BTreeSet::new()),
@@ -963,7 +954,7 @@ impl<'a> Extractor<'a> {
     fn in_subqueries(&mut self, node: &'a PlanNode) {
         let mut uses = Vec::new();
         for e in node.expressions() {
-            collect_subs(e, false, &mut uses);
+            collect_subs(e, &mut uses);
         }
         for u in uses {
             if u.values.is_empty() {
@@ -972,7 +963,7 @@ impl<'a> Extractor<'a> {
             let Some(plan) = self.links.get(&u.sub.id).copied() else {
                 continue;
             };
-            let outs = output_of(plan);
+            let outs = &plan.output;
             let aggs = self.aggregate_ids(plan);
             let none = HashSet::new();
             let pairs: Vec<Pair> = u
@@ -1139,17 +1130,13 @@ impl<'a> Extractor<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use parsers::plan::{Attr, JoinInfo, ScanInfo};
+    use plan::{Attr, JoinInfo, JoinType, ScanInfo};
 
     fn e(name: &str, id: ExprId) -> Expr {
         Expr::Attr(Attr::new(name, id, "L"))
     }
     fn bin(op: &str, l: Expr, r: Expr) -> Expr {
-        Expr::Binary {
-            op: op.into(),
-            left: Box::new(l),
-            right: Box::new(r),
-        }
+        Expr::binary(BinaryOp::parse(op).expect("operator"), l, r)
     }
     fn scan(table: &str, cols: &[(&str, ExprId)]) -> PlanNode {
         let mut n = PlanNode::new(
@@ -1177,7 +1164,7 @@ mod tests {
                 } else {
                     JoinStrategy::SortMergeJoin
                 },
-                join_type: jt.into(),
+                join_type: JoinType::parse(jt),
                 left_keys: lk,
                 right_keys: rk,
                 condition: cond,
@@ -1209,7 +1196,7 @@ mod tests {
             left,
             scan("supplier", &[("s_suppkey", 5), ("s_nationkey", 6)]),
         );
-        insta::assert_snapshot!(render(&relationships(&j)).replace("spark_catalog.default.", ""), @r"
+        insta::assert_snapshot!(render(&relationships(&Plan::new(j))).replace("spark_catalog.default.", ""), @r"
         customer[c_custkey] = lineitem[l_orderkey] Inner Join
         customer[c_nationkey] = supplier[s_nationkey] Inner SortMergeJoin
         lineitem[l_suppkey] = supplier[s_suppkey] Inner SortMergeJoin
@@ -1223,7 +1210,7 @@ mod tests {
             scan("partsupp", &[("ps_partkey", 10), ("ps_suppkey", 11)]),
             scan("lineitem", &[("l_partkey", 20), ("l_suppkey", 21)]),
         );
-        let rels = relationships(&j);
+        let rels = relationships(&Plan::new(j));
         assert_eq!(rels.len(), 1);
         let r = &rels[0];
         // Canonical order puts lineitem left: LeftOuter's preserved side
@@ -1249,7 +1236,7 @@ mod tests {
             scan("lineitem", &[("l_orderkey", 1)]),
             scan("orders", &[("o_orderkey", 2)]),
         );
-        let rels = relationships(&j);
+        let rels = relationships(&Plan::new(j));
         assert_eq!(rels.len(), 1);
         assert!(rels[0].non_simple);
         assert_eq!(rels[0].left_expr, "coalesce(l_orderkey#1L, -1)");
@@ -1276,7 +1263,7 @@ mod tests {
             scan("partsupp", &[("ps_suppkey", 1)]),
             scan("supplier", &[("s_suppkey", 2)]),
         );
-        let rels = relationships(&j);
+        let rels = relationships(&Plan::new(j));
         assert_eq!(rels.len(), 1);
         assert_eq!(rels[0].join_type, "LeftAnti");
         assert_eq!(rels[0].preserved_side, Some(Side::Left));
@@ -1297,7 +1284,7 @@ mod tests {
             scan("part", &[("p_partkey", 3), ("p_size", 5)]),
             scan("lineitem", &[("l_partkey", 4), ("l_qty", 6)]),
         );
-        let rels = relationships(&j);
+        let rels = relationships(&Plan::new(j));
         assert_eq!(rels.len(), 1, "{rels:?}");
         assert_eq!(rels[0].right_columns, ["p_partkey"]);
     }
@@ -1317,7 +1304,7 @@ mod tests {
         };
         let mut root = one();
         root.subqueries.push(one());
-        let rels = relationships(&root);
+        let rels = relationships(&Plan::new(root));
         assert_eq!(rels.len(), 1);
         assert_eq!(rels[0].left_columns, rels[0].right_columns);
         assert_eq!(rels[0].left_table, rels[0].right_table);
@@ -1355,7 +1342,7 @@ Aggregate [(sum(l_extendedprice#14) / 7.0) AS avg_yearly#544]
 
     /// A fragment produced by `tests/fixtures/make_fragments.py`:
     /// relationships, then the lineage of every attribute.
-    fn show(plan: &PlanNode) -> String {
+    fn show(plan: &Plan) -> String {
         let l = Lineage::build(plan);
         let s = format!(
             "{}--\n{}",
@@ -1414,7 +1401,7 @@ Aggregate [(sum(l_extendedprice#14) / 7.0) AS avg_yearly#544]
                 )),*]
             };
         }
-        let rels = |p: &PlanNode| strip_ids(&render(&relationships(p)));
+        let rels = |p: &Plan| strip_ids(&render(&relationships(p)));
         let mut diffs = Vec::new();
         for (name, t4, t35, j4, j35) in both!(
             "alias_chain",
@@ -1487,7 +1474,7 @@ Aggregate [(sum(l_extendedprice#14) / 7.0) AS avg_yearly#544]
 #[cfg(test)]
 mod deep_tests {
     use super::*;
-    use parsers::plan::{Attr, JoinInfo, ScanInfo};
+    use plan::{Attr, JoinInfo, JoinType, ScanInfo};
 
     /// The parsers accept trees 2000 operators deep: lineage and
     /// relationship walks must not exhaust a test thread's 2 MiB stack.
@@ -1526,20 +1513,20 @@ mod deep_tests {
         let mut j = PlanNode::new(
             NodeKind::Join(JoinInfo {
                 strategy: JoinStrategy::Join,
-                join_type: "Inner".into(),
+                join_type: JoinType::Inner,
                 left_keys: vec![],
                 right_keys: vec![],
-                condition: Some(Expr::Binary {
-                    op: "=".into(),
-                    left: Box::new(Expr::Attr(Attr::new("a", 1999, "L"))),
-                    right: Box::new(Expr::Attr(Attr::new("b", 5000, "L"))),
-                }),
+                condition: Some(Expr::binary(
+                    BinaryOp::Eq,
+                    Expr::Attr(Attr::new("a", 1999, "L")),
+                    Expr::Attr(Attr::new("b", 5000, "L")),
+                )),
                 null_aware: false,
             }),
             "Join",
         );
         j.children = vec![node, other];
-        let rels = relationships(&j);
+        let rels = relationships(&Plan::new(j));
         assert_eq!(rels.len(), 1);
         assert_eq!(rels[0].left_columns, ["a"]);
     }

@@ -12,7 +12,7 @@
 use graph::lineage::Lineage;
 use graph::relationships::{relationships, relationships_with, Relationship, Side};
 use graph::tables::short_table;
-use parsers::plan::PlanNode;
+use parsers::plan::Plan;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
@@ -87,7 +87,7 @@ fn start_events(evs: &[Value]) -> BTreeMap<u64, Value> {
 }
 
 /// Parsed plans (or the parse error) by query name.
-type Plans = BTreeMap<String, Result<PlanNode, String>>;
+type Plans = BTreeMap<String, Result<Plan, String>>;
 
 /// Relationships (or the parse error) by query name.
 type Rels = BTreeMap<String, Result<Vec<Relationship>, String>>;
@@ -731,7 +731,7 @@ fn tpch_smj_matches_truth() {
 #[test]
 fn every_plan_of_every_execution() {
     let mut n = 0;
-    let mut check = |p: &PlanNode| {
+    let mut check = |p: &Plan| {
         let l = Lineage::build(p);
         let _ = l.render();
         for r in relationships_with(p, &l) {

@@ -3,9 +3,11 @@
 //! The JSONL field names are a contract other tools rely on: fields may be
 //! added, never renamed.
 
-use crate::plan::{self, Expr, JoinInfo, NodeKind, PlanNode, PlanSource, Recursion, ScanInfo};
+use crate::plan::{
+    self, Expr, JoinInfo, NodeKind, Plan, PlanNode, PlanSource, Recursion, ScanInfo, TreeNode,
+};
 use serde::Serialize;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// A scan of a table (or path) in the executed plan, with its SQL metrics.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -90,6 +92,10 @@ pub struct QueryRecord {
     pub joins: Vec<JoinRecord>,
     /// Why the plan could not be parsed, if it could not.
     pub plan_error: Option<String>,
+    /// Why the record may lack events, if it may: the execution ran across
+    /// missing rolling parts, its start or its end was not read (in-progress
+    /// log). `null` for a complete record.
+    pub incomplete: Option<String>,
 }
 
 /// The parsed plans of one execution, alive while the record is built so
@@ -99,22 +105,28 @@ pub struct PlanSet {
     /// Which source `physical` came from.
     pub source: Option<PlanSource>,
     /// The executed physical plan (final AQE plan when there is one).
-    pub physical: Option<PlanNode>,
+    pub physical: Option<Plan>,
     /// Analyzed logical plan (extended explain mode only).
-    pub analyzed: Option<PlanNode>,
+    pub analyzed: Option<Plan>,
     /// Optimized logical plan (extended explain mode only).
-    pub optimized: Option<PlanNode>,
+    pub optimized: Option<Plan>,
     /// The `sparkPlanInfo` tree of the same plan (carries metric ids).
-    pub spark_plan_info: Option<PlanNode>,
+    pub spark_plan_info: Option<Plan>,
 }
 
 impl PlanSet {
     /// The plan joins are read from: physical, else optimized, else analyzed.
-    pub fn best(&self) -> Option<&PlanNode> {
+    pub fn best(&self) -> Option<&Plan> {
         self.physical
             .as_ref()
             .or(self.optimized.as_ref())
             .or(self.analyzed.as_ref())
+    }
+
+    /// Operators of the plan joins are read from ([`PlanSet::best`]) that
+    /// the operator registry does not know, with how many nodes each.
+    pub fn unknown_operators(&self) -> BTreeMap<String, u64> {
+        self.best().map(Plan::unknown_operators).unwrap_or_default()
     }
 }
 
@@ -194,7 +206,7 @@ fn scan_key(table: &str, output: &[plan::Attr]) -> (String, Vec<u64>) {
 
 fn collect_scans(p: &PlanNode) -> Vec<(&PlanNode, &ScanInfo)> {
     let mut v = Vec::new();
-    p.apply(&mut |n| {
+    p.apply(|n| {
         if let NodeKind::Scan(s) = &n.kind {
             v.push((n, s));
         }
@@ -255,9 +267,9 @@ pub fn scan_records(set: &PlanSet, values: &HashMap<u64, i64>) -> Vec<ScanRecord
 }
 
 /// The join operators of a plan, in pre-order.
-pub fn join_records(plan: &PlanNode) -> Vec<JoinRecord> {
+pub fn join_records(plan: &Plan) -> Vec<JoinRecord> {
     let mut v = Vec::new();
-    plan.apply(&mut |n| {
+    plan.apply(|n| {
         if let NodeKind::Join(j) = &n.kind {
             v.push(join_record(j));
         }
@@ -270,7 +282,7 @@ fn join_record(j: &JoinInfo) -> JoinRecord {
     let show = |v: &[Expr]| v.iter().map(|e| e.to_string()).collect();
     JoinRecord {
         strategy: j.strategy.as_str().to_string(),
-        join_type: j.join_type.clone(),
+        join_type: j.join_type.to_string(),
         left_keys: show(&j.left_keys),
         right_keys: show(&j.right_keys),
         condition: j.condition.as_ref().map(|c| c.to_string()),
@@ -280,16 +292,11 @@ fn join_record(j: &JoinInfo) -> JoinRecord {
 /// The first operator below pure wrappers, and whether it is a command.
 pub fn root_operator(plan: &PlanNode) -> (String, bool) {
     let mut n = plan;
-    loop {
-        match &n.kind {
-            NodeKind::PassThrough if n.children.len() == 1 => n = &n.children[0],
-            NodeKind::Command => return (n.name.clone(), true),
-            _ => {
-                let cmd = n.name.starts_with("Execute ") || n.name.ends_with("Command");
-                return (n.name.clone(), cmd);
-            }
-        }
+    while let (NodeKind::PassThrough, [child]) = (&n.kind, n.children.as_slice()) {
+        n = child;
     }
+    // The registry makes `Execute ...` and `...Command` operators commands.
+    (n.name.clone(), n.kind == NodeKind::Command)
 }
 
 /// Whether the plan is the final AQE plan.

@@ -6,7 +6,7 @@
 //! dropped, so memory follows the number of concurrently running
 //! executions and the size of one plan, not the size of the log.
 
-use super::dispatch::{classify, EventKind};
+use super::dispatch::{classify_any, EventKind, Form};
 use super::types::skim;
 use super::types::*;
 use crate::error::{Error, Location};
@@ -73,6 +73,9 @@ pub struct AppSummary {
     pub bytes: u64,
     /// Events per kind (`other` counts events lakeaudit skips).
     pub event_counts: BTreeMap<String, u64>,
+    /// Plan operators the operator registry does not know, by name, with
+    /// how many nodes of the executions' plans they are.
+    pub unknown_operators: BTreeMap<String, u64>,
     /// Executions that started but never ended (in-progress logs).
     pub unfinished_executions: u64,
 }
@@ -92,6 +95,10 @@ pub struct AppResult<T> {
 
 #[derive(Default)]
 struct ExecState {
+    /// Its `SQLExecutionStart` was read.
+    started: bool,
+    /// Why the record lacks events, when it does (first reason found).
+    incomplete: Option<String>,
     root_execution_id: Option<u64>,
     description: Option<String>,
     start_ms: Option<i64>,
@@ -111,6 +118,12 @@ struct State<'f, T> {
     stage_exec: HashMap<u64, u64>,
     done: Vec<(u64, T)>,
     finish: &'f mut dyn FnMut(QueryRecord, &PlanSet) -> T,
+    /// The rolling parts found missing so far, as `part 5` / `parts 5-7`
+    /// (for the records' `incomplete` reasons).
+    gap: Option<String>,
+    /// Executions that ended after a gap without their start being read:
+    /// nothing but the end is known of them, and they are left out.
+    ended_unseen: u64,
 }
 
 /// Read one application log. `finish` turns each execution's record and
@@ -130,6 +143,8 @@ pub fn read_app<T>(
         stage_exec: HashMap::new(),
         done: Vec::new(),
         finish: &mut finish,
+        gap: None,
+        ended_unseen: 0,
     };
     let mut warnings = Vec::new();
     let mut errors = Vec::new();
@@ -138,57 +153,76 @@ pub fn read_app<T>(
 
     match LineReader::open(input, opts.max_line) {
         Err(e) => errors.push(e),
-        Ok(mut reader) => loop {
-            let (line, info) = match reader.next_line_info() {
-                Ok(Some(l)) => l,
-                Ok(None) => break,
-                Err(e) => {
-                    errors.push(e);
-                    break;
+        Ok(mut reader) => {
+            // The part the last line came from (a rolling part after missing
+            // ones starts a gap).
+            let mut part = None;
+            loop {
+                let (line, info) = match reader.next_line_info() {
+                    Ok(Some(l)) => l,
+                    Ok(None) => break,
+                    Err(e) => {
+                        errors.push(e);
+                        break;
+                    }
+                };
+                if part != Some(info.part) {
+                    part = Some(info.part);
+                    if let Some(missing) = input.parts.get(info.part).and_then(|p| p.missing_before)
+                    {
+                        errors.push(st.gap(missing, &input.display));
+                    }
                 }
-            };
-            st.summary.lines += 1;
-            let truncated = info.truncated;
-            let kind = classify(line);
-            let outcome = match kind {
-                Some(k) => {
-                    counts[k as usize] += 1;
-                    st.handle(k, line)
+                st.summary.lines += 1;
+                let truncated = info.truncated;
+                let outcome = match classify_any(line) {
+                    Ok((k, form)) => {
+                        counts[k as usize] = counts[k as usize].saturating_add(1);
+                        st.handle(k, form, line)
+                    }
+                    Err(_) if st.summary.lines == 1 => {
+                        errors.push(Error::Input {
+                            at: reader.location(),
+                            reason: "not a Spark event log (the first line is not a JSON event)"
+                                .into(),
+                        });
+                        break;
+                    }
+                    Err(_) if line.iter().all(u8::is_ascii_whitespace) => Ok(()),
+                    Err(reason) => Err(reason),
+                };
+                if let Err(reason) = outcome {
+                    if truncated {
+                        warnings.push(format!(
+                            "{}: last line is truncated (log in progress); skipped",
+                            reader.location()
+                        ));
+                        continue;
+                    }
+                    bad_lines += 1;
+                    if bad_lines <= opts.max_line_errors {
+                        errors.push(Error::Event {
+                            at: reader.location(),
+                            reason,
+                        });
+                    }
                 }
-                None if st.summary.lines == 1 => {
-                    errors.push(Error::Input {
-                        at: reader.location(),
-                        reason: "not a Spark event log (the first line is not a JSON event)".into(),
-                    });
-                    break;
-                }
-                None if line.iter().all(u8::is_ascii_whitespace) => Ok(()),
-                None => Err("not a JSON event".to_string()),
-            };
-            if let Err(reason) = outcome {
-                if truncated {
+                if reader.truncated_tail() {
                     warnings.push(format!(
-                        "{}: last line is truncated (log in progress); skipped",
+                        "{}: compressed stream ends mid-frame (log in progress)",
                         reader.location()
                     ));
-                    continue;
                 }
-                bad_lines += 1;
-                if bad_lines <= opts.max_line_errors {
-                    errors.push(Error::Event {
-                        at: reader.location(),
-                        reason,
-                    });
-                }
+                st.summary.bytes = reader.decompressed_bytes();
             }
-            if reader.truncated_tail() {
-                warnings.push(format!(
-                    "{}: compressed stream ends mid-frame (log in progress)",
-                    reader.location()
-                ));
-            }
-            st.summary.bytes = reader.decompressed_bytes();
-        },
+            warnings.extend(reader.warnings().iter().cloned());
+        }
+    }
+    if st.ended_unseen > 0 {
+        warnings.push(format!(
+            "{}: {} executions ended after missing rolling parts without their start; left out",
+            input.display, st.ended_unseen
+        ));
     }
     if bad_lines > opts.max_line_errors {
         errors.push(Error::Event {
@@ -206,7 +240,7 @@ pub fn read_app<T>(
     let open: Vec<u64> = st.execs.keys().copied().collect();
     st.summary.unfinished_executions = open.len() as u64;
     for id in open {
-        st.finish_exec(id);
+        st.finish_exec(id, false);
     }
     for k in EventKind::ALL {
         let c = counts[k as usize];
@@ -229,13 +263,82 @@ pub fn read_app<T>(
     }
 }
 
+/// Adds a metric update; values come from the log, so the sum saturates
+/// instead of overflowing.
+#[inline]
+fn add_metric(metrics: &mut HashMap<u64, i64>, id: u64, v: i64) {
+    let m = metrics.entry(id).or_insert(0);
+    *m = m.saturating_add(v);
+}
+
 fn bad(e: serde_json::Error) -> String {
     format!("bad event JSON: {e}")
 }
 
 impl<T> State<'_, T> {
-    fn handle(&mut self, kind: EventKind, line: &[u8]) -> std::result::Result<(), String> {
+    /// Crossing into a rolling part after missing ones (`missing` = first
+    /// and last missing index): every execution running now may have lost
+    /// events in the gap. Returns the error that reports the gap.
+    fn gap(&mut self, missing: (u64, u64), display: &str) -> Error {
+        let (a, b) = missing;
+        let what = if a == b {
+            format!("part {a}")
+        } else {
+            format!("parts {a}-{b}")
+        };
+        let reason = format!("ran across missing rolling {what}");
+        let mut running = 0;
+        for st in self.execs.values_mut() {
+            running += 1;
+            st.incomplete.get_or_insert_with(|| reason.clone());
+        }
+        let verb = if a == b { "is" } else { "are" };
+        self.gap = Some(what.clone());
+        Error::Input {
+            at: Location {
+                path: display.to_string(),
+                line: None,
+            },
+            reason: format!(
+                "rolling event-log {what} {verb} missing: every other part is read; executions \
+                 running across the gap ({running} when it starts) are marked incomplete, and \
+                 those that ran inside it are lost"
+            ),
+        }
+    }
+
+    /// A task end in a form other than Spark's compact one: the typed parse
+    /// reads the same fields the skim reads.
+    fn task_end_json(&mut self, line: &[u8]) -> std::result::Result<(), String> {
+        let t: TaskEnd = serde_json::from_slice(line).map_err(bad)?;
+        let Some(&exec) = self.stage_exec.get(&t.stage_id) else {
+            return Ok(());
+        };
+        let Some(st) = self.execs.get_mut(&exec) else {
+            return Ok(());
+        };
+        let (run_ms, cpu_ns) = t.metrics.map_or((0, 0), |m| (m.run_time_ms, m.cpu_time_ns));
+        st.run_ms = st.run_ms.saturating_add(run_ms);
+        st.cpu_ns = st.cpu_ns.saturating_add(cpu_ns);
+        for a in t.info.map(|i| i.accumulables).unwrap_or_default() {
+            if a.metadata.as_deref() != Some("sql") {
+                continue;
+            }
+            if let Some(NumOrStr(Some(v))) = a.update {
+                add_metric(&mut st.metrics, a.id, v);
+            }
+        }
+        Ok(())
+    }
+
+    fn handle(
+        &mut self,
+        kind: EventKind,
+        form: Form,
+        line: &[u8],
+    ) -> std::result::Result<(), String> {
         match kind {
+            EventKind::TaskEnd if form == Form::Json => self.task_end_json(line)?,
             EventKind::TaskEnd => {
                 // Most bytes of a log: skim by key, and only for tasks of a
                 // running SQL execution (see `types::skim`).
@@ -247,11 +350,11 @@ impl<T> State<'_, T> {
                     return Ok(());
                 };
                 let (run_ms, cpu_ns) = skim::times(line);
-                st.run_ms += run_ms;
-                st.cpu_ns += cpu_ns;
+                st.run_ms = st.run_ms.saturating_add(run_ms);
+                st.cpu_ns = st.cpu_ns.saturating_add(cpu_ns);
                 skim::sql_updates(line, |id, update| {
                     if let Some(v) = update {
-                        *st.metrics.entry(id).or_insert(0) += v;
+                        add_metric(&mut st.metrics, id, v);
                     }
                 })?;
             }
@@ -284,13 +387,14 @@ impl<T> State<'_, T> {
                 let d: DriverAccumUpdates = serde_json::from_slice(line).map_err(bad)?;
                 if let Some(st) = self.execs.get_mut(&d.execution_id) {
                     for (id, v) in d.accum_updates {
-                        *st.metrics.entry(id).or_insert(0) += v;
+                        add_metric(&mut st.metrics, id, v);
                     }
                 }
             }
             EventKind::SqlExecutionStart => {
                 let s: SqlExecutionStart = serde_json::from_slice(line).map_err(bad)?;
                 let st = self.execs.entry(s.execution_id).or_default();
+                st.started = true;
                 st.root_execution_id = s.root_execution_id;
                 st.description = s.description.map(|d| d.into_owned());
                 st.start_ms = s.time;
@@ -310,7 +414,9 @@ impl<T> State<'_, T> {
                         .error_message
                         .filter(|m| !m.trim().is_empty())
                         .map(|m| m.into_owned());
-                    self.finish_exec(e.execution_id);
+                    self.finish_exec(e.execution_id, true);
+                } else if self.gap.is_some() {
+                    self.ended_unseen = self.ended_unseen.saturating_add(1);
                 }
             }
             EventKind::LogStart => {
@@ -346,15 +452,30 @@ impl<T> State<'_, T> {
         Ok(())
     }
 
-    fn finish_exec(&mut self, id: u64) {
-        let Some(st) = self.execs.remove(&id) else {
+    /// Builds the record of execution `id` (`ended`: its end event was read).
+    fn finish_exec(&mut self, id: u64, ended: bool) {
+        let Some(mut st) = self.execs.remove(&id) else {
             return;
         };
+        if !st.started {
+            st.incomplete.get_or_insert_with(|| match &self.gap {
+                Some(what) => format!("start not read (missing rolling {what})"),
+                None => "start not read".to_string(),
+            });
+        }
+        if !ended {
+            st.incomplete
+                .get_or_insert_with(|| "end not read (the log stops first)".to_string());
+        }
         for s in &st.stages {
             self.stage_exec.remove(s);
         }
         let (set, plan_error) =
             record::parse_plans(st.plan_text.as_deref(), st.plan_info.as_deref());
+        for (op, n) in set.unknown_operators() {
+            let c = self.summary.unknown_operators.entry(op).or_insert(0);
+            *c = c.saturating_add(n);
+        }
         let (root_node, is_command) = match set.best() {
             Some(p) => {
                 let (n, c) = record::root_operator(p);
@@ -372,8 +493,10 @@ impl<T> State<'_, T> {
             root_execution_id: st.root_execution_id,
             start_ms: st.start_ms,
             end_ms: st.end_ms,
+            // Times come from the log: a nonsensical pair gives no duration
+            // rather than an overflow.
             duration_ms: match (st.start_ms, st.end_ms) {
-                (Some(s), Some(e)) => Some(e - s),
+                (Some(s), Some(e)) => e.checked_sub(s),
                 _ => None,
             },
             error: st.error,
@@ -387,6 +510,7 @@ impl<T> State<'_, T> {
             scans: record::scan_records(&set, &st.metrics),
             joins,
             plan_error,
+            incomplete: st.incomplete,
         };
         let item = (self.finish)(rec, &set);
         self.done.push((id, item));
@@ -402,6 +526,280 @@ pub fn read_records(input: &LogInput, opts: &ReadOptions) -> AppResult<QueryReco
 mod tests {
     use super::*;
     use crate::io::discover;
+    use crate::io::testutil::{copy_tree, one_input, plain_sample, samples, TempDir};
+    use std::io::Write;
+
+    /// Re-serialises one compact JSON line as Python's `json.dumps` does by
+    /// default: a space after every `:` and `,` outside strings.
+    fn python_style(line: &[u8]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(line.len() + line.len() / 8);
+        let (mut in_str, mut escaped) = (false, false);
+        for &b in line {
+            out.push(b);
+            if in_str {
+                match (escaped, b) {
+                    (true, _) => escaped = false,
+                    (false, b'\\') => escaped = true,
+                    (false, b'"') => in_str = false,
+                    _ => {}
+                }
+            } else if b == b'"' {
+                in_str = true;
+            } else if b == b':' || b == b',' {
+                out.push(b' ');
+            }
+        }
+        out
+    }
+
+    /// Re-serialises one JSON line with every object's members sorted by
+    /// key (Python's `sort_keys=True`) and spaces after `:` and `,`, so that
+    /// `"Event"` is not always first and accumulables do not start with `"ID"`.
+    fn sorted_keys(line: &[u8]) -> Vec<u8> {
+        fn write(v: &serde_json::Value, out: &mut Vec<u8>) {
+            match v {
+                serde_json::Value::Object(m) => {
+                    let mut members: Vec<_> = m.iter().collect();
+                    members.sort_by(|a, b| a.0.cmp(b.0));
+                    out.push(b'{');
+                    for (i, (k, v)) in members.into_iter().enumerate() {
+                        if i > 0 {
+                            out.extend_from_slice(b", ");
+                        }
+                        serde_json::to_writer(&mut *out, k).unwrap();
+                        out.extend_from_slice(b": ");
+                        write(v, out);
+                    }
+                    out.push(b'}');
+                }
+                serde_json::Value::Array(a) => {
+                    out.push(b'[');
+                    for (i, v) in a.iter().enumerate() {
+                        if i > 0 {
+                            out.extend_from_slice(b", ");
+                        }
+                        write(v, out);
+                    }
+                    out.push(b']');
+                }
+                other => serde_json::to_writer(&mut *out, other).unwrap(),
+            }
+        }
+        let v: serde_json::Value = serde_json::from_slice(line).unwrap();
+        let mut out = Vec::new();
+        write(&v, &mut out);
+        out
+    }
+
+    /// Writes `text` line by line through `f` into `path`.
+    fn rewrite(text: &[u8], path: &std::path::Path, f: impl Fn(&[u8]) -> Vec<u8>) {
+        let mut out = std::fs::File::create(path).unwrap();
+        for line in text.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+            out.write_all(&f(line)).unwrap();
+            out.write_all(b"\n").unwrap();
+        }
+    }
+
+    /// Records without the input path (which differs between copies).
+    fn records_of(input: &crate::io::LogInput) -> (Vec<QueryRecord>, AppSummary) {
+        let app = read_records(input, &ReadOptions::default());
+        assert!(app.errors.is_empty(), "{}: {:?}", input.display, app.errors);
+        let recs = app
+            .records
+            .into_iter()
+            .map(|mut r| {
+                r.log.clear();
+                r
+            })
+            .collect();
+        let mut summary = app.summary;
+        summary.log.clear();
+        (recs, summary)
+    }
+
+    /// A real log re-serialised by another JSON writer (spaces after the
+    /// colons, members reordered) gives the same records as the original:
+    /// every event, task ends and their SQL metrics included.
+    #[test]
+    fn reserialised_logs_give_the_same_records() {
+        let tmp = TempDir::new("reserialised");
+        let plain = plain_sample();
+        let text = std::fs::read(&plain).unwrap();
+        let (want, want_summary) = records_of(&one_input(&plain));
+        assert_eq!(want.len(), 9);
+        assert!(want.iter().any(|r| r.executor_run_ms > 0));
+        assert!(want
+            .iter()
+            .any(|r| r.scans.iter().any(|s| s.rows.unwrap_or(0) > 0)));
+        for (name, f) in [
+            ("local-1-python", python_style as fn(&[u8]) -> Vec<u8>),
+            ("local-1-sorted", sorted_keys),
+        ] {
+            let p = tmp.path(name);
+            rewrite(&text, &p, f);
+            let copy = std::fs::read(&p).unwrap();
+            assert!(copy.starts_with(br#"{"Event": "SparkListenerLogStart""#));
+            let (got, summary) = records_of(&one_input(&p));
+            assert_eq!(got, want, "{name}");
+            assert_eq!(summary.lines, want_summary.lines, "{name}");
+            assert_eq!(summary.event_counts, want_summary.event_counts, "{name}");
+            assert_eq!(summary.properties, want_summary.properties, "{name}");
+        }
+        // the sorted copy really moves "Event" away from the front somewhere
+        let sorted = std::fs::read(tmp.path("local-1-sorted")).unwrap();
+        assert!(sorted
+            .split(|b| *b == b'\n')
+            .any(|l| !l.is_empty() && !l.starts_with(br#"{"Event""#)));
+    }
+
+    /// A line that is JSON but not an event, or not JSON at all, is still
+    /// an error naming its line; the rest of the log is read.
+    #[test]
+    fn non_events_are_errors_in_any_layout() {
+        let tmp = TempDir::new("non-events");
+        let text = std::fs::read(plain_sample()).unwrap();
+        let mut lines: Vec<&[u8]> = text.split(|b| *b == b'\n').collect();
+        lines.insert(3, br#"{"event": "lowercase key"}"#);
+        lines.insert(5, br#"{"Event": "SparkListenerTaskEnd", "Stage ID": "#);
+        let p = tmp.path("local-1");
+        std::fs::write(&p, lines.join(&b'\n')).unwrap();
+        let app = read_records(&one_input(&p), &ReadOptions::default());
+        let errs: Vec<String> = app.errors.iter().map(|e| e.to_string()).collect();
+        assert_eq!(errs.len(), 2, "{errs:?}");
+        assert!(errs[0].ends_with(":4: not a Spark event (a JSON object without \"Event\")"));
+        assert!(errs[1].contains(":6: bad event JSON"), "{errs:?}");
+        assert_eq!(app.records.len(), 9);
+    }
+
+    /// Values from the log that would overflow a sum or a difference
+    /// saturate (sums) or give no value (durations) instead of panicking.
+    #[test]
+    fn overflowing_values_in_a_real_log_saturate() {
+        let tmp = TempDir::new("overflow");
+        let text = String::from_utf8(std::fs::read(plain_sample()).unwrap()).unwrap();
+        let max = i64::MAX.to_string();
+        let mut out = String::new();
+        for line in text.lines() {
+            let mut l = line.to_string();
+            for key in ["\"Executor Run Time\":", "\"Executor CPU Time\":"] {
+                if let Some(at) = l.find(key) {
+                    let from = at + key.len();
+                    let n = l[from..].bytes().take_while(u8::is_ascii_digit).count();
+                    l.replace_range(from..from + n, &max);
+                }
+            }
+            if l.starts_with(r#"{"Event":"org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionEnd","executionId":8,"#) {
+                let at = l.find("\"time\":").unwrap() + 7;
+                let n = l[at..].bytes().take_while(u8::is_ascii_digit).count();
+                l.replace_range(at..at + n, &i64::MIN.to_string());
+            }
+            out.push_str(&l);
+            out.push('\n');
+        }
+        let p = tmp.path("local-1");
+        std::fs::write(&p, out).unwrap();
+        let app = read_records(&one_input(&p), &ReadOptions::default());
+        assert!(app.errors.is_empty(), "{:?}", app.errors);
+        let many_tasks = app.records.iter().find(|r| r.execution_id == 8).unwrap();
+        assert_eq!(many_tasks.executor_run_ms, i64::MAX);
+        assert_eq!(many_tasks.executor_cpu_ms, i64::MAX / 1_000_000);
+        assert_eq!(many_tasks.end_ms, Some(i64::MIN));
+        assert_eq!(many_tasks.duration_ms, None);
+    }
+
+    /// The real rolling log with three parts (execution 9 runs from part 1
+    /// across all of part 2 into part 3).
+    fn rolling_multi() -> std::path::PathBuf {
+        samples().join("spark4-rolling-multi")
+    }
+
+    #[test]
+    fn a_complete_rolling_log_has_no_incomplete_records() {
+        let input = one_input(&rolling_multi());
+        assert_eq!(input.parts.len(), 3);
+        let app = read_records(&input, &ReadOptions::default());
+        assert!(
+            app.errors.is_empty() && app.warnings.is_empty(),
+            "{:?}",
+            app.errors
+        );
+        assert_eq!(app.records.len(), 15);
+        assert!(app.records.iter().all(|r| r.incomplete.is_none()));
+    }
+
+    /// A missing middle part: the other parts are read, the gap is an error
+    /// naming the missing index, and only the execution that ran across it
+    /// is marked incomplete; every other record is as in the whole log.
+    #[test]
+    fn a_missing_rolling_part_marks_the_executions_across_it() {
+        let whole = read_records(&one_input(&rolling_multi()), &ReadOptions::default());
+        let tmp = TempDir::new("gap");
+        let dir = tmp.path("eventlog_v2_copy");
+        copy_tree(
+            std::path::Path::new(&one_input(&rolling_multi()).display),
+            &dir,
+        );
+        let second = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.to_string_lossy().contains("events_2_"))
+            .unwrap();
+        std::fs::remove_file(second).unwrap();
+        let input = one_input(&dir);
+        assert_eq!(input.parts.len(), 2);
+        assert_eq!(input.parts[1].missing_before, Some((2, 2)));
+        let app = read_records(&input, &ReadOptions::default());
+        let errs: Vec<String> = app.errors.iter().map(|e| e.to_string()).collect();
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert!(
+            errs[0].starts_with(&format!(
+                "{}: rolling event-log part 2 is missing",
+                dir.display()
+            )) && errs[0].contains("(1 when it starts)"),
+            "{errs:?}"
+        );
+        assert_eq!(app.records.len(), 15);
+        for (got, want) in app.records.iter().zip(&whole.records) {
+            assert_eq!(got.execution_id, want.execution_id);
+            if got.execution_id == 9 {
+                assert_eq!(
+                    got.incomplete.as_deref(),
+                    Some("ran across missing rolling part 2")
+                );
+                // its start and end were read; the tasks in part 2 were not
+                assert_eq!((got.start_ms, got.end_ms), (want.start_ms, want.end_ms));
+                assert!(got.executor_run_ms < want.executor_run_ms);
+            } else {
+                let mut got = got.clone();
+                got.log = want.log.clone();
+                assert_eq!(&got, want);
+            }
+        }
+    }
+
+    /// An in-progress log: the execution still running when the log stops
+    /// is marked incomplete, the finished ones are not.
+    #[test]
+    fn unfinished_executions_are_incomplete() {
+        let input = one_input(&crate::io::testutil::find_file(
+            &samples().join("spark4-inprogress"),
+            "5.inprogress",
+        ));
+        let app = read_records(&input, &ReadOptions::default());
+        let open: Vec<_> = app.records.iter().filter(|r| r.end_ms.is_none()).collect();
+        assert_eq!(open.len() as u64, app.summary.unfinished_executions);
+        assert!(!open.is_empty());
+        for r in &app.records {
+            assert_eq!(
+                r.incomplete.as_deref(),
+                r.end_ms
+                    .is_none()
+                    .then_some("end not read (the log stops first)"),
+                "execution {}",
+                r.execution_id
+            );
+        }
+    }
 
     fn shared(rel: &str) -> String {
         testdata::spark_logs(rel).display().to_string()

@@ -71,14 +71,79 @@ impl EventKind {
 const PREFIX: &[u8] = b"{\"Event\":\"";
 const SQL_UI: &[u8] = b"org.apache.spark.sql.execution.ui.";
 
-/// Classify a line by its event name. `None` means the line does not start
-/// like a Spark event (`{"Event":"...`): not an event log line.
+/// Classify a line in Spark's own compact form by its event name (the fast
+/// path). `None` means the line does not start like Spark writes an event
+/// (`{"Event":"...`); [`classify_any`] then says whether it is an event in
+/// another JSON layout.
+#[inline]
 pub fn classify(line: &[u8]) -> Option<EventKind> {
     let rest = line.strip_prefix(PREFIX)?;
     let end = memchr::memchr(b'"', rest)?;
-    let name = &rest[..end];
+    Some(kind_of(&rest[..end]))
+}
+
+/// How a line was recognised by [`classify_any`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// Spark's compact form, `{"Event":"...` with no white space: fields can
+    /// be read by key (see `types::skim`).
+    Compact,
+    /// Any other JSON object with an `"Event"` member (white space after the
+    /// colons, members reordered: a log re-serialised by jq or Python):
+    /// events are read with a full JSON parse.
+    Json,
+}
+
+/// The `"Event"` member of a JSON object, found by a full parse.
+#[derive(serde::Deserialize)]
+struct EventName<'a> {
+    #[serde(rename = "Event", borrow)]
+    event: std::borrow::Cow<'a, str>,
+}
+
+/// Classify any JSON object line: Spark's compact form by its prefix
+/// ([`classify`], no parsing), else by the object's `"Event"` member
+/// wherever it is. `Err` says why the line is not a JSON event.
+#[inline]
+pub fn classify_any(line: &[u8]) -> Result<(EventKind, Form), String> {
+    match classify(line) {
+        Some(k) => Ok((k, Form::Compact)),
+        None => classify_json(line),
+    }
+}
+
+/// [`classify_any`] for lines not in Spark's compact form (kept out of line:
+/// Spark's own logs never get here).
+#[cold]
+#[inline(never)]
+fn classify_json(line: &[u8]) -> Result<(EventKind, Form), String> {
+    if let Some(name) = leading_event_name(line) {
+        return Ok((kind_of(name), Form::Json));
+    }
+    match serde_json::from_slice::<EventName>(line) {
+        Ok(e) => Ok((kind_of(e.event.as_bytes()), Form::Json)),
+        Err(e) if e.is_data() => Err("not a Spark event (a JSON object without \"Event\")".into()),
+        Err(e) => Err(format!("not a JSON event: {e}")),
+    }
+}
+
+/// The event name of a line starting `{ "Event" : "<name>"` with any white
+/// space between the tokens, if the name has no escapes.
+fn leading_event_name(line: &[u8]) -> Option<&[u8]> {
+    let mut rest = line;
+    for token in [&b"{"[..], b"\"Event\"", b":", b"\""] {
+        let skip = rest.iter().take_while(|b| b.is_ascii_whitespace()).count();
+        rest = rest.get(skip..)?.strip_prefix(token)?;
+    }
+    let end = memchr::memchr2(b'"', b'\\', rest)?;
+    (rest.get(end) == Some(&b'"')).then(|| &rest[..end])
+}
+
+/// The kind of an event name (with or without the SQL UI package).
+#[inline]
+fn kind_of(name: &[u8]) -> EventKind {
     let name = name.strip_prefix(SQL_UI).unwrap_or(name);
-    Some(match name {
+    match name {
         b"SparkListenerTaskEnd" => EventKind::TaskEnd,
         b"SparkListenerJobStart" => EventKind::JobStart,
         b"SparkListenerSQLAdaptiveExecutionUpdate" => EventKind::SqlAdaptiveExecutionUpdate,
@@ -90,7 +155,7 @@ pub fn classify(line: &[u8]) -> Option<EventKind> {
         b"SparkListenerApplicationEnd" => EventKind::ApplicationEnd,
         b"SparkListenerEnvironmentUpdate" => EventKind::EnvironmentUpdate,
         _ => EventKind::Other,
-    })
+    }
 }
 
 #[cfg(test)]

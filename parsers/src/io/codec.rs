@@ -177,6 +177,31 @@ pub(crate) fn sniff(head: &[u8]) -> Option<Codec> {
     }
 }
 
+/// How many first bytes [`sniff`] needs to recognise every codec.
+pub(crate) const SNIFF_LEN: usize = 8;
+
+/// Reads the first bytes of a stream into `head` (fewer at its end);
+/// returns how many were read.
+pub(crate) fn read_head<R: Read + ?Sized>(r: &mut R, head: &mut [u8]) -> io::Result<usize> {
+    read_full(r, head)
+}
+
+/// The codec to read a stream with: the one its magic bytes name, plain
+/// text when it starts like JSON, else the one its file name says (so that
+/// a damaged header is reported as a corrupt stream of that codec).
+pub(crate) fn choose(head: &[u8], named: Codec) -> Codec {
+    match sniff(head) {
+        Some(c) => c,
+        None if starts_like_json(head) => Codec::None,
+        None => named,
+    }
+}
+
+/// Whether `head` starts (after white space) with `{`, as every event line does.
+pub(crate) fn starts_like_json(head: &[u8]) -> bool {
+    head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
+}
+
 /// A decoder of `codec` over `raw`.
 pub(crate) fn decoder(codec: Codec, raw: Box<dyn Read + Send>) -> io::Result<Box<dyn Read + Send>> {
     Ok(match codec {

@@ -1,29 +1,36 @@
 //! Finding the event logs behind the paths a user gives.
 //!
 //! Rules (after Spark's `EventLogFileWriters` / `EventLogFileReaders`):
-//! - `-` is standard input (its codec is sniffed when it is opened).
+//! - `-` is standard input (its codec is sniffed when it is opened; the
+//!   binary's `--name` renames it, see [`Discovery::name_stdin`]).
 //! - A directory named `eventlog_v2_<appId>[_<attempt>]` is one rolling log:
 //!   its `events_<N>_<appId>[_<attempt>][.<codec>][.compact]` parts are read
 //!   in numeric order of N, starting at the last `.compact` part (Spark
-//!   drops the parts a compaction replaced); the indices must be contiguous;
+//!   drops the parts a compaction replaced); indices missing in between (or
+//!   before the first part, without a compaction) are recorded on the part
+//!   after them ([`Part::missing_before`]) and every part there is read;
 //!   `appstatus_*` markers say whether the application finished, and hidden
 //!   files (the `.crc` side files) are ignored.
-//! - A file named by the user is one log, whatever its name; its codec comes
-//!   from the extension as Spark names them (`<appId>[.<codec>][.inprogress]`).
-//!   An unknown extension is an error unless the file plainly starts with
-//!   `{"Event":` (an uncompressed log under another name).
+//! - A file named by the user is one log, whatever its name; its codec is
+//!   the one its extension names as Spark names them
+//!   (`<appId>[.<codec>][.inprogress]`). The reader then goes by the magic
+//!   bytes (and warns when they disagree with the name). An unknown
+//!   extension is an error unless the file's bytes show a known codec or
+//!   plain JSON text.
 //!   A directory under another name that holds both `appstatus_` and
 //!   `events_` files is taken as a rolling log too (a renamed copy).
 //! - Any other directory is searched recursively. Inside it, hidden files,
 //!   `.crc` files and `appstatus_*` markers are skipped; a file named like a
 //!   Spark application id (`app-`, `local-`, `application_`, `spark-`) is a
-//!   log (an unknown codec extension on it is an error); any other file is a
-//!   log only if its first decompressed bytes are `{"Event":` (so READMEs,
-//!   `.json`, `.sql` and JSON-lines files that are not event logs are
-//!   skipped). A directory in which nothing is found is an error.
+//!   log (an unknown codec extension on it is an error unless its bytes show
+//!   a codec or JSON text); any other file is a log only if its first
+//!   decompressed bytes (codec by magic bytes, else by extension) are
+//!   `{"Event":` (so READMEs, `.json`, `.sql` and JSON-lines files that are
+//!   not event logs are skipped). A directory in which nothing is found is an error. Each
+//!   directory is read once, whatever path leads to it (symlink loops).
 
+use std::collections::HashSet;
 use std::fs;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::codec::{self, Source};
@@ -39,7 +46,8 @@ const COMPACT: &str = ".compact";
 /// Kubernetes); Spark names a single-file log after the application id.
 const APP_ID_PREFIXES: [&str; 4] = ["app-", "local-", "application_", "spark-"];
 const EVENT_PREFIX: &[u8] = br#"{"Event":"#;
-/// How deep a directory search goes (guards against symlink loops).
+/// How deep a directory search goes (symlink loops are caught earlier, by
+/// remembering the directories visited; this bounds a genuinely deep tree).
 const MAX_DEPTH: usize = 32;
 
 /// Finds the event logs behind `paths` (files, rolling directories,
@@ -50,14 +58,12 @@ const MAX_DEPTH: usize = 32;
 /// are visited in name order), so the result is deterministic.
 pub fn discover(paths: &[String]) -> Discovery {
     let mut d = Discovery::default();
+    let mut seen = Visited::default();
     for p in paths {
         if p == "-" {
             d.inputs.push(LogInput {
                 display: "-".into(),
-                parts: vec![Part {
-                    path: None,
-                    codec: Codec::None,
-                }],
+                parts: vec![Part::stdin()],
                 in_progress: false,
             });
             continue;
@@ -66,6 +72,11 @@ pub fn discover(paths: &[String]) -> Discovery {
         match fs::metadata(path) {
             Err(source) => d.errors.push(Error::Io { at: loc(p), source }),
             Ok(m) if m.is_dir() => {
+                if !seen.first_visit(path, &m) {
+                    // The same directory again (given twice, or also
+                    // reached through a link from an earlier path).
+                    continue;
+                }
                 if is_rolling_dir(path) || holds_rolling_parts(path) {
                     match rolling(path, p) {
                         Ok(input) => d.inputs.push(input),
@@ -73,7 +84,7 @@ pub fn discover(paths: &[String]) -> Discovery {
                     }
                 } else {
                     let before = d.inputs.len();
-                    walk(path, 0, &mut d);
+                    walk(path, 0, &mut d, &mut seen);
                     if d.inputs.len() == before {
                         d.errors.push(Error::Input {
                             at: loc(p),
@@ -167,7 +178,18 @@ fn unknown_ext(display: &str, ext: &str) -> Error {
     }
 }
 
-/// Whether the file's first decompressed bytes are `{"Event":`. Any failure
+/// The codec the file's first bytes show (magic number, or `{` for plain
+/// JSON text), if they show one.
+fn content_codec(path: &Path) -> std::io::Result<Option<Codec>> {
+    let mut file = fs::File::open(path)?;
+    let mut head = [0u8; codec::SNIFF_LEN];
+    let n = codec::read_head(&mut file, &mut head)?;
+    let head = head.get(..n).unwrap_or(&[]);
+    Ok(codec::sniff(head).or(codec::starts_like_json(head).then_some(Codec::None)))
+}
+
+/// Whether the file's first decompressed bytes are `{"Event":` (white space
+/// allowed, as in a log re-serialised by another JSON writer). Any failure
 /// to decode counts as "no": this only decides whether a file found in a
 /// directory is taken as a log.
 fn looks_like_log(path: &Path, codec: Codec) -> std::io::Result<bool> {
@@ -176,22 +198,46 @@ fn looks_like_log(path: &Path, codec: Codec) -> std::io::Result<bool> {
     let Ok(mut dec) = codec::decoder(codec, Box::new(src)) else {
         return Ok(false);
     };
-    let mut head = [0u8; 9];
-    let mut n = 0;
-    while n < head.len() {
-        let Some(rest) = head.get_mut(n..) else { break };
-        match dec.read(rest) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) => {
-                return match codec::into_source_error(e) {
-                    Ok(source) => Err(source),
-                    Err(_) => Ok(false),
-                }
+    let mut head = [0u8; 64];
+    let n = match codec::read_head(&mut dec, &mut head) {
+        Ok(n) => n,
+        Err(e) => {
+            return match codec::into_source_error(e) {
+                Ok(source) => Err(source),
+                Err(_) => Ok(false),
             }
         }
+    };
+    Ok(starts_like_event(head.get(..n).unwrap_or(&[])))
+}
+
+/// `{`, `"Event"`, `:` with optional white space around each.
+fn starts_like_event(head: &[u8]) -> bool {
+    if head.starts_with(EVENT_PREFIX) {
+        return true;
     }
-    Ok(head.get(..n) == Some(EVENT_PREFIX))
+    let mut rest = head;
+    for token in [&b"{"[..], b"\"Event\"", b":"] {
+        let skip = rest.iter().take_while(|b| b.is_ascii_whitespace()).count();
+        match rest.get(skip..).and_then(|r| r.strip_prefix(token)) {
+            Some(r) => rest = r,
+            None => return false,
+        }
+    }
+    true
+}
+
+/// The codec of a file whose extension is not a codec's: the one its bytes
+/// show, or the unknown-extension error.
+fn by_content(path: &Path, display: &str, ext: &str) -> Result<Codec, Error> {
+    match content_codec(path) {
+        Ok(Some(c)) => Ok(c),
+        Ok(None) => Err(unknown_ext(display, ext)),
+        Err(source) => Err(Error::Io {
+            at: loc(display),
+            source,
+        }),
+    }
 }
 
 /// A file the user named: a log whatever its name.
@@ -202,24 +248,12 @@ fn named_file(path: &Path, display: &str) -> Result<LogInput, Error> {
         None => Codec::None,
         Some(ext) => match Codec::from_extension(ext) {
             Some(c) => c,
-            None => match looks_like_log(path, Codec::None) {
-                Ok(true) => Codec::None,
-                Ok(false) => return Err(unknown_ext(display, ext)),
-                Err(source) => {
-                    return Err(Error::Io {
-                        at: loc(display),
-                        source,
-                    })
-                }
-            },
+            None => by_content(path, display, ext)?,
         },
     };
     Ok(LogInput {
         display: display.to_string(),
-        parts: vec![Part {
-            path: Some(PathBuf::from(display)),
-            codec,
-        }],
+        parts: vec![Part::file(display, codec)],
         in_progress: n.in_progress,
     })
 }
@@ -234,27 +268,26 @@ fn found_file(path: &Path, name: &str, display: &str) -> Result<Option<LogInput>
     let spark_named = APP_ID_PREFIXES.iter().any(|p| n.stem.starts_with(p));
     let codec = match (spark_named, codec) {
         (true, Some(c)) => c,
-        (true, None) => return Err(unknown_ext(display, n.ext.unwrap_or(""))),
-        (false, c) => {
-            let c = c.unwrap_or(Codec::None);
-            match looks_like_log(path, c) {
-                Ok(true) => c,
-                Ok(false) => return Ok(None),
-                Err(source) => {
-                    return Err(Error::Io {
-                        at: loc(display),
-                        source,
-                    })
-                }
+        (true, None) => by_content(path, display, n.ext.unwrap_or(""))?,
+        (false, named) => {
+            let io_err = |source| Error::Io {
+                at: loc(display),
+                source,
+            };
+            // The bytes decide how to look inside; the name only when they
+            // show nothing. The part keeps what the name says (the reader
+            // warns when the two disagree).
+            let content = content_codec(path).map_err(io_err)?;
+            let look = content.or(named).unwrap_or(Codec::None);
+            if !looks_like_log(path, look).map_err(io_err)? {
+                return Ok(None);
             }
+            named.unwrap_or(look)
         }
     };
     Ok(Some(LogInput {
         display: display.to_string(),
-        parts: vec![Part {
-            path: Some(path.to_path_buf()),
-            codec,
-        }],
+        parts: vec![Part::file(path, codec)],
         in_progress: n.in_progress,
     }))
 }
@@ -274,12 +307,45 @@ fn entries(dir: &Path) -> std::io::Result<Vec<(String, PathBuf)>> {
     Ok(out)
 }
 
-fn walk(dir: &Path, depth: usize, d: &mut Discovery) {
+/// What identifies a directory whatever path leads to it: (device, inode).
+#[cfg(unix)]
+type DirKey = (u64, u64);
+#[cfg(not(unix))]
+type DirKey = PathBuf;
+
+#[cfg(unix)]
+fn dir_key(_path: &Path, meta: &fs::Metadata) -> Option<DirKey> {
+    use std::os::unix::fs::MetadataExt;
+    Some((meta.dev(), meta.ino()))
+}
+
+#[cfg(not(unix))]
+fn dir_key(path: &Path, _meta: &fs::Metadata) -> Option<DirKey> {
+    fs::canonicalize(path).ok()
+}
+
+/// Directories already read in this discovery. A symlink back up the tree
+/// (or a second link to a directory already read) leads to a directory seen
+/// before, which is then skipped: each log is found once.
+#[derive(Default)]
+struct Visited(HashSet<DirKey>);
+
+impl Visited {
+    /// Whether `dir` is new (and remembers it).
+    fn first_visit(&mut self, dir: &Path, meta: &fs::Metadata) -> bool {
+        match dir_key(dir, meta) {
+            Some(k) => self.0.insert(k),
+            None => true,
+        }
+    }
+}
+
+fn walk(dir: &Path, depth: usize, d: &mut Discovery, seen: &mut Visited) {
     let display = dir.display().to_string();
     if depth > MAX_DEPTH {
         d.errors.push(Error::Input {
             at: loc(&display),
-            reason: format!("directories nested deeper than {MAX_DEPTH} levels (symlink loop?)"),
+            reason: format!("directories nested deeper than {MAX_DEPTH} levels"),
         });
         return;
     }
@@ -309,13 +375,16 @@ fn walk(dir: &Path, depth: usize, d: &mut Discovery) {
             }
         };
         if meta.is_dir() {
+            if !seen.first_visit(&path, &meta) {
+                continue;
+            }
             if name.starts_with(ROLLING_DIR_PREFIX) || holds_rolling_parts(&path) {
                 match rolling(&path, &shown) {
                     Ok(input) => d.inputs.push(input),
                     Err(e) => d.errors.push(e),
                 }
             } else {
-                walk(&path, depth + 1, d);
+                walk(&path, depth + 1, d, seen);
             }
         } else if meta.is_file() {
             match found_file(&path, &name, &shown) {
@@ -374,10 +443,7 @@ fn rolling(dir: &Path, display: &str) -> Result<LogInput, Error> {
             index,
             compact: n.compact,
             in_progress: n.in_progress,
-            part: Part {
-                path: Some(path),
-                codec,
-            },
+            part: Part::file(path, codec),
         });
     }
     // Numeric order; a compacted part sorts after the plain part of its index.
@@ -392,18 +458,26 @@ fn rolling(dir: &Path, display: &str) -> Result<LogInput, Error> {
         });
     };
     let last_in_progress = last.in_progress;
-    for w in parts.windows(2) {
-        if let [a, b] = w {
-            if b.index != a.index + 1 {
+    // Missing parts (deleted, or lost in a copy) do not stop the others from
+    // being read: the part after a gap says which indices are missing.
+    // Spark numbers parts from 1, and only a compaction removes earlier ones.
+    let mut prev = match parts.first() {
+        Some(p) if p.compact => None,
+        _ => Some(0),
+    };
+    for p in &mut parts {
+        if let Some(prev) = prev {
+            if p.index == prev {
                 return Err(Error::Input {
                     at: loc(display),
-                    reason: format!(
-                        "rolling event-log parts are not contiguous: part {} follows part {}",
-                        b.index, a.index
-                    ),
+                    reason: format!("rolling event-log part {} appears twice", p.index),
                 });
             }
+            if p.index > prev + 1 {
+                p.part.missing_before = Some((prev + 1, p.index - 1));
+            }
         }
+        prev = Some(p.index);
     }
     Ok(LogInput {
         display: display.to_string(),
@@ -494,6 +568,8 @@ mod tests {
                 ("spark4-lzf".into(), Codec::Lzf, 1, false),
                 ("spark4-plain".into(), Codec::None, 1, false),
                 ("spark4-plain".into(), Codec::Gzip, 1, false),
+                // "spark4-rolling-multi/" < "spark4-rolling/"
+                ("spark4-rolling-multi".into(), Codec::Zstd, 3, false),
                 ("spark4-rolling".into(), Codec::Zstd, 2, false),
                 ("spark4-snappy".into(), Codec::Snappy, 1, false),
                 ("spark4-zstd".into(), Codec::Zstd, 1, false),
@@ -545,7 +621,18 @@ mod tests {
             "sub/app-20260101000000-0001.zstd",
             &zstd::encode_all(&log[..], 1).unwrap(),
         );
-        w("sub/app-20260101000000-0002.bz2", log); // Spark-named, unknown codec
+        // Spark-named, unknown codec: bzip2 bytes are no codec Spark writes
+        w("sub/app-20260101000000-0002.bz2", b"BZh91AY&SY\x00\x01");
+        // Spark-named, unknown extension, but zstd bytes: read as zstd
+        w(
+            "sub/app-20260101000000-0003.old",
+            &zstd::encode_all(&log[..], 1).unwrap(),
+        );
+        // not Spark-named, zstd bytes under a .txt name: looked into as zstd
+        w(
+            "sub/events-copy.txt",
+            &zstd::encode_all(&log[..], 1).unwrap(),
+        );
         w(
             "sub/driver.log",
             b"26/11/30 INFO SparkContext: Running Spark\n",
@@ -557,10 +644,13 @@ mod tests {
             [
                 "conf.json",
                 "sub/app-20260101000000-0001.zstd",
-                "sub/deeper/renamed-log.txt"
+                "sub/app-20260101000000-0003.old",
+                "sub/deeper/renamed-log.txt",
+                "sub/events-copy.txt",
             ]
         );
         assert_eq!(d.inputs[1].parts[0].codec, Codec::Zstd);
+        assert_eq!(d.inputs[2].parts[0].codec, Codec::Zstd);
         assert_eq!(d.errors.len(), 1, "{:?}", d.errors);
         let e = d.errors[0].to_string();
         assert!(
@@ -596,12 +686,50 @@ mod tests {
         }
     }
 
+    /// A symlink loop (and a second link to a directory already read) finds
+    /// each real log once, with no error.
+    #[cfg(unix)]
+    #[test]
+    fn symlink_loops_read_each_log_once() {
+        use std::os::unix::fs::symlink;
+        let tmp = TempDir::new("symlinks");
+        let logs = tmp.path("logs");
+        let app = logs.join("team-a");
+        copy_tree(&samples().join("spark4-zstd"), &app);
+        copy_tree(&samples().join("spark35-lz4"), &logs.join("team-b"));
+        symlink("..", app.join("up")).unwrap(); // team-a/up -> logs
+        symlink(".", logs.join("self")).unwrap(); // logs/self -> logs
+        symlink("team-b", logs.join("latest")).unwrap(); // a second name
+        let d = discover(&[logs.display().to_string()]);
+        assert!(d.errors.is_empty(), "{:?}", d.errors);
+        let names: Vec<String> = d.inputs.iter().map(|i| rel(&i.display, &logs)).collect();
+        assert_eq!(names.len(), 2, "{names:?}");
+        // `latest` sorts before `team-b`: the log is found once, under either name
+        assert!(names[0].starts_with("latest/local-"), "{names:?}");
+        assert!(names[1].starts_with("team-a/eventlog_v2_"), "{names:?}");
+        // the same directory given twice (once through a link) is read once
+        let d = discover(&[
+            logs.display().to_string(),
+            logs.join("self").display().to_string(),
+        ]);
+        assert_eq!(d.inputs.len(), 2);
+        assert!(d.errors.is_empty(), "{:?}", d.errors);
+    }
+
     #[test]
     fn stdin_and_rolling_dir_errors() {
         let d = discover(&["-".to_string()]);
         assert_eq!(d.inputs.len(), 1);
         assert_eq!(d.inputs[0].display, "-");
         assert_eq!(d.inputs[0].parts[0].path, None);
+        // --name: standard input is named in errors and records
+        let mut d = discover(&["-".to_string()]);
+        assert!(d.name_stdin("app-20261201-0001"));
+        assert_eq!(d.inputs[0].display, "app-20261201-0001");
+        assert!(d.inputs[0].is_stdin());
+        let mut d = discover(&[samples().join("spark4-zstd").display().to_string()]);
+        assert!(!d.name_stdin("x"));
+        assert_ne!(d.inputs[0].display, "x");
 
         let tmp = TempDir::new("rolling-errors");
         let dir = tmp.path("eventlog_v2_local-1");
@@ -611,14 +739,32 @@ mod tests {
         assert!(
             matches!(&d.errors[..], [Error::Input { reason, .. }] if reason.contains("no events_"))
         );
+        // a missing middle part: both others are read, the gap is recorded
         std::fs::write(dir.join("events_1_local-1"), b"{}\n").unwrap();
-        std::fs::write(dir.join("events_3_local-1"), b"{}\n").unwrap();
+        std::fs::write(dir.join("events_4_local-1"), b"{}\n").unwrap();
+        let d = discover(&[dir.display().to_string()]);
+        assert!(d.errors.is_empty(), "{:?}", d.errors);
+        let gaps: Vec<_> = d.inputs[0].parts.iter().map(|p| p.missing_before).collect();
+        assert_eq!(gaps, [None, Some((2, 3))]);
+        // missing first parts (no compaction replaced them)
+        std::fs::remove_file(dir.join("events_1_local-1")).unwrap();
+        let d = discover(&[dir.display().to_string()]);
+        assert_eq!(d.inputs[0].parts[0].missing_before, Some((1, 3)));
+        // ... but after a compaction, parts before it are gone on purpose
+        std::fs::write(dir.join("events_2_local-1.compact"), b"{}\n").unwrap();
+        let d = discover(&[dir.display().to_string()]);
+        let gaps: Vec<_> = d.inputs[0].parts.iter().map(|p| p.missing_before).collect();
+        assert_eq!(gaps, [None, Some((3, 3))]);
+        std::fs::remove_file(dir.join("events_2_local-1.compact")).unwrap();
+        // the same index twice is ambiguous
+        std::fs::write(dir.join("events_4_local-1.zstd"), b"{}\n").unwrap();
         let d = discover(&[dir.display().to_string()]);
         assert!(
-            matches!(&d.errors[..], [Error::Input { reason, .. }] if reason.contains("not contiguous")),
+            matches!(&d.errors[..], [Error::Input { reason, .. }] if reason.contains("part 4 appears twice")),
             "{:?}",
             d.errors
         );
+        std::fs::remove_file(dir.join("events_4_local-1.zstd")).unwrap();
         std::fs::write(dir.join("events_2_local-1.xz"), b"{}\n").unwrap();
         let d = discover(&[dir.display().to_string()]);
         assert!(matches!(&d.errors[..], [Error::Input { reason, .. }] if reason.contains("`.xz`")));

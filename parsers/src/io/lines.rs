@@ -49,6 +49,8 @@ pub struct LineReader {
     consumed: u64,
     last_truncated: bool,
     truncated_tail: bool,
+    /// Non-fatal notes (a file whose name and contents disagree on the codec).
+    warnings: Vec<String>,
 }
 
 impl std::fmt::Debug for LineReader {
@@ -69,6 +71,8 @@ pub struct LineInfo {
     pub line_no: u64,
     /// [`LineReader::last_line_truncated`] for this line.
     pub truncated: bool,
+    /// Index in [`LogInput::parts`] of the part the line comes from.
+    pub part: usize,
 }
 
 enum Step {
@@ -101,6 +105,7 @@ impl LineReader {
             consumed: 0,
             last_truncated: false,
             truncated_tail: false,
+            warnings: Vec::new(),
         };
         if r.parts.is_empty() {
             return Err(Error::Input {
@@ -141,6 +146,7 @@ impl LineReader {
                 let info = LineInfo {
                     line_no: self.line_no,
                     truncated: self.last_truncated,
+                    part: self.part_idx,
                 };
                 Ok(self.buf.get(a..b).map(|l| (l, info)))
             }
@@ -175,6 +181,13 @@ impl LineReader {
     /// stream was ended there without an error. Report it as a warning.
     pub fn truncated_tail(&self) -> bool {
         self.truncated_tail
+    }
+
+    /// Non-fatal notes about the parts opened so far, `path: note` (a file
+    /// whose name says one codec while its magic bytes say another: it is
+    /// read as its bytes say). Report them as warnings.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     /// Bytes of decompressed text consumed so far (lines and their newlines).
@@ -213,50 +226,43 @@ impl LineReader {
         self.start = 0;
         self.scan = 0;
         self.end = 0;
-        let (raw, codec): (Box<dyn Read + Send>, Codec) = match &part.path {
+        let mut raw: Box<dyn Read + Send> = match &part.path {
             Some(path) => {
                 let file = File::open(path).map_err(|source| Error::Io {
                     at: self.at(None),
                     source,
                 })?;
-                let empty = file.metadata().map(|m| m.len() == 0).unwrap_or(false);
-                let src = Source::new(file);
-                if empty {
-                    // Some decoders reject zero bytes; an empty file is
-                    // reported as empty (finish_part), whatever its codec.
-                    (Box::new(io::empty()), Codec::None)
-                } else {
-                    (Box::new(src), part.codec)
-                }
+                Box::new(Source::new(file))
             }
-            None => {
-                // Standard input has no name to take a codec from: sniff it.
-                let mut src = Source::new(io::stdin());
-                let mut head = [0u8; 8];
-                let mut n = 0;
-                while n < head.len() {
-                    let Some(rest) = head.get_mut(n..) else { break };
-                    match src.read(rest) {
-                        Ok(0) => break,
-                        Ok(k) => n += k,
-                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                        Err(e) => {
-                            let source = codec::into_source_error(e).unwrap_or_else(|e| e);
-                            return Err(Error::Io {
-                                at: self.at(None),
-                                source,
-                            });
-                        }
-                    }
-                }
-                let head = head.get(..n).unwrap_or(&[]).to_vec();
-                let codec = match part.codec {
-                    Codec::None => Codec::sniff(&head).unwrap_or(Codec::None),
-                    c => c,
-                };
-                (Box::new(io::Cursor::new(head).chain(src)), codec)
-            }
+            None => Box::new(Source::new(io::stdin())),
         };
+        // The codec comes from the stream's magic bytes; the name (which
+        // `part.codec` reflects) only decides when the bytes say nothing.
+        let mut head = [0u8; codec::SNIFF_LEN];
+        let n = codec::read_head(&mut raw, &mut head).map_err(|e| Error::Io {
+            at: self.at(None),
+            source: codec::into_source_error(e).unwrap_or_else(|e| e),
+        })?;
+        let head = head.get(..n).unwrap_or(&[]);
+        let codec = if head.is_empty() {
+            // Some decoders reject zero bytes; an empty file is reported as
+            // empty (finish_part), whatever its codec.
+            Codec::None
+        } else {
+            codec::choose(head, part.codec)
+        };
+        if codec != part.codec && !head.is_empty() && part.path.is_some() {
+            let named = match part.codec {
+                Codec::None => "the file name has no codec extension".to_string(),
+                c => format!("the file name says {}", c.name()),
+            };
+            self.warnings.push(format!(
+                "{}: {named} but the data is {}; read as such",
+                self.part_path,
+                codec.describe(),
+            ));
+        }
+        let raw: Box<dyn Read + Send> = Box::new(io::Cursor::new(head.to_vec()).chain(raw));
         self.codec = codec;
         let dec = codec::decoder(codec, raw).map_err(|e| Error::Codec {
             at: self.at(None),
@@ -412,17 +418,10 @@ impl LineReader {
                 }
             })
             .collect();
-        let hint = match (self.codec, Codec::sniff(head)) {
-            (Codec::None, Some(c)) => format!(
-                " (looks like {} data: name the file with its codec extension)",
-                c.name()
-            ),
-            _ => String::new(),
-        };
         Err(Error::Input {
             at: self.at(None),
             reason: format!(
-                "not a Spark event log: {} data starts with \"{shown}\", not a JSON object{hint}",
+                "not a Spark event log: {} data starts with \"{shown}\", not a JSON object",
                 if self.codec == Codec::None {
                     "file"
                 } else {
@@ -506,10 +505,7 @@ mod tests {
     fn file(path: &Path, codec: Codec, in_progress: bool) -> LogInput {
         LogInput {
             display: path.display().to_string(),
-            parts: vec![Part {
-                path: Some(path.to_path_buf()),
-                codec,
-            }],
+            parts: vec![Part::file(path, codec)],
             in_progress,
         }
     }
@@ -784,7 +780,7 @@ mod tests {
     }
 
     #[test]
-    fn empty_binary_and_misnamed_files_are_input_errors() {
+    fn empty_and_binary_files_are_input_errors() {
         let tmp = TempDir::new("inputs");
         let empty = tmp.path("local-1");
         std::fs::write(&empty, b"").unwrap();
@@ -811,21 +807,70 @@ mod tests {
             "{err}"
         );
 
-        // a zstd log without its extension: not JSON, with a hint
-        let zsrc = find_file(&samples().join("spark4-zstd"), ".zstd");
-        let noext = tmp.path("local-4");
-        std::fs::copy(zsrc, &noext).unwrap();
-        let err = summarize(&one_input(&noext)).unwrap_err();
-        assert!(err.to_string().contains("looks like zstd"), "{err}");
-
-        // an uncompressed log named as if compressed
-        let plain = plain_sample();
-        let fake = tmp.path("local-5.lz4");
-        std::fs::copy(plain, &fake).unwrap();
+        // bytes of no known codec under a codec's name: a corrupt stream
+        // of that codec, as the name says
+        let junk = tmp.path("local-4.zstd");
+        std::fs::write(&junk, b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR").unwrap();
         assert!(matches!(
-            summarize(&one_input(&fake)),
-            Err(Error::Codec { .. })
+            summarize(&one_input(&junk)),
+            Err(Error::Codec { codec: "zstd", .. })
         ));
+    }
+
+    /// Reads the whole input; returns its warnings.
+    fn warnings_of(input: &LogInput) -> Vec<String> {
+        let mut r = LineReader::open(input, DEFAULT_MAX_LINE).unwrap();
+        while r.next_line().unwrap().is_some() {}
+        r.warnings().to_vec()
+    }
+
+    /// A log whose name lies about its codec is read by its magic bytes,
+    /// with a warning naming the file; the lines are those of the log.
+    #[test]
+    fn misnamed_logs_are_read_by_their_magic_bytes() {
+        let tmp = TempDir::new("misnamed");
+        let plain = plain_sample();
+        let want = summarize(&file(&plain, Codec::None, false)).unwrap();
+        for (dir, ext, fake) in [
+            // a plain log named as zstd, a zstd log named as lz4, ...
+            ("spark4-plain", "", "local-1.zstd"),
+            ("spark4-zstd", ".zstd", "local-2.lz4"),
+            ("spark4-lz4", ".lz4", "local-3.snappy"),
+            ("spark4-snappy", ".snappy", "local-4.lzf"),
+            ("spark4-lzf", ".lzf", "local-5.gz"),
+            ("spark4-plain", ".gz", "local-6.zst"),
+            // ... and compressed logs without a codec extension
+            ("spark4-zstd", ".zstd", "local-7"),
+            ("spark4-lz4", ".lz4", "local-8.inprogress"),
+        ] {
+            let src = if ext.is_empty() {
+                plain.clone()
+            } else {
+                find_file(&samples().join(dir), ext)
+            };
+            let right = if ext.is_empty() {
+                file(&src, Codec::None, false)
+            } else {
+                one_input(&src)
+            };
+            let p = tmp.path(fake);
+            std::fs::copy(&src, &p).unwrap();
+            let input = one_input(&p);
+            let got = summarize(&input).unwrap_or_else(|e| panic!("{fake}: {e}"));
+            assert_eq!(got, summarize(&right).unwrap(), "{fake}");
+            if dir == "spark4-plain" {
+                assert_eq!(got, want, "{fake}");
+            }
+            let w = warnings_of(&input);
+            assert_eq!(w.len(), 1, "{fake}: {w:?}");
+            let data = right.parts[0].codec.describe();
+            assert!(
+                w[0].starts_with(&p.display().to_string()) && w[0].contains(&data),
+                "{fake}: {w:?}"
+            );
+        }
+        // a rightly named log gives no warning
+        assert!(warnings_of(&one_input(&samples().join("spark4-zstd"))).is_empty());
     }
 
     #[test]

@@ -8,9 +8,13 @@
 //! ([`discover`]), and streams each input's decompressed JSON lines through
 //! one reused buffer ([`LineReader`]).
 //!
-//! Codecs are chosen by file extension the way Spark names them
+//! Codecs are read from each file's magic bytes (zstd `28 B5 2F FD`,
+//! lz4-java `LZ4Block`, snappy-java `\x82SNAPPY\0`, gzip `1F 8B`, lzf `ZV`;
+//! `{` is plain JSON text), so a log whose extension lies, and standard
+//! input, are read in any codec; the extension as Spark names codecs
 //! (`.zstd`/`.zst`, `.lz4`, `.snappy`, `.lzf`, plus `.gz` for logs gzipped
-//! by hand); see [`Codec`]. Spark's lz4, snappy and lzf streams use the Java
+//! by hand) decides only when the bytes show none, and a disagreement is a
+//! warning ([`LineReader::warnings`]); see [`Codec`]. Spark's lz4, snappy and lzf streams use the Java
 //! libraries' own framings (lz4-java `LZ4BlockOutputStream`, snappy-java
 //! `SnappyOutputStream`, ning `LZFOutputStream`), not the lz4/snappy frame
 //! formats, so this module decodes those framings itself over the raw block
@@ -51,7 +55,7 @@ mod discover;
 mod lines;
 mod lzf;
 #[cfg(test)]
-mod testutil;
+pub(crate) mod testutil;
 
 pub use discover::discover;
 pub use lines::{LineInfo, LineReader};
@@ -105,6 +109,15 @@ impl Codec {
         }
     }
 
+    /// What the data is, for messages: `uncompressed JSON text` or
+    /// `<name> data`.
+    pub fn describe(self) -> String {
+        match self {
+            Codec::None => "uncompressed JSON text".to_string(),
+            c => format!("{} data", c.name()),
+        }
+    }
+
     /// The codec whose stream starts with `head` (magic-number sniffing), or
     /// `None` if `head` starts no known compressed stream.
     pub fn sniff(head: &[u8]) -> Option<Codec> {
@@ -118,8 +131,33 @@ impl Codec {
 pub struct Part {
     /// The file; `None` means standard input.
     pub path: Option<PathBuf>,
-    /// How the file is compressed (for standard input: sniffed when opened).
+    /// The codec the file's name says (`None` for standard input). The
+    /// reader goes by the magic bytes and warns when they disagree.
     pub codec: Codec,
+    /// For a rolling part: the indices `(first, last)` of the parts missing
+    /// right before it (deleted or lost), so that the reader can tell which
+    /// executions ran across the gap.
+    pub missing_before: Option<(u64, u64)>,
+}
+
+impl Part {
+    /// A whole file, its codec as its name says.
+    pub fn file(path: impl Into<PathBuf>, codec: Codec) -> Part {
+        Part {
+            path: Some(path.into()),
+            codec,
+            missing_before: None,
+        }
+    }
+
+    /// Standard input.
+    pub fn stdin() -> Part {
+        Part {
+            path: None,
+            codec: Codec::None,
+            missing_before: None,
+        }
+    }
 }
 
 /// One application's event log: a single file, a rolling directory's parts
@@ -148,4 +186,27 @@ pub struct Discovery {
     pub inputs: Vec<LogInput>,
     /// Paths that could not be read or are not logs.
     pub errors: Vec<crate::Error>,
+}
+
+impl Discovery {
+    /// Names the standard-input log `name` (in errors and in the records'
+    /// `log` field) instead of `-`. Returns whether standard input is among
+    /// the inputs.
+    pub fn name_stdin(&mut self, name: &str) -> bool {
+        let mut found = false;
+        for input in &mut self.inputs {
+            if input.is_stdin() {
+                input.display = name.to_string();
+                found = true;
+            }
+        }
+        found
+    }
+}
+
+impl LogInput {
+    /// Whether this is standard input.
+    pub fn is_stdin(&self) -> bool {
+        matches!(self.parts.as_slice(), [Part { path: None, .. }])
+    }
 }

@@ -60,7 +60,10 @@ use nom::bytes::complete::tag;
 use nom::character::complete::digit1;
 use nom::{IResult, Parser};
 
-use super::ir::{Attr, Expr, ExprId, SubqueryExpr, SubqueryKind};
+use ::plan::{
+    Attr, BinaryOp, Expr, ExprId, NullOrdering, SortDirection, SubqueryExpr, SubqueryKind,
+    TreeNode, UnaryOp,
+};
 
 /// Nesting budget: a parenthesised group costs 1, a construct parsed by
 /// recursion (function call, `CASE`, `IN` list, subquery references) costs
@@ -153,40 +156,11 @@ pub fn expr(input: &str) -> IResult<&str, Expr> {
 /// Brand#45)` contains a literal that reads like an attribute; a plan parser
 /// that collected every exprId the plan defines can undo that here.
 pub fn demote_unknown_attrs(e: &mut Expr, known: &HashSet<ExprId>) {
-    match e {
-        Expr::Attr(a) => {
-            if !known.contains(&a.id) {
-                *e = Expr::Literal(a.to_string());
-            }
-        }
-        Expr::Alias { child, .. } | Expr::Outer(child) | Expr::Unary { child, .. } => {
-            demote_unknown_attrs(child, known)
-        }
-        Expr::SortOrder { child, .. } => demote_unknown_attrs(child, known),
-        Expr::Call { args, .. } => args.iter_mut().for_each(|a| demote_unknown_attrs(a, known)),
-        Expr::Binary { left, right, .. } => {
-            demote_unknown_attrs(left, known);
-            demote_unknown_attrs(right, known);
-        }
-        Expr::In { value, list } => {
-            demote_unknown_attrs(value, known);
-            list.iter_mut().for_each(|a| demote_unknown_attrs(a, known));
-        }
-        Expr::InSubquery { values, subquery } => {
-            values
-                .iter_mut()
-                .for_each(|a| demote_unknown_attrs(a, known));
-            subquery
-                .outer_refs
-                .iter_mut()
-                .for_each(|a| demote_unknown_attrs(a, known));
-        }
-        Expr::Subquery(s) => s
-            .outer_refs
-            .iter_mut()
-            .for_each(|a| demote_unknown_attrs(a, known)),
-        Expr::Unresolved(_) | Expr::Literal(_) | Expr::Star | Expr::Raw(_) => {}
-    }
+    let taken = std::mem::replace(e, Expr::Star);
+    *e = taken.transform_up(|x| match x {
+        Expr::Attr(a) if !known.contains(&a.id) => Expr::Literal(a.to_string()),
+        other => other,
+    });
 }
 
 // ---------------------------------------------------------------------------
@@ -292,34 +266,19 @@ fn split_top_level(s: &str) -> Vec<&str> {
     }
 }
 
-/// Binary operators as printed between spaces, longest first.
-const BINARY_OPS: &[&str] = &[
-    "<=>", "<=", ">=", "<>", "!=", "==", "=", "<", ">", "+", "-", "*", "/", "%", "&", "|", "^",
-    "AND", "OR", "div",
-];
-
-/// SQL precedence, for operators Spark printed without parentheses.
-fn precedence(op: &str) -> u8 {
-    match op {
-        "OR" => 1,
-        "AND" => 2,
-        "=" | "<=>" | "<" | "<=" | ">" | ">=" | "<>" | "!=" | "==" => 4,
-        "|" => 5,
-        "^" => 6,
-        "&" => 7,
-        "+" | "-" => 8,
-        _ => 9,
-    }
-}
-
-/// ` op ` at the start of `i`.
-fn binary_op(i: &str) -> Option<(&str, &'static str)> {
+/// ` op ` at the start of `i`: the operators Spark prints between spaces
+/// (the word operators `LIKE`, `ILIKE` and `RLIKE` are postfix forms, read
+/// by [`postfix`]), in the registry's longest-first order.
+fn binary_op(i: &str) -> Option<(&str, BinaryOp)> {
     let r = i.strip_prefix(' ')?;
-    BINARY_OPS.iter().find_map(|&op| {
-        r.strip_prefix(op)
-            .and_then(|r| r.strip_prefix(' '))
-            .map(|rest| (rest, op))
-    })
+    BinaryOp::ALL
+        .into_iter()
+        .filter(|op| !matches!(op, BinaryOp::Like | BinaryOp::ILike | BinaryOp::RLike))
+        .find_map(|op| {
+            r.strip_prefix(op.as_str())
+                .and_then(|r| r.strip_prefix(' '))
+                .map(|rest| (rest, op))
+        })
 }
 
 /// Words that end bare literal text when they follow a space.
@@ -409,9 +368,9 @@ fn span<'a>(from: &'a str, to: &'a str) -> &'a str {
 struct Frame<'a> {
     /// The input at the group's `(` (the whole input for the outermost).
     open: &'a str,
-    first: Option<(Expr, &'static str)>,
-    more: Vec<(Expr, &'static str)>,
-    prefixes: Vec<&'static str>,
+    first: Option<(Expr, BinaryOp)>,
+    more: Vec<(Expr, BinaryOp)>,
+    prefixes: Vec<UnaryOp>,
 }
 
 impl<'a> Frame<'a> {
@@ -424,7 +383,7 @@ impl<'a> Frame<'a> {
         }
     }
 
-    fn push(&mut self, e: Expr, op: &'static str) {
+    fn push(&mut self, e: Expr, op: BinaryOp) {
         if self.first.is_none() {
             self.first = Some((e, op));
         } else {
@@ -438,14 +397,14 @@ impl<'a> Frame<'a> {
             return last;
         };
         if self.more.is_empty() {
-            return binary(op0, e0, last);
+            return Expr::binary(op0, e0, last);
         }
         let mut out: Vec<Expr> = Vec::with_capacity(self.more.len() + 2);
-        let mut ops: Vec<&'static str> = Vec::new();
+        let mut ops: Vec<BinaryOp> = Vec::new();
         for (e, op) in std::iter::once((e0, op0)).chain(self.more) {
             out.push(e);
             while let Some(&top) = ops.last() {
-                if precedence(top) < precedence(op) {
+                if top.precedence() < op.precedence() {
                     break;
                 }
                 ops.pop();
@@ -461,19 +420,11 @@ impl<'a> Frame<'a> {
     }
 }
 
-fn binary(op: &str, left: Expr, right: Expr) -> Expr {
-    Expr::Binary {
-        op: op.to_string(),
-        left: Box::new(left),
-        right: Box::new(right),
-    }
-}
-
-fn reduce(out: &mut Vec<Expr>, op: &'static str) {
+fn reduce(out: &mut Vec<Expr>, op: BinaryOp) {
     let (Some(right), Some(left)) = (out.pop(), out.pop()) else {
         return;
     };
-    out.push(binary(op, left, right));
+    out.push(Expr::binary(op, left, right));
 }
 
 /// One expression: operands joined by binary operators, with parentheses
@@ -492,17 +443,17 @@ fn expr_at(input: &str, depth: usize) -> PResult<'_, Expr> {
         // Prefix operators and opening parentheses.
         loop {
             if let Some(r) = i.strip_prefix("NOT ") {
-                cur.prefixes.push("NOT");
+                cur.prefixes.push(UnaryOp::Not);
                 i = r;
             } else if let Some(r) = i.strip_prefix("distinct ") {
                 // `count(distinct x#1)`
-                cur.prefixes.push("distinct");
+                cur.prefixes.push(UnaryOp::Distinct);
                 i = r;
             } else if let Some(r) = i
                 .strip_prefix('-')
                 .filter(|r| r.starts_with(|c: char| c.is_ascii_alphabetic() || c == '('))
             {
-                cur.prefixes.push("-");
+                cur.prefixes.push(UnaryOp::Minus);
                 i = r;
             } else if let Some(r) = i.strip_prefix('(') {
                 if parents.len() + 1 + depth >= MAX_NEST {
@@ -536,7 +487,7 @@ fn expr_at(input: &str, depth: usize) -> PResult<'_, Expr> {
             first_round = false;
             while let Some(p) = cur.prefixes.pop() {
                 value = Expr::Unary {
-                    op: p.to_string(),
+                    op: p,
                     child: Box::new(value),
                 };
             }
@@ -610,12 +561,19 @@ fn trailing(i: &str, value: Expr) -> (&str, Expr) {
         if r.as_bytes().first().is_some_and(|&c| is_ident_byte(c)) {
             continue;
         }
-        let nulls = [" NULLS FIRST", " NULLS LAST"]
-            .iter()
-            .find_map(|n| r.strip_prefix(n).map(|rest| (rest, *n)));
-        let (rest, direction) = match nulls {
-            Some((rest, n)) => (rest, format!("{dir}{n}")),
-            None => (r, dir.to_string()),
+        let nulls = [
+            (" NULLS FIRST", NullOrdering::First),
+            (" NULLS LAST", NullOrdering::Last),
+        ]
+        .into_iter()
+        .find_map(|(n, o)| r.strip_prefix(n).map(|rest| (rest, o)));
+        let (rest, nulls) = match nulls {
+            Some((rest, o)) => (rest, Some(o)),
+            None => (r, None),
+        };
+        let direction = SortDirection {
+            descending: dir == "DESC",
+            nulls,
         };
         return (
             rest,
@@ -691,23 +649,21 @@ fn postfix(i: &str, value: Expr, depth: usize) -> PResult<'_, Expr> {
                 continue;
             }
         }
-        let like = ["LIKE", "ILIKE", "RLIKE"].into_iter().find_map(|op| {
-            i.strip_prefix(' ')
-                .and_then(|r| r.strip_prefix(op))
-                .and_then(|r| r.strip_prefix(' '))
-                .map(|r| (r, op))
-        });
+        let like = [BinaryOp::Like, BinaryOp::ILike, BinaryOp::RLike]
+            .into_iter()
+            .find_map(|op| {
+                i.strip_prefix(' ')
+                    .and_then(|r| r.strip_prefix(op.as_str()))
+                    .and_then(|r| r.strip_prefix(' '))
+                    .map(|r| (r, op))
+            });
         if let Some((r, op)) = like {
             let (rest, pattern) = if r.starts_with('(') {
                 group(r, depth + RECURSION_COST)?
             } else {
                 primary(r, depth + RECURSION_COST)?
             };
-            value = Expr::Binary {
-                op: op.to_string(),
-                left: Box::new(value),
-                right: Box::new(pattern),
-            };
+            value = Expr::binary(op, value, pattern);
             i = rest;
             continue;
         }
@@ -1211,7 +1167,7 @@ mod tests {
         let Expr::Unary { op, child } = &e else {
             panic!("{e:?}")
         };
-        assert_eq!(op, "NOT");
+        assert_eq!(*op, UnaryOp::Not);
         let Expr::InSubquery { values, subquery } = &**child else {
             panic!("{child:?}")
         };
@@ -1261,11 +1217,11 @@ mod tests {
         );
         assert_eq!(
             parse_expr("(l_shipinstruct#22 = DELIVER IN PERSON)"),
-            Expr::Binary {
-                op: "=".into(),
-                left: Box::new(attr("l_shipinstruct", 22, "")),
-                right: Box::new(lit("DELIVER IN PERSON")),
-            }
+            Expr::binary(
+                BinaryOp::Eq,
+                attr("l_shipinstruct", 22, ""),
+                lit("DELIVER IN PERSON")
+            )
         );
         // Unparenthesised `+` binds tighter than the comparison.
         let Expr::Binary { op, right, .. } =
@@ -1273,7 +1229,7 @@ mod tests {
         else {
             panic!()
         };
-        assert_eq!(op, "<");
+        assert_eq!(op, BinaryOp::Lt);
         assert_eq!(right.to_string(), "(1996-01-01 + INTERVAL '3' MONTH)");
         // LIKE binds tighter than AND and looser than NOT's operand.
         let e = parse_expr("(NOT p_type#124 LIKE MEDIUM POLISHED% AND x#1)");

@@ -1,19 +1,25 @@
-//! Plan parsing: every plan form Spark writes becomes one [`PlanNode`] tree.
+//! Plan parsing: every plan form Spark writes becomes one [`Plan`].
 //!
 //! | source | module |
 //! |---|---|
 //! | formatted `physicalPlanDescription` | [`formatted`] |
 //! | extended-mode text (`== Physical Plan ==`, logical sections) | [`extended`] |
 //! | `sparkPlanInfo` JSON | [`spark_plan_info`] |
-//! | `TreeNode.toJSON` arrays | [`tree_json`] |
+//! | `TreeNode.toJSON` arrays (a test oracle: see the module) | [`tree_json`] |
 //!
-//! Expressions in every text form are parsed by [`expr`].
+//! Expressions in every text form are parsed by [`expr`]. What a plan
+//! means (the IR, the operator registry, the output pass, the walks) is the
+//! `lakeaudit-plan` crate, re-exported here.
 
 pub mod expr;
 pub mod extended;
 pub mod formatted;
-mod ir;
 pub mod spark_plan_info;
 pub mod tree_json;
 
-pub use ir::*;
+pub use ::plan::*;
+
+/// A plan-crate error (a depth over the budget) as this crate's error.
+pub(crate) fn plan_error(what: &str, e: ::plan::Error) -> crate::Error {
+    crate::Error::Plan(format!("{what}: {e}"))
+}

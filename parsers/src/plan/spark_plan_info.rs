@@ -26,15 +26,18 @@ use serde::Deserialize;
 
 use super::expr::{parse_expr, parse_expr_list};
 use super::formatted::{
-    attrs_of_list, classify_physical, derived_output, expand_projections, first_hash_number,
-    generate_kind, location_paths, scan_format, scan_table, split_top, window_kind, PhysClass,
-    MAX_DEPTH,
+    argument_output, attrs_of_list, expand_projections, first_hash_number, generate_kind,
+    location_paths, scan_format, scan_table, split_top, window_kind,
 };
-use super::ir::{Attr, Expr, JoinInfo, JoinStrategy, Metric, NodeKind, PlanNode, ScanInfo};
+use super::plan_error;
 use crate::{Error, Result};
+use ::plan::{
+    guard, operator, Attr, Expr, Family, JoinInfo, JoinStrategy, JoinType, Level, Metric, NodeKind,
+    Plan, PlanNode, ScanInfo,
+};
 
 /// One operator of a `sparkPlanInfo` tree, as Spark serialises it.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Debug, Deserialize)]
 pub struct SparkPlanInfo {
     /// `nodeName`: `Project`, `Scan parquet spark_catalog.default.orders`,
     /// `WholeStageCodegen (3)`, ...
@@ -67,22 +70,40 @@ pub struct SqlMetricInfo {
     pub metric_type: String,
 }
 
-/// Parse the raw `sparkPlanInfo` JSON object text.
-///
-/// Errors only when the JSON is malformed or lacks `nodeName`. Note that
-/// serde_json refuses nesting deeper than 128 levels (about 60 operators
-/// deep) unless the `unbounded_depth` feature is on.
-pub fn parse(json: &str) -> Result<PlanNode> {
-    let info: SparkPlanInfo =
-        serde_json::from_str(json).map_err(|e| Error::Plan(format!("sparkPlanInfo: {e}")))?;
-    Ok(from_info(&info))
+impl Drop for SparkPlanInfo {
+    /// Taken apart with an explicit stack: the derived drop recurses once
+    /// per level.
+    fn drop(&mut self) {
+        let mut stack = std::mem::take(&mut self.children);
+        while let Some(mut n) = stack.pop() {
+            stack.append(&mut n.children);
+        }
+    }
 }
 
-/// Convert a deserialised [`SparkPlanInfo`] tree. Never fails: unknown
-/// operators become [`NodeKind::Other`]; operators nested deeper than the
-/// crate's depth cap are dropped.
-pub fn from_info(info: &SparkPlanInfo) -> PlanNode {
-    convert(info, 0)
+/// Parse the raw `sparkPlanInfo` JSON object text.
+///
+/// Errors when the JSON is malformed, lacks `nodeName`, or nests operators
+/// deeper than [`::plan::DEPTH_BUDGET`]. Each operator nests two JSON levels
+/// (object, `children` array), so serde_json's default limit of 128 levels
+/// would stop at about 60 operators: the limit is off, and the
+/// deserializer runs on a stack that grows on the heap (`serde_stacker`),
+/// so any depth parses without a stack overflow.
+pub fn parse(json: &str) -> Result<Plan> {
+    let bad = |e: serde_json::Error| Error::Plan(format!("sparkPlanInfo: {e}"));
+    let mut de = serde_json::Deserializer::from_str(json);
+    de.disable_recursion_limit();
+    let info =
+        SparkPlanInfo::deserialize(serde_stacker::Deserializer::new(&mut de)).map_err(bad)?;
+    de.end().map_err(bad)?;
+    from_info(&info)
+}
+
+/// Convert a deserialised [`SparkPlanInfo`] tree. Operators the registry
+/// does not know become [`NodeKind::Unknown`]; only a tree deeper than the
+/// depth budget is an error.
+pub fn from_info(info: &SparkPlanInfo) -> Result<Plan> {
+    Ok(Plan::new(convert(info, 0)?))
 }
 
 fn is_subquery_node(name: &str) -> bool {
@@ -92,57 +113,43 @@ fn is_subquery_node(name: &str) -> bool {
     )
 }
 
-fn convert(info: &SparkPlanInfo, depth: usize) -> PlanNode {
-    let name = info.node_name.trim().to_string();
-    let class = classify_physical(&name);
-    let mut children = Vec::new();
-    let mut subqueries = Vec::new();
-    if depth < MAX_DEPTH {
+fn convert(info: &SparkPlanInfo, depth: usize) -> Result<PlanNode> {
+    ::plan::Error::check_depth(depth).map_err(|e| plan_error("sparkPlanInfo", e))?;
+    guard(|| {
+        let name = info.node_name.trim().to_string();
+        let op = operator(&name, Level::Physical);
+        let mut children = Vec::new();
+        let mut subqueries = Vec::new();
         for c in &info.children {
-            let node = convert(c, depth + 1);
+            let node = convert(c, depth + 1)?;
             // A subquery plan listed among an ordinary operator's children is
             // an expression's plan, not a data-flow input. (Under a
             // `ReusedSubquery` the `Subquery` is the reused plan itself.)
-            if is_subquery_node(c.node_name.trim()) && class != PhysClass::Reused {
+            if is_subquery_node(c.node_name.trim()) && op.family != Family::Reused {
                 subqueries.push(node);
             } else {
                 children.push(node);
             }
         }
-    }
-    let args = args_of(&name, &info.simple_string);
-    let kind = kind_of(class, &name, info, args);
-    let mut output = own_output(&kind, class, info);
-    if output.is_empty() {
-        output = derived_output(&kind, &children, args).unwrap_or_else(|| match class {
-            // Operators whose output is their child's.
-            PhysClass::Filter
-            | PhysClass::Exchange
-            | PhysClass::PassThrough
-            | PhysClass::SubqueryRoot
-            | PhysClass::Sort
-            | PhysClass::Limit
-            | PhysClass::Reused => children
-                .first()
-                .map(|c| c.output.clone())
-                .unwrap_or_default(),
-            _ => Vec::new(),
-        });
-    }
-    let mut node = PlanNode::new(kind, name);
-    node.output = output;
-    node.metrics = info
-        .metrics
-        .iter()
-        .map(|m| Metric {
-            name: m.name.clone(),
-            accumulator_id: m.accumulator_id,
-            metric_type: m.metric_type.clone(),
-        })
-        .collect();
-    node.children = children;
-    node.subqueries = subqueries;
-    node
+        let args = args_of(&name, &info.simple_string);
+        let kind = kind_of(op.family, &name, info, args);
+        let output = stated_output(&kind, info, args);
+        let mut node = PlanNode::new(kind, name);
+        node.engine = op.engine;
+        node.output = output;
+        node.metrics = info
+            .metrics
+            .iter()
+            .map(|m| Metric {
+                name: m.name.clone(),
+                accumulator_id: m.accumulator_id,
+                metric_type: m.metric_type.clone(),
+            })
+            .collect();
+        node.children = children;
+        node.subqueries = subqueries;
+        Ok(node)
+    })
 }
 
 /// The argument part of a `simpleString`: what follows the node name.
@@ -183,10 +190,10 @@ fn named_arg<'a>(args: &'a str, key: &str) -> Option<&'a str> {
     })
 }
 
-fn kind_of(class: PhysClass, name: &str, info: &SparkPlanInfo, args: &str) -> NodeKind {
+fn kind_of(family: Family, name: &str, info: &SparkPlanInfo, args: &str) -> NodeKind {
     let md = |k: &str| info.metadata.get(k).cloned();
-    match class {
-        PhysClass::Scan => {
+    match family {
+        Family::Scan => {
             let location = md("Location");
             NodeKind::Scan(ScanInfo {
                 table: scan_table(name, location.as_deref().map(location_paths).as_deref()),
@@ -198,48 +205,44 @@ fn kind_of(class: PhysClass, name: &str, info: &SparkPlanInfo, args: &str) -> No
                 read_schema: md("ReadSchema"),
             })
         }
-        PhysClass::Filter => NodeKind::Filter {
+        Family::Filter => NodeKind::Filter {
             condition: parse_expr(args),
         },
-        PhysClass::Project => NodeKind::Project { list: list(args) },
-        PhysClass::Aggregate => NodeKind::Aggregate {
+        Family::Project => NodeKind::Project { list: list(args) },
+        Family::Aggregate => NodeKind::Aggregate {
             grouping: named_arg(args, "keys").map(list).unwrap_or_default(),
             // The simpleString has the aggregate functions but not the
             // result aliases (those are only in the formatted text).
             results: named_arg(args, "functions").map(list).unwrap_or_default(),
         },
-        PhysClass::Join(strategy) => join_info(strategy, args),
-        PhysClass::Exchange => NodeKind::Exchange,
-        PhysClass::PassThrough => NodeKind::PassThrough,
-        PhysClass::Reused => NodeKind::Reused { target: None },
-        PhysClass::SubqueryRoot => NodeKind::SubqueryRoot {
+        Family::Join(strategy) => join_info(strategy, args),
+        Family::Exchange => NodeKind::Exchange,
+        Family::PassThrough => NodeKind::PassThrough,
+        Family::Reused => NodeKind::Reused { target: None },
+        Family::SubqueryRoot => NodeKind::SubqueryRoot {
             id: first_hash_number(args),
         },
-        PhysClass::Sort => NodeKind::Sort {
+        Family::Sort => NodeKind::Sort {
             order: split_top(args).first().map(|s| list(s)).unwrap_or_default(),
         },
-        PhysClass::TopK => NodeKind::Limit {
+        Family::TopK => NodeKind::Limit {
             list: named_arg(args, "output").map(list).unwrap_or_default(),
         },
-        PhysClass::Limit => NodeKind::Limit { list: Vec::new() },
-        PhysClass::Union => NodeKind::Union,
-        PhysClass::Expand => NodeKind::Expand {
+        Family::Limit => NodeKind::Limit { list: Vec::new() },
+        Family::Union => NodeKind::Union,
+        Family::Expand => NodeKind::Expand {
             projections: expand_projections(args),
         },
-        PhysClass::Generate => generate_kind(args),
-        PhysClass::Window => window_kind(args, list),
-        PhysClass::Command => NodeKind::Command,
-        PhysClass::LocalData => NodeKind::LocalData,
-        PhysClass::Other => NodeKind::Other,
+        Family::Generate => generate_kind(args),
+        Family::Window => window_kind(args, list),
+        Family::Command => NodeKind::Command,
+        Family::LocalData => NodeKind::LocalData,
+        Family::SubqueryAlias => NodeKind::SubqueryAlias {
+            alias: args.to_string(),
+        },
+        Family::Other => NodeKind::Other,
+        Family::Unknown => NodeKind::Unknown,
     }
-}
-
-/// Join type names as `JoinType.toString` prints them.
-fn is_join_type(item: &str) -> bool {
-    matches!(
-        item,
-        "Inner" | "Cross" | "LeftOuter" | "RightOuter" | "FullOuter" | "LeftSemi" | "LeftAnti"
-    ) || item.starts_with("ExistenceJoin(")
 }
 
 /// `BroadcastHashJoin [lk], [rk], Inner, BuildRight, cond?, isNullAware`,
@@ -252,14 +255,18 @@ fn join_info(strategy: JoinStrategy, args: &str) -> NodeKind {
         .filter(|p| !is_truncation(p))
         .collect();
     let mut keys = Vec::new();
-    let mut join_type = String::new();
+    let mut join_type = None;
     let mut condition = None;
     let mut flags = Vec::new();
     for p in &parts {
-        if p.starts_with('[') && keys.len() < 2 && join_type.is_empty() {
+        let as_type = || match JoinType::parse(p) {
+            JoinType::Unparsed(_) => None,
+            t => Some(t),
+        };
+        if p.starts_with('[') && keys.len() < 2 && join_type.is_none() {
             keys.push(list(p));
-        } else if join_type.is_empty() && is_join_type(p) {
-            join_type = (*p).to_string();
+        } else if let Some(t) = as_type().filter(|_| join_type.is_none()) {
+            join_type = Some(t);
         } else if *p == "BuildRight" || *p == "BuildLeft" {
             // The build side does not change lineage.
         } else if *p == "true" || *p == "false" {
@@ -268,9 +275,11 @@ fn join_info(strategy: JoinStrategy, args: &str) -> NodeKind {
             condition = Some(parse_expr(p));
         }
     }
-    if join_type.is_empty() && strategy == JoinStrategy::CartesianProduct {
-        join_type = "Inner".into();
-    }
+    let join_type = join_type.unwrap_or(if strategy == JoinStrategy::CartesianProduct {
+        JoinType::Inner
+    } else {
+        JoinType::Unparsed(String::new())
+    });
     let mut keys = keys.into_iter();
     NodeKind::Join(JoinInfo {
         strategy,
@@ -283,29 +292,22 @@ fn join_info(strategy: JoinStrategy, args: &str) -> NodeKind {
     })
 }
 
-/// Output attributes the operator's own text states.
-fn own_output(kind: &NodeKind, class: PhysClass, info: &SparkPlanInfo) -> Vec<Attr> {
-    match class {
-        // `FileScan parquet t[a#1L,b#2] Batched: ...`; `LocalTableScan [a#1]`;
-        // `ReusedExchange [a#1], BroadcastExchange ...`.
-        PhysClass::Scan | PhysClass::LocalData | PhysClass::Reused
-            if info.node_name.trim() != "ReusedSubquery" =>
-        {
-            let s = info.simple_string.as_str();
-            match (s.find('['), bracket_end(s)) {
-                (Some(a), Some(b)) if b > a => attrs_of_list(&s[a..=b]),
-                _ => Vec::new(),
-            }
-        }
-        PhysClass::Project | PhysClass::TopK => {
-            let list = match kind {
-                NodeKind::Project { list } | NodeKind::Limit { list } => list.as_slice(),
-                _ => &[],
-            };
-            super::formatted::output_attrs(list)
-        }
-        _ => Vec::new(),
+/// Output attributes the operator's own text states: the column list of
+/// scans, local data and reused exchanges (`FileScan parquet t[a#1L,b#2]
+/// ...`, `LocalTableScan [a#1]`, `ReusedExchange [a#1], BroadcastExchange
+/// ...`), the attribute lists in `Expand` and `Generate` arguments. The rest
+/// is derived by [`::plan::derive_outputs`].
+fn stated_output(kind: &NodeKind, info: &SparkPlanInfo, args: &str) -> Vec<Attr> {
+    let leaf = matches!(kind, NodeKind::Scan(_) | NodeKind::LocalData)
+        || (matches!(kind, NodeKind::Reused { .. }) && info.node_name.trim() != "ReusedSubquery");
+    if leaf {
+        let s = info.simple_string.as_str();
+        return match (s.find('['), bracket_end(s)) {
+            (Some(a), Some(b)) if b > a => attrs_of_list(&s[a..=b]),
+            _ => Vec::new(),
+        };
     }
+    argument_output(kind, args).unwrap_or_default()
 }
 
 /// The index of the `]` closing the first `[` of a text.
@@ -331,14 +333,14 @@ fn bracket_end(s: &str) -> Option<usize> {
 mod tests {
     use super::*;
     use crate::plan::formatted::testdata::*;
-    use crate::plan::{formatted, Recursion};
+    use crate::plan::{formatted, Recursion, TreeNode};
 
     /// `strategy type [left keys] = [right keys]` of every join, sorted,
     /// not looking inside reused exchanges and subqueries (the formatted
     /// text prints those once, by reference).
     fn join_sigs(p: &PlanNode) -> Vec<String> {
         let mut v = Vec::new();
-        p.apply(&mut |n| match &n.kind {
+        p.apply(|n| match &n.kind {
             NodeKind::Reused { .. } => Recursion::Jump,
             NodeKind::Join(j) => {
                 let k = |e: &[Expr]| {
@@ -366,7 +368,7 @@ mod tests {
     /// `table [attrs]` of every scan, sorted.
     fn scan_outputs(p: &PlanNode) -> Vec<String> {
         let mut v = Vec::new();
-        p.apply(&mut |n| match &n.kind {
+        p.apply(|n| match &n.kind {
             NodeKind::Reused { .. } => Recursion::Jump,
             NodeKind::Scan(s) => {
                 let o: Vec<String> = n.output.iter().map(|a| a.to_string()).collect();
@@ -440,7 +442,7 @@ mod tests {
     fn scans_carry_metadata_metrics_and_output() {
         let p = parse(&default_exec("q22").final_info).unwrap();
         let mut scans = Vec::new();
-        p.apply(&mut |n| {
+        p.apply(|n| {
             if matches!(n.kind, NodeKind::Scan(_)) {
                 scans.push(n);
             }
@@ -477,7 +479,7 @@ mod tests {
         // ReusedSubquery (a data filter) whose child is the same plan.
         let mut filter = None;
         let mut scan = None;
-        p.apply(&mut |n| {
+        p.apply(|n| {
             if n.name == "Filter" && !n.subqueries.is_empty() {
                 filter = Some(n);
             }
@@ -502,7 +504,7 @@ mod tests {
     fn reused_exchange_keeps_the_reused_plan_as_child() {
         let p = parse(&default_exec("q02").final_info).unwrap();
         let mut reused = Vec::new();
-        p.apply(&mut |n| {
+        p.apply(|n| {
             if n.name == "ReusedExchange" {
                 reused.push(n);
             }
@@ -525,7 +527,7 @@ mod tests {
         let p =
             parse(r#"{"nodeName":"Mystery","simpleString":"Mystery [a#1, ... 5 more fields]"}"#)
                 .unwrap();
-        assert_eq!(p.kind, NodeKind::Other);
+        assert_eq!(p.kind, NodeKind::Unknown);
         let p = parse(
             r#"{"nodeName":"Project","simpleString":"Project [a#1L, b#2, ... 3 more fields]","children":[]}"#,
         )
@@ -536,7 +538,7 @@ mod tests {
         )
         .unwrap();
         let NodeKind::Join(j) = &p.kind else { panic!() };
-        assert_eq!(j.join_type, "LeftOuter");
+        assert_eq!(j.join_type, JoinType::LeftOuter);
         assert_eq!(
             j.condition.as_ref().map(|c| c.to_string()).as_deref(),
             Some("(c#3 > d#4)")

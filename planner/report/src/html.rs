@@ -129,238 +129,244 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
     };
     let changed: Vec<_> = plan.tables.iter().filter(|t| t.changed).collect();
     let page = html! {
-            (DOCTYPE)
-            html lang="en" {
-                head {
-                    meta charset="utf-8";
-                    meta http-equiv="Content-Security-Policy" content=(content_security_policy());
-                    meta name="viewport" content="width=device-width, initial-scale=1";
-                    meta name="generator" content={ "lakeaudit " (env!("CARGO_PKG_VERSION")) };
-                    title { "lakeaudit report" }
-                    style { (PreEscaped(STYLE)) }
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta http-equiv="Content-Security-Policy" content=(content_security_policy());
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                meta name="generator" content={ "lakeaudit " (env!("CARGO_PKG_VERSION")) };
+                title { "lakeaudit report" }
+                style { (PreEscaped(STYLE)) }
+            }
+            body {
+                header {
+                    h1 { "lakeaudit report" }
+                    p id="summary" {
+                        "Input: " (i.applications) " application(s), " (i.executions)
+                        " SQL executions (" (i.queries) " queries, " (i.executions - i.queries)
+                        " setup commands), " (span) "."
+                    }
+                    nav {
+                        a href="#graph" { "Join graph" }
+                        a href="#plan" { "Layout plan" }
+                        a href="#budget" { "Budget curve" }
+                        a href="#drift" { "Drift" }
+                        a href="#edges" { "Join edges" }
+                        a href="#inputs" { "Inputs" }
+                    }
                 }
-                body {
-                    header {
-                        h1 { "lakeaudit report" }
-                        p id="summary" {
-                            "Input: " (i.applications) " application(s), " (i.executions)
-                            " SQL executions (" (i.queries) " queries, " (i.executions - i.queries)
-                            " setup commands), " (span) "."
-                        }
-                        nav {
-                            a href="#graph" { "Join graph" }
-                            a href="#plan" { "Layout plan" }
-                            a href="#budget" { "Budget curve" }
-                            a href="#drift" { "Drift" }
-                            a href="#edges" { "Join edges" }
-                            a href="#inputs" { "Inputs" }
+                section id="graph" {
+                    h2 { "Join graph" }
+                    figure {
+                        (joingraph::svg(&jg))
+                        figcaption {
+                            "Tables joined by the workload (" (jg.nodes.len()) " tables, "
+                            (jg.edges.len()) " edges"
+                            @if jg.hidden_tables > 0 || jg.hidden_edges > 0 {
+                                "; not drawn: " (jg.hidden_tables) " tables and "
+                                (jg.hidden_edges) " edges of lower JIS"
+                            }
+                            "). Line width is the edge's JIS over the whole input; the plan's status is that of the "
+                            @if let Some((a, b)) = d.planned.window {
+                                "window planned for, " (format_time(a)) " .. " (format_time(b))
+                            } @else {
+                                "whole input"
+                            }
+                            ". Hover a table or an edge for its figures."
                         }
                     }
-                    section id="graph" {
-                        h2 { "Join graph" }
-                        figure {
-                            (joingraph::svg(&jg))
-                            figcaption {
-                                "Tables joined by the workload (" (jg.nodes.len()) " tables, "
-                                (jg.edges.len()) " edges"
-                                @if jg.hidden_tables > 0 || jg.hidden_edges > 0 {
-                                    "; not drawn: " (jg.hidden_tables) " tables and "
-                                    (jg.hidden_edges) " edges of lower JIS"
-                                }
-                                "). Line width is the edge's JIS over the whole input; the plan's status is that of the "
-                                @if let Some((a, b)) = d.planned.window {
-                                    "window planned for, " (format_time(a)) " .. " (format_time(b))
-                                } @else {
-                                    "whole input"
-                                }
-                                ". Hover a table or an edge for its figures."
-                            }
-                        }
-                        (joingraph::legend())
+                    (joingraph::legend())
+                }
+                section id="plan" {
+                    h2 { "Layout plan" }
+                    @if let Some((a, b)) = d.planned.window {
+                        p { "For the most recent " (d.window) " window, " (format_time(a)) " .. " (format_time(b)) "." }
                     }
-                    section id="plan" {
-                        h2 { "Layout plan" }
-                        @if let Some((a, b)) = d.planned.window {
-                            p { "For the most recent " (d.window) " window, " (format_time(a)) " .. " (format_time(b)) "." }
-                        }
-                        @if changed.is_empty() {
-                            p { "No layout change pays for itself within the budgets." }
-                        } @else {
-                            table class="sortable" id="plan-tables" {
-                                thead { tr {
-                                    th { "table" } th { "CLUSTER BY" } th { "now" }
-                                    th class="num" { "rewrite" } th class="num" { "storage kept" }
-                                    th class="num" { "edges served" } th class="num" { "NPV share" }
-                                } }
-                                tbody {
-                                    @for t in &changed {
-                                        tr data-table=(t.table) {
-                                            td class="name" { code { (t.table) } }
-                                            td class="name changed" { (t.keys.join(", "))
-                                                @if t.replace { " (partitioned: replace)" } }
-                                            td class="name" { (layout_text(&t.previous)) }
-                                            (num(t.rewrite_bytes as f64, human(t.rewrite_bytes as f64)))
-                                            (num(t.storage_bytes as f64, human(t.storage_bytes as f64)))
-                                            (num(t.edges_served.len() as f64, t.edges_served.len().to_string()))
-                                            (num(t.npv_contribution, human(t.npv_contribution)))
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                        p id="budget-use" {
-                            "Budget use: rewrite " (human(plan.rewrite_cost as f64)) " of " (human(plan.budget as f64))
-                            @if plan.budget_defaulted { " (default 25% of candidate tables)" }
-                            ", storage " (human(plan.storage_cost as f64)) " of " (human(plan.storage_budget as f64))
-                            ". NPV " strong { (human(plan.total_npv)) } " (" (plan.algorithm) " planner)."
-                        }
-                        @if !d.planned.left_out.is_empty() {
-                            h3 { "Would pay on their own but are not in the plan" }
-                            p class="muted" { "The budget, or a conflicting key on a shared table, keeps them out." }
-                            table class="sortable" id="left-out" {
-                                thead { tr { th { "edge" } th class="num" { "rewrite needed" } th class="num" { "stand-alone NPV" } } }
-                                tbody {
-                                    @for m in &d.planned.left_out {
-                                        tr {
-                                            td class="name" { (m.label) }
-                                            (num(m.rewrite_bytes, human(m.rewrite_bytes)))
-                                            (num(m.standalone_npv, human(m.standalone_npv)))
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                        @if !plan.excluded_broadcast.is_empty() {
-                            p { (plan.excluded_broadcast.len()) " broadcast-only edge(s) were reported but not planned for (clustering does not help a broadcast join)." }
-                        }
-                        @if !plan.skipped.is_empty() {
-                            h3 { "Edges the planner could not plan for" }
-                            ul { @for s in &plan.skipped { li { (s.edge.label) ": " (s.reason) } } }
-                        }
-                        h3 { "SQL (" code { "plan.sql" } ")" }
-                        pre id="plan-sql" { code { (d.sql) } }
-                    }
-                    section id="budget" {
-                        h2 { "Budget curve" }
-                        @match &budget_svg {
-                            Some(svg) => {
-                                figure {
-                                    div class="chart" { (PreEscaped(svg)) }
-                                    figcaption { "NPV of the best plan within each rewrite budget; the ring marks the plan above." }
-                                }
-                            }
-                            None => {
-                                p class="hook" id="budget-curve-missing" {
-                                    "No budget curve: this build's planner does not compute NPV against rewrite budget."
-                                }
-                            }
-                        }
-                    }
-                    section id="drift" {
-                        h2 { "Drift (" (d.window) " windows, threshold " (d.drift_threshold) ")" }
-                        @match &drift_svg {
-                            None => p { "The input spans one window: no drift to measure." },
-                            Some(svg) => {
-                                figure {
-                                    div class="chart" { (PreEscaped(svg)) }
-                                    figcaption { "Drift of each window against the one before; red points are above the threshold (re-plan)." }
-                                }
-                                table class="sortable" id="drift-table" {
-                                    thead { tr {
-                                        th { "window start" } th class="num" { "executions" } th class="num" { "edges" }
-                                        th class="num" { "drift" } th { "verdict" } th { "new edges" } th { "gone edges" }
-                                    } }
-                                    tbody {
-                                        @for r in d.drift {
-                                            tr {
-                                                td class="nowrap" { (format_time(r.window_start_ms)) }
-                                                (num(r.executions as f64, r.executions.to_string()))
-                                                (num(r.edges as f64, r.edges.to_string()))
-                                                (num(r.drift, format!("{:.3}", r.drift)))
-                                                @if r.replan { td class="replan" { "re-plan" } } @else { td class="keep" { "keep the plan" } }
-                                                td class="name" { @for (k, e) in r.new_edges.iter().enumerate() { @if k > 0 { br; } (e) } }
-                                                td class="name" { @for (k, e) in r.gone_edges.iter().enumerate() { @if k > 0 { br; } (e) } }
-                                            }
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                    section id="edges" {
-                        h2 { "Join edges" }
-                        @if d.edges.is_empty() {
-                            p { "No equi-join relationships were found." }
-                        } @else {
-                            p class="muted" {
-                                "Over the whole input, best JIS first"
-                                @if d.edges.len() > MAX_EDGE_ROWS { " (the first " (MAX_EDGE_ROWS) " of " (d.edges.len()) ")" }
-                                ". All of them: " code { "edges.csv" } ", " code { "edges.parquet" } ". Click a column to sort."
-                            }
-                            table class="sortable" id="edge-table" {
-                                thead { tr {
-                                    th { "edge" } th class="num" { "F" } th class="num" { "D (rows×rows)" }
-                                    th class="num" { "C (ms)" } th class="num" { "JIS" } th class="num" { "SMJ" }
-                                    th class="num" { "BHJ" } th class="num" { "other" } th class="num" { "scanned" }
-                                } }
-                                tbody {
-                                    @for r in d.edges.iter().take(MAX_EDGE_ROWS) {
-                                        tr {
-                                            td class="name" { (r.key().label()) }
-                                            (num(r.frequency as f64, r.frequency.to_string()))
-                                            (num(r.data_volume, format!("{:.3e}", r.data_volume)))
-                                            (num(r.cost, format!("{:.0}", r.cost)))
-                                            (num(r.jis, format!("{:.3}", r.jis)))
-                                            (num(r.smj_count as f64, r.smj_count.to_string()))
-                                            (num(r.bhj_count as f64, r.bhj_count.to_string()))
-                                            (num(r.other_count as f64, r.other_count.to_string()))
-                                            (num(r.scanned_bytes, human(r.scanned_bytes)))
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                    section id="inputs" {
-                        h2 { "Inputs" }
-                        table class="sortable" id="apps" {
+                    @if changed.is_empty() {
+                        p { "No layout change pays for itself within the budgets." }
+                    } @else {
+                        table class="sortable" id="plan-tables" {
                             thead { tr {
-                                th { "application" } th { "name" } th { "Spark" } th class="num" { "lines" }
-                                th class="num" { "events skipped" } th class="num" { "never ended" }
+                                th { "table" } th { "CLUSTER BY" } th { "now" }
+                                th class="num" { "rewrite" } th class="num" { "storage kept" }
+                                th class="num" { "edges served" } th class="num" { "NPV share" }
                             } }
                             tbody {
-                                @for a in &d.apps {
-                                    tr {
-                                        td { code { (a.app_id) } }
-                                        td class="name" { (a.name) }
-                                        td { (a.spark_version.as_deref().unwrap_or("?")) }
-                                        (num(a.lines as f64, a.lines.to_string()))
-                                        (num(a.skipped_events as f64, a.skipped_events.to_string()))
-                                        (num(a.unfinished_executions as f64, a.unfinished_executions.to_string()))
+                                @for t in &changed {
+                                    tr data-table=(t.table) {
+                                        td class="name" { code { (t.table) } }
+                                        td class="name changed" { (t.keys.join(", "))
+                                            @if t.replace { " (partitioned: replace)" } }
+                                        td class="name" { (layout_text(&t.previous)) }
+                                        (num(t.rewrite_bytes as f64, human(t.rewrite_bytes as f64)))
+                                        (num(t.storage_bytes as f64, human(t.storage_bytes as f64)))
+                                        (num(t.edges_served.len() as f64, t.edges_served.len().to_string()))
+                                        (num(t.npv_contribution, human(t.npv_contribution)))
                                     }
                                 }
                             }
                         }
-                        @if d.errors.is_empty() && d.warnings.is_empty() {
-                            p { "All inputs were read without errors." }
-                        } @else {
-                            @if !d.warnings.is_empty() {
-                                h3 { "Warnings" }
-                                ul class="problems" id="warnings" { @for w in d.warnings { li { (w) } } }
-                            }
-                            @if !d.errors.is_empty() {
-                                h3 { "Errors" }
-                                ul class="problems" id="errors" { @for w in d.errors { li { (w) } } }
+                    }
+                    p id="budget-use" {
+                        "Budget use: rewrite " (human(plan.rewrite_cost as f64)) " of " (human(plan.budget as f64))
+                        @if plan.budget_defaulted { " (default 25% of candidate tables)" }
+                        ", storage " (human(plan.storage_cost as f64)) " of " (human(plan.storage_budget as f64))
+                        ". NPV " strong { (human(plan.total_npv)) } " (" (plan.algorithm) " planner)."
+                    }
+                    @if !d.planned.left_out.is_empty() {
+                        h3 { "Would pay on their own but are not in the plan" }
+                        p class="muted" { "The budget, or a conflicting key on a shared table, keeps them out." }
+                        table class="sortable" id="left-out" {
+                            thead { tr { th { "edge" } th class="num" { "rewrite needed" } th class="num" { "stand-alone NPV" } } }
+                            tbody {
+                                @for m in &d.planned.left_out {
+                                    tr {
+                                        td class="name" { (m.label) }
+                                        (num(m.rewrite_bytes, human(m.rewrite_bytes)))
+                                        (num(m.standalone_npv, human(m.standalone_npv)))
+                                    }
+                                }
                             }
                         }
                     }
-                    footer class="muted" {
-                        p { "Written by lakeaudit " (env!("CARGO_PKG_VERSION")) ". The Markdown summary is "
-                            code { "report.md" } "." }
+                    @if !plan.excluded_broadcast.is_empty() {
+                        p { (plan.excluded_broadcast.len()) " broadcast-only edge(s) were reported but not planned for (clustering does not help a broadcast join)." }
                     }
-                    script { (PreEscaped(SCRIPT)) }
+                    @if !plan.skipped.is_empty() {
+                        h3 { "Edges the planner could not plan for" }
+                        ul { @for s in &plan.skipped { li { (s.edge.label) ": " (s.reason) } } }
+                    }
+                    h3 { "SQL (" code { "plan.sql" } ")" }
+                    pre id="plan-sql" { code { (d.sql) } }
                 }
+                section id="budget" {
+                    h2 { "Budget curve" }
+                    @match &budget_svg {
+                        Some(svg) => {
+                            figure {
+                                div class="chart" { (PreEscaped(svg)) }
+                                figcaption { "NPV of the best plan within each rewrite budget; the ring marks the plan above." }
+                            }
+                        }
+                        None => {
+                            p class="hook" id="budget-curve-missing" {
+                                "No budget curve: this build's planner does not compute NPV against rewrite budget."
+                            }
+                        }
+                    }
+                }
+                section id="drift" {
+                    h2 { "Drift (" (d.window) " windows, threshold " (d.drift_threshold) ")" }
+                    @match &drift_svg {
+                        None => p { "The input spans one window: no drift to measure." },
+                        Some(svg) => {
+                            figure {
+                                div class="chart" { (PreEscaped(svg)) }
+                                figcaption { "Drift of each window against the one before; red points are above the threshold (re-plan)." }
+                            }
+                            table class="sortable" id="drift-table" {
+                                thead { tr {
+                                    th { "window start" } th class="num" { "executions" } th class="num" { "edges" }
+                                    th class="num" { "drift" } th { "verdict" } th { "new edges" } th { "gone edges" }
+                                } }
+                                tbody {
+                                    @for r in d.drift {
+                                        tr {
+                                            td class="nowrap" { (format_time(r.window_start_ms)) }
+                                            (num(r.executions as f64, r.executions.to_string()))
+                                            (num(r.edges as f64, r.edges.to_string()))
+                                            (num(r.drift, format!("{:.3}", r.drift)))
+                                            @if r.replan { td class="replan" { "re-plan" } } @else { td class="keep" { "keep the plan" } }
+                                            td class="name" { @for (k, e) in r.new_edges.iter().enumerate() { @if k > 0 { br; } (e) } }
+                                            td class="name" { @for (k, e) in r.gone_edges.iter().enumerate() { @if k > 0 { br; } (e) } }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                section id="edges" {
+                    h2 { "Join edges" }
+                    @if d.edges.is_empty() {
+                        p { "No equi-join relationships were found." }
+                    } @else {
+                        p class="muted" {
+                            "Over the whole input, best JIS first"
+                            @if d.edges.len() > MAX_EDGE_ROWS { " (the first " (MAX_EDGE_ROWS) " of " (d.edges.len()) ")" }
+                            ". All of them: " code { "edges.csv" } ", " code { "edges.parquet" } ". Click a column to sort."
+                        }
+                        table class="sortable" id="edge-table" {
+                            thead { tr {
+                                th { "edge" } th class="num" { "F" } th class="num" { "D (rows×rows)" }
+                                th class="num" { "C (ms)" } th class="num" { "JIS" } th class="num" { "SMJ" }
+                                th class="num" { "BHJ" } th class="num" { "other" } th class="num" { "scanned" }
+                            } }
+                            tbody {
+                                @for r in d.edges.iter().take(MAX_EDGE_ROWS) {
+                                    tr {
+                                        td class="name" { (r.key().label()) }
+                                        (num(r.frequency as f64, r.frequency.to_string()))
+                                        (num(r.data_volume, format!("{:.3e}", r.data_volume)))
+                                        (num(r.cost, format!("{:.0}", r.cost)))
+                                        (num(r.jis, format!("{:.3}", r.jis)))
+                                        (num(r.smj_count as f64, r.smj_count.to_string()))
+                                        (num(r.bhj_count as f64, r.bhj_count.to_string()))
+                                        (num(r.other_count as f64, r.other_count.to_string()))
+                                        (num(r.scanned_bytes, human(r.scanned_bytes)))
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                section id="inputs" {
+                    h2 { "Inputs" }
+                    table class="sortable" id="apps" {
+                        thead { tr {
+                            th { "application" } th { "name" } th { "Spark" } th class="num" { "lines" }
+                            th class="num" { "events skipped" } th class="num" { "never ended" }
+                            th { "unknown plan operators" }
+                        } }
+                        tbody {
+                            @for a in &d.apps {
+                                tr {
+                                    td { code { (a.app_id) } }
+                                    td class="name" { (a.name) }
+                                    td { (a.spark_version.as_deref().unwrap_or("?")) }
+                                    (num(a.lines as f64, a.lines.to_string()))
+                                    (num(a.skipped_events as f64, a.skipped_events.to_string()))
+                                    (num(a.unfinished_executions as f64, a.unfinished_executions.to_string()))
+                                    td class="name" {
+                                        @for (k, (op, n)) in a.unknown_operators.iter().enumerate() {
+                                            @if k > 0 { ", " } code { (op) } " (" (n) ")"
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    @if d.errors.is_empty() && d.warnings.is_empty() {
+                        p { "All inputs were read without errors." }
+                    } @else {
+                        @if !d.warnings.is_empty() {
+                            h3 { "Warnings" }
+                            ul class="problems" id="warnings" { @for w in d.warnings { li { (w) } } }
+                        }
+                        @if !d.errors.is_empty() {
+                            h3 { "Errors" }
+                            ul class="problems" id="errors" { @for w in d.errors { li { (w) } } }
+                        }
+                    }
+                }
+                footer class="muted" {
+                    p { "Written by lakeaudit " (env!("CARGO_PKG_VERSION")) ". The Markdown summary is "
+                        code { "report.md" } "." }
+                }
+                script { (PreEscaped(SCRIPT)) }
             }
-        };
+        }
+    };
     Ok(page.into_string())
 }

@@ -547,6 +547,9 @@ fn text_box(x: f64, baseline: f64, text: &str, size: f64) -> Rect {
     )
 }
 
+/// A point sampler along an edge's curve: t in [0, 1] -> point.
+type Curve = Box<dyn Fn(f64) -> (f64, f64)>;
+
 /// How each edge is drawn: its SVG path and where its label goes.
 struct Geometry {
     path: String,
@@ -579,7 +582,7 @@ fn geometry(g: &JoinGraph) -> Vec<Geometry> {
         }
     }
     // Curves as point samplers: t in [0, 1] -> point.
-    let mut curves: Vec<Box<dyn Fn(f64) -> (f64, f64)>> = Vec::with_capacity(g.edges.len());
+    let mut curves: Vec<Curve> = Vec::with_capacity(g.edges.len());
     let mut paths = vec![String::new(); g.edges.len()];
     let mut order = Vec::with_capacity(g.edges.len());
     for (&(a, b), members) in &groups {

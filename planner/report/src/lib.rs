@@ -68,6 +68,7 @@ pub use html::html;
 
 use graph::edges::EdgeRow;
 use planner::{DriftRow, Planned};
+use std::collections::BTreeMap;
 
 /// Everything the reports show, assembled by the binary.
 #[derive(Clone, Debug)]
@@ -124,6 +125,9 @@ pub struct App {
     pub skipped_events: u64,
     /// SQL executions that started but never ended.
     pub unfinished_executions: u64,
+    /// Plan operators the operator registry does not know, with how often
+    /// they occur.
+    pub unknown_operators: BTreeMap<String, u64>,
 }
 
 /// The plan's NPV at a range of rewrite budgets.

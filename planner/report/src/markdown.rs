@@ -11,6 +11,7 @@
 use crate::ReportData;
 use graph::time::format_time;
 use planner::human;
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 /// `s` as Markdown text that renders as exactly `s`: `<`, `>` and `&`
@@ -96,6 +97,22 @@ pub fn code(s: &str) -> String {
         ""
     };
     format!("{fence}{pad}{body}{pad}{fence}")
+}
+
+/// `, plan operators lakeaudit does not know: X (n), Y (m)` for an input
+/// whose plans hold operators the operator registry lacks; empty otherwise.
+fn unknown_operators(ops: &BTreeMap<String, u64>) -> String {
+    if ops.is_empty() {
+        return String::new();
+    }
+    let list: Vec<String> = ops
+        .iter()
+        .map(|(op, n)| format!("{} ({n})", code(op)))
+        .collect();
+    format!(
+        ", plan operators lakeaudit does not know: {}",
+        list.join(", ")
+    )
 }
 
 /// The Markdown report.
@@ -229,12 +246,13 @@ pub fn render(d: &ReportData<'_>) -> String {
     for a in &d.apps {
         let _ = writeln!(
             s,
-            "- {} {} (Spark {}), {} lines ({} events of kinds lakeaudit does not use, skipped){}",
+            "- {} {} (Spark {}), {} lines ({} events of kinds lakeaudit does not use, skipped){}{}",
             code(&a.app_id),
             text(&a.name),
             text(a.spark_version.as_deref().unwrap_or("?")),
             a.lines,
             a.skipped_events,
+            unknown_operators(&a.unknown_operators),
             if a.unfinished_executions > 0 {
                 format!(", {} execution(s) never ended", a.unfinished_executions)
             } else {
@@ -256,6 +274,20 @@ pub fn render(d: &ReportData<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unknown_operators_are_listed_per_input_only_when_there_are_some() {
+        assert_eq!(unknown_operators(&BTreeMap::new()), "");
+        let ops = BTreeMap::from([
+            ("MapPartitions".to_string(), 3),
+            ("Mystery".to_string(), 1),
+            ("<b>`x".to_string(), 2),
+        ]);
+        assert_eq!(
+            unknown_operators(&ops),
+            ", plan operators lakeaudit does not know: ``<b>`x`` (2), `MapPartitions` (3), `Mystery` (1)"
+        );
+    }
 
     #[test]
     fn ordinary_names_are_unchanged() {

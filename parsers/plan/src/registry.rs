@@ -1,0 +1,689 @@
+//! The one operator registry: which operator names are which kind of
+//! node, and which engine runs them.
+//!
+//! Every plan parser (formatted text, extended text, `sparkPlanInfo`,
+//! TreeNode JSON) asks [`operator`] what an operator is and only then
+//! reads that operator's arguments its own way; no parser keeps its own
+//! name table. A name the registry does not know is
+//! [`Family::Unknown`]: parsers build [`crate::NodeKind::Unknown`] for it
+//! and the report counts it per input ([`crate::Plan::unknown_operators`]).
+//!
+//! Each row also says at which [`Level`] the operator exists: physical plan
+//! sources (formatted text, `sparkPlanInfo`) print a command's logical
+//! arguments too (`Execute CreateViewCommand` over the view's
+//! `LogicalRelation`s and `Join`s, which do not run), so a logical-only name
+//! met in a physical plan is a known operator lineage does not model
+//! ([`Family::Other`]), and the other way round.
+//!
+//! Supporting another engine's operators is a table edit: a Databricks
+//! Photon or RAPIDS GPU hash join is a hash join with the same keys, so its
+//! row names the accelerator-neutral family and the engine, e.g.
+//! `("PhotonBroadcastHashJoin", Family::Join(JoinStrategy::BroadcastHashJoin),
+//! Engine::Photon, Level::Physical)`. Spark 2 prints whole-stage codegen as a
+//! `*` before the name (`*BroadcastHashJoin`): today such names are unknown
+//! (and counted); stripping the marker in [`operator_word`] is the small
+//! code that supports them.
+
+use serde::Serialize;
+
+use crate::node::JoinStrategy;
+
+/// What kind of operator a name is: the [`crate::NodeKind`] a parser
+/// builds for it, without the arguments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Family {
+    /// Reads a table or files: [`crate::NodeKind::Scan`].
+    Scan,
+    /// Local rows, ranges, RDDs: [`crate::NodeKind::LocalData`].
+    LocalData,
+    /// [`crate::NodeKind::Project`].
+    Project,
+    /// [`crate::NodeKind::Filter`].
+    Filter,
+    /// [`crate::NodeKind::Join`] with this strategy.
+    Join(JoinStrategy),
+    /// [`crate::NodeKind::Aggregate`].
+    Aggregate,
+    /// [`crate::NodeKind::Window`].
+    Window,
+    /// [`crate::NodeKind::Expand`].
+    Expand,
+    /// [`crate::NodeKind::Generate`].
+    Generate,
+    /// [`crate::NodeKind::Union`].
+    Union,
+    /// [`crate::NodeKind::Sort`].
+    Sort,
+    /// [`crate::NodeKind::Limit`] without a project list.
+    Limit,
+    /// `TakeOrderedAndProject`: [`crate::NodeKind::Limit`] with its project list.
+    TopK,
+    /// [`crate::NodeKind::Exchange`].
+    Exchange,
+    /// [`crate::NodeKind::SubqueryAlias`].
+    SubqueryAlias,
+    /// [`crate::NodeKind::Reused`].
+    Reused,
+    /// [`crate::NodeKind::SubqueryRoot`].
+    SubqueryRoot,
+    /// [`crate::NodeKind::PassThrough`].
+    PassThrough,
+    /// [`crate::NodeKind::Command`].
+    Command,
+    /// A known operator lineage does not model: [`crate::NodeKind::Other`].
+    Other,
+    /// Not in the registry: [`crate::NodeKind::Unknown`].
+    Unknown,
+}
+
+/// The engine that runs an operator.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Engine {
+    /// Apache Spark's own operators.
+    #[default]
+    Spark,
+    /// Databricks Photon (`Photon*` operators).
+    Photon,
+    /// RAPIDS Accelerator for Apache Spark (`Gpu*` operators).
+    Gpu,
+}
+
+/// At which level of a plan an operator exists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Level {
+    /// Executed plans: formatted text, `sparkPlanInfo`, the physical section
+    /// of extended text.
+    Physical,
+    /// Logical plans (parsed, analyzed, optimized).
+    Logical,
+    /// Both, or a source that mixes them (extended text as a whole).
+    Any,
+}
+
+/// What the registry says about one operator name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Operator {
+    /// The kind of node.
+    pub family: Family,
+    /// Who runs it.
+    pub engine: Engine,
+}
+
+/// Known operators by operator word, sorted by name (byte order): family,
+/// engine, and the plan level the operator exists at.
+const OPERATORS: &[(&str, Family, Engine, Level)] = &[
+    (
+        "AQEShuffleRead",
+        Family::PassThrough,
+        Engine::Spark,
+        Level::Physical,
+    ),
+    (
+        "AdaptiveSparkPlan",
+        Family::PassThrough,
+        Engine::Spark,
+        Level::Physical,
+    ),
+    (
+        "Aggregate",
+        Family::Aggregate,
+        Engine::Spark,
+        Level::Logical,
+    ),
+    ("AppendData", Family::Command, Engine::Spark, Level::Any),
+    ("BatchScan", Family::Scan, Engine::Spark, Level::Physical),
+    (
+        "BroadcastExchange",
+        Family::Exchange,
+        Engine::Spark,
+        Level::Physical,
+    ),
+    (
+        "BroadcastHashJoin",
+        Family::Join(JoinStrategy::BroadcastHashJoin),
+        Engine::Spark,
+        Level::Physical,
+    ),
+    (
+        "BroadcastNestedLoopJoin",
+        Family::Join(JoinStrategy::BroadcastNestedLoopJoin),
+        Engine::Spark,
+        Level::Physical,
+    ),
+    (
+        "BroadcastQueryStage",
+        Family::PassThrough,
+        Engine::Spark,
+        Level::Physical,
+    ),
+    ("CTE", Family::PassThrough, Engine::Spark, Level::Logical),
+    (
+        "CTERelationDef",
+        Family::SubqueryRoot,
+        Engine::Spark,
+        Level::Logical,
+    ),
+    (
+        "CTERelationRef",
+        Family::Reused,
+        Engine::Spark,
+        Level::Logical,
+    ),
+    (
+        "CartesianProduct",
+        Family::Join(JoinStrategy::CartesianProduct),
+        Engine::Spark,
+        Level::Physical,
+    ),
+    ("Coalesce", Family::Exchange, Engine::Spark, Level::Any),
+    (
+        "CoalesceExec",
+        Family::Exchange,
+        Engine::Spark,
+        Level::Physical,
+    ),
+    (
+        "CollectLimit",
+        Family::Limit,
+        Engine::Spark,
+        Level::Physical,
+    ),
+    ("CollectTail", Family::Limit, Engine::Spark, Level::Physical),
+    (
+        "ColumnarToRow",
+        Family::PassThrough,
+        Engine::Spark,
+        Level::Physical,
+    ),
+    (
+        "ContinuousScan",
+        Family::Scan,
+        Engine::Spark,
+        Level::Physical,
+    ),
+    (
+        "CreateTable",
+        Family::Command,
+        Engine::Spark,
+        Level::Logical,
+    ),
+    (
+        "CustomShuffleReader",
+        Family::PassThrough,
+        Engine::Spark,
+        Level::Physical,
+    ),
+    (
+        "DataSourceV2Relation",
+        Family::Scan,
+        Engine::Spark,
+        Level::Logical,
+    ),
+    (
+        "DataSourceV2ScanRelation",
+        Family::Scan,
+        Engine::Spark,
+        Level::Logical,
+    ),
+    (
+        "Deduplicate",
+        Family::PassThrough,
+        Engine::Spark,
+        Level::Logical,
+    ),
+    (
+        "DeduplicateWithinWatermark",
+        Family::PassThrough,
+        Engine::Spark,
+        Level::Logical,
+    ),
+    (
+        "Distinct",
+        Family::PassThrough,
+        Engine::Spark,
+        Level::Logical,
+    ),
+    ("DropTable", Family::Command, Engine::Spark, Level::Any),
+    (
+        "EmptyRelation",
+        Family::LocalData,
+        Engine::Spark,
+        Level::Physical,
+    ),
+    ("Except", Family::Other, Engine::Spark, Level::Logical),
+    ("Exchange", Family::Exchange, Engine::Spark, Level::Physical),
+    ("Execute", Family::Command, Engine::Spark, Level::Physical),
+    ("Expand", Family::Expand, Engine::Spark, Level::Any),
+    ("FileScan", Family::Scan, Engine::Spark, Level::Physical),
+    ("Filter", Family::Filter, Engine::Spark, Level::Any),
+    ("Generate", Family::Generate, Engine::Spark, Level::Any),
+    ("GlobalLimit", Family::Limit, Engine::Spark, Level::Any),
+    (
+        "GlobalLimitExec",
+        Family::Limit,
+        Engine::Spark,
+        Level::Physical,
+    ),
+    (
+        "HashAggregate",
+        Family::Aggregate,
+        Engine::Spark,
+        Level::Physical,
+    ),
+    ("Hint", Family::PassThrough, Engine::Spark, Level::Logical),
+    (
+        "HiveTableRelation",
+        Family::Scan,
+        Engine::Spark,
+        Level::Logical,
+    ),
+    (
+        "HiveTableScan",
+        Family::Scan,
+        Engine::Spark,
+        Level::Physical,
+    ),
+    ("InMemoryRelation", Family::Other, Engine::Spark, Level::Any),
+    (
+        "InMemoryTableScan",
+        Family::Other,
+        Engine::Spark,
+        Level::Physical,
+    ),
+    (
+        "InputAdapter",
+        Family::PassThrough,
+        Engine::Spark,
+        Level::Physical,
+    ),
+    ("Intersect", Family::Other, Engine::Spark, Level::Logical),
+    (
+        "Join",
+        Family::Join(JoinStrategy::Join),
+        Engine::Spark,
+        Level::Logical,
+    ),
+    ("Limit", Family::Limit, Engine::Spark, Level::Logical),
+    ("LocalLimit", Family::Limit, Engine::Spark, Level::Any),
+    (
+        "LocalLimitExec",
+        Family::Limit,
+        Engine::Spark,
+        Level::Physical,
+    ),
+    (
+        "LocalRelation",
+        Family::LocalData,
+        Engine::Spark,
+        Level::Logical,
+    ),
+    (
+        "LocalTableScan",
+        Family::LocalData,
+        Engine::Spark,
+        Level::Physical,
+    ),
+    (
+        "LogicalRDD",
+        Family::LocalData,
+        Engine::Spark,
+        Level::Logical,
+    ),
+    (
+        "LogicalRelation",
+        Family::Scan,
+        Engine::Spark,
+        Level::Logical,
+    ),
+    (
+        "MergingSessionAggregate",
+        Family::Aggregate,
+        Engine::Spark,
+        Level::Physical,
+    ),
+    (
+        "MicroBatchScan",
+        Family::Scan,
+        Engine::Spark,
+        Level::Physical,
+    ),
+    (
+        "ObjectHashAggregate",
+        Family::Aggregate,
+        Engine::Spark,
+        Level::Physical,
+    ),
+    ("Offset", Family::Limit, Engine::Spark, Level::Logical),
+    (
+        "OneRowRelation",
+        Family::LocalData,
+        Engine::Spark,
+        Level::Logical,
+    ),
+    (
+        "OverwriteByExpression",
+        Family::Command,
+        Engine::Spark,
+        Level::Any,
+    ),
+    (
+        "OverwritePartitionsDynamic",
+        Family::Command,
+        Engine::Spark,
+        Level::Any,
+    ),
+    ("Project", Family::Project, Engine::Spark, Level::Any),
+    ("Range", Family::LocalData, Engine::Spark, Level::Any),
+    (
+        "RangeExec",
+        Family::LocalData,
+        Engine::Spark,
+        Level::Physical,
+    ),
+    (
+        "RebalancePartitions",
+        Family::Exchange,
+        Engine::Spark,
+        Level::Logical,
+    ),
+    ("Relation", Family::Scan, Engine::Spark, Level::Logical),
+    ("RelationV2", Family::Scan, Engine::Spark, Level::Logical),
+    (
+        "Repartition",
+        Family::Exchange,
+        Engine::Spark,
+        Level::Logical,
+    ),
+    (
+        "RepartitionByExpression",
+        Family::Exchange,
+        Engine::Spark,
+        Level::Logical,
+    ),
+    (
+        "ReplaceTableAsSelect",
+        Family::Command,
+        Engine::Spark,
+        Level::Any,
+    ),
+    (
+        "ResolvedHint",
+        Family::PassThrough,
+        Engine::Spark,
+        Level::Logical,
+    ),
+    (
+        "ResultQueryStage",
+        Family::PassThrough,
+        Engine::Spark,
+        Level::Physical,
+    ),
+    (
+        "ReturnAnswer",
+        Family::PassThrough,
+        Engine::Spark,
+        Level::Logical,
+    ),
+    (
+        "ReusedExchange",
+        Family::Reused,
+        Engine::Spark,
+        Level::Physical,
+    ),
+    (
+        "ReusedSubquery",
+        Family::Reused,
+        Engine::Spark,
+        Level::Physical,
+    ),
+    (
+        "RowToColumnar",
+        Family::PassThrough,
+        Engine::Spark,
+        Level::Physical,
+    ),
+    ("Sample", Family::Other, Engine::Spark, Level::Any),
+    ("Scan", Family::Scan, Engine::Spark, Level::Physical),
+    (
+        "SetCatalogAndNamespace",
+        Family::Command,
+        Engine::Spark,
+        Level::Any,
+    ),
+    (
+        "ShuffleExchange",
+        Family::Exchange,
+        Engine::Spark,
+        Level::Physical,
+    ),
+    (
+        "ShuffleQueryStage",
+        Family::PassThrough,
+        Engine::Spark,
+        Level::Physical,
+    ),
+    (
+        "ShuffledHashJoin",
+        Family::Join(JoinStrategy::ShuffledHashJoin),
+        Engine::Spark,
+        Level::Physical,
+    ),
+    ("Sort", Family::Sort, Engine::Spark, Level::Any),
+    (
+        "SortAggregate",
+        Family::Aggregate,
+        Engine::Spark,
+        Level::Physical,
+    ),
+    (
+        "SortMergeJoin",
+        Family::Join(JoinStrategy::SortMergeJoin),
+        Engine::Spark,
+        Level::Physical,
+    ),
+    (
+        "StreamingRelation",
+        Family::Scan,
+        Engine::Spark,
+        Level::Logical,
+    ),
+    (
+        "StreamingRelationV2",
+        Family::Scan,
+        Engine::Spark,
+        Level::Logical,
+    ),
+    (
+        "Subquery",
+        Family::SubqueryRoot,
+        Engine::Spark,
+        Level::Physical,
+    ),
+    (
+        "SubqueryAdaptiveBroadcast",
+        Family::SubqueryRoot,
+        Engine::Spark,
+        Level::Physical,
+    ),
+    (
+        "SubqueryAlias",
+        Family::SubqueryAlias,
+        Engine::Spark,
+        Level::Logical,
+    ),
+    (
+        "SubqueryBroadcast",
+        Family::SubqueryRoot,
+        Engine::Spark,
+        Level::Physical,
+    ),
+    (
+        "TableCacheQueryStage",
+        Family::PassThrough,
+        Engine::Spark,
+        Level::Physical,
+    ),
+    ("Tail", Family::Limit, Engine::Spark, Level::Logical),
+    (
+        "TakeOrderedAndProject",
+        Family::TopK,
+        Engine::Spark,
+        Level::Physical,
+    ),
+    ("Union", Family::Union, Engine::Spark, Level::Any),
+    ("UnionExec", Family::Union, Engine::Spark, Level::Physical),
+    (
+        "UnresolvedHaving",
+        Family::Filter,
+        Engine::Spark,
+        Level::Logical,
+    ),
+    (
+        "UnresolvedHint",
+        Family::PassThrough,
+        Engine::Spark,
+        Level::Logical,
+    ),
+    (
+        "UnresolvedRelation",
+        Family::Scan,
+        Engine::Spark,
+        Level::Logical,
+    ),
+    (
+        "UpdatingSessionAggregate",
+        Family::Aggregate,
+        Engine::Spark,
+        Level::Physical,
+    ),
+    ("View", Family::PassThrough, Engine::Spark, Level::Logical),
+    (
+        "WholeStageCodegen",
+        Family::PassThrough,
+        Engine::Spark,
+        Level::Physical,
+    ),
+    ("Window", Family::Window, Engine::Spark, Level::Any),
+    (
+        "WithCTE",
+        Family::PassThrough,
+        Engine::Spark,
+        Level::Logical,
+    ),
+    (
+        "WriteFiles",
+        Family::Command,
+        Engine::Spark,
+        Level::Physical,
+    ),
+];
+
+/// Words after `Scan` that name a scan of no table (`Scan OneRowRelation[]`,
+/// `Scan ExistingRDD[a#1]`): local data.
+const LOCAL_SCANS: &[&str] = &["ExistingRDD", "OneRowRelation"];
+
+/// The operator word of a node name or operator text: what comes before
+/// the first space, `(` or `[` (`Scan` of `Scan parquet t`,
+/// `WholeStageCodegen` of `WholeStageCodegen (3)`, `HashAggregate` of
+/// `HashAggregate(keys=[...])`).
+pub fn operator_word(name: &str) -> &str {
+    let t = name.trim_start();
+    let end = t.find([' ', '(', '[']).unwrap_or(t.len());
+    &t[..end]
+}
+
+/// What an operator is, by its name as a plan source of the given level
+/// prints it: a node name (`Scan parquet spark_catalog.default.orders`,
+/// `WholeStageCodegen (3)`, `Execute CreateDataSourceTableCommand`), an
+/// operator word of plan text (`HashAggregate`), or a TreeNode class's
+/// short name (`LogicalRelation`).
+pub fn operator(name: &str, level: Level) -> Operator {
+    let word = operator_word(name);
+    let spark = |family| Operator {
+        family,
+        engine: Engine::Spark,
+    };
+    if word == "Scan" && level != Level::Logical {
+        let rest = name.trim_start()[4..].trim_start();
+        if LOCAL_SCANS.iter().any(|w| rest.starts_with(w)) {
+            return spark(Family::LocalData);
+        }
+    }
+    if let Ok(i) = OPERATORS.binary_search_by(|(n, ..)| (*n).cmp(word)) {
+        let (_, family, engine, at) = OPERATORS[i];
+        let family = match (at, level) {
+            (Level::Physical, Level::Logical) | (Level::Logical, Level::Physical) => Family::Other,
+            (Level::Any, _)
+            | (_, Level::Any)
+            | (Level::Physical, Level::Physical)
+            | (Level::Logical, Level::Logical) => family,
+        };
+        return Operator { family, engine };
+    }
+    // Families whose members share a naming pattern.
+    if word.ends_with("Command")
+        || word.starts_with("WriteFiles")
+        || word.starts_with("CreateTable")
+        || word.starts_with("InsertInto")
+    {
+        return spark(Family::Command);
+    }
+    if word.starts_with("WholeStageCodegen") {
+        return spark(Family::PassThrough);
+    }
+    spark(Family::Unknown)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_is_sorted_and_has_no_duplicates() {
+        for w in OPERATORS.windows(2) {
+            assert!(w[0].0 < w[1].0, "{} before {}", w[0].0, w[1].0);
+        }
+    }
+
+    #[test]
+    fn names_from_every_source_resolve() {
+        let f = |n: &str| operator(n, Level::Any).family;
+        assert_eq!(f("Scan parquet spark_catalog.default.orders"), Family::Scan);
+        assert_eq!(f("Scan OneRowRelation"), Family::LocalData);
+        assert_eq!(f("Scan ExistingRDD[a#1]"), Family::LocalData);
+        assert_eq!(f("WholeStageCodegen (3)"), Family::PassThrough);
+        assert_eq!(
+            f("HashAggregate(keys=[a#1], functions=[])"),
+            Family::Aggregate
+        );
+        assert_eq!(f("Execute CreateDataSourceTableCommand"), Family::Command);
+        assert_eq!(f("InsertIntoHadoopFsRelationCommand"), Family::Command);
+        assert_eq!(f("CreateTableAsSelect"), Family::Command);
+        assert_eq!(f("LogicalRelation"), Family::Scan);
+        // Spark 2's codegen marker is not stripped (yet): unknown, counted.
+        assert_eq!(f("*BroadcastHashJoin"), Family::Unknown);
+        assert_eq!(f("Join"), Family::Join(JoinStrategy::Join));
+        // Known to one parser's table only before the registry existed.
+        assert_eq!(f("SubqueryAdaptiveBroadcast"), Family::SubqueryRoot);
+        assert_eq!(f("EmptyRelation"), Family::LocalData);
+        assert_eq!(f("Mystery"), Family::Unknown);
+        assert_eq!(operator("Project", Level::Physical).engine, Engine::Spark);
+        assert_eq!(operator_word("  Project [a#1]"), "Project");
+    }
+
+    #[test]
+    fn operators_of_the_other_plan_level_are_known_but_not_modelled() {
+        // A command's logical arguments in a physical plan (formatted
+        // `Execute CreateViewCommand` over the view's plan).
+        let p = |n: &str| operator(n, Level::Physical).family;
+        assert_eq!(p("LogicalRelation"), Family::Other);
+        assert_eq!(p("Join"), Family::Other);
+        assert_eq!(p("SubqueryAlias"), Family::Other);
+        assert_eq!(p("Project"), Family::Project);
+        let l = |n: &str| operator(n, Level::Logical).family;
+        assert_eq!(l("HashAggregate"), Family::Other);
+        assert_eq!(l("Join"), Family::Join(JoinStrategy::Join));
+        assert_eq!(l("Mystery"), Family::Unknown);
+    }
+}
