@@ -195,6 +195,5 @@ fn report_data<'a>(
         window,
         planned,
         sql,
-        budget_curve: None,
     }
 }

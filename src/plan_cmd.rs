@@ -6,18 +6,19 @@ use crate::pipeline::{self, Exec};
 use anyhow::{Context, Result};
 use graph::edges::CostMeasure;
 use graph::time::{format_time, parse_duration};
-use planner::{human, parse_size, Planned, PlannerConfig, TableStats};
+use planner::{human, human_budget, parse_size, BudgetCurve, Planned, PlannerConfig, TableStats};
 use std::fmt::Write as _;
 
 /// Planner flags.
 #[derive(clap::Args, Debug, Clone)]
 pub struct PlanArgs {
-    /// Rewrite budget B (bytes; `500GB`, `2TiB`, ...). Default: 25% of the
-    /// candidate tables' total size.
+    /// Rewrite budget B (bytes; `500GB`, `2TiB`, ...). Default: no limit,
+    /// plan every change that pays (the budget curve shows what smaller
+    /// budgets would buy).
     #[arg(long)]
     pub budget: Option<String>,
-    /// Storage budget S for rewritten bytes kept until VACUUM. Default: 25%
-    /// of the candidate tables' total size.
+    /// Storage budget S for rewritten bytes kept until VACUUM. Default: no
+    /// limit.
     #[arg(long)]
     pub storage_budget: Option<String>,
     /// Fraction of a joined pair's scanned bytes saved when both tables are
@@ -95,21 +96,11 @@ pub fn render_text(p: &Planned) -> String {
     }
     let _ = writeln!(
         s,
-        "rewrite {} of budget {}{}; storage {} of budget {}{}",
+        "rewrite {} (budget: {}); storage {} (budget: {})",
         human(plan.rewrite_cost as f64),
-        human(plan.budget as f64),
-        if plan.budget_defaulted {
-            " (default: 25% of candidate tables)"
-        } else {
-            ""
-        },
+        human_budget(plan.budget),
         human(plan.storage_cost as f64),
-        human(plan.storage_budget as f64),
-        if plan.storage_budget_defaulted {
-            " (default: 25% of candidate tables)"
-        } else {
-            ""
-        },
+        human_budget(plan.storage_budget),
     );
     let _ = writeln!(
         s,
@@ -186,5 +177,35 @@ pub fn render_text(p: &Planned) -> String {
     for e in &plan.skipped {
         let _ = writeln!(s, "skipped {}: {}", e.edge.label, e.reason);
     }
+    render_curve(&mut s, &p.curve);
     s
+}
+
+/// The budget curve, one line per step: what each rewrite budget buys.
+fn render_curve(s: &mut String, c: &BudgetCurve) {
+    if c.points.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "\nBudget curve (best NPV per rewrite budget{}; storage budget: {}):",
+        if c.exact { ", exact" } else { "" },
+        human_budget(c.storage_budget)
+    );
+    let _ = writeln!(
+        s,
+        "  {:>12}  {:>12}  {:>6}  {:>5}",
+        "budget", "NPV", "tables", "edges"
+    );
+    for pt in &c.points {
+        let _ = writeln!(
+            s,
+            "  {:>12}  {:>12}  {:>6}  {:>5}{}",
+            human(pt.budget as f64),
+            human(pt.npv),
+            pt.tables_changed,
+            pt.edges_served,
+            if pt.chosen { "  <- this plan" } else { "" }
+        );
+    }
 }

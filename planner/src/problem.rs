@@ -34,6 +34,25 @@ pub(crate) struct PTable {
     pub previous: Layout,
     /// Option 0 = current layout (its clustering keys, or empty), then proposals.
     pub options: Vec<Vec<String>>,
+    /// Rewrite cost of each option in bytes (0 for option 0).
+    pub rewrite: Vec<u64>,
+    /// Storage cost of each option in bytes (0 for option 0).
+    pub storage: Vec<u64>,
+    /// The same costs as floats, for the objective.
+    pub rewrite_f: Vec<f64>,
+    pub storage_f: Vec<f64>,
+}
+
+impl PTable {
+    /// Add an option with its costs; returns its index.
+    pub fn push_option(&mut self, key: Vec<String>, rewrite: u64, storage: u64) -> usize {
+        self.options.push(key);
+        self.rewrite.push(rewrite);
+        self.storage.push(storage);
+        self.rewrite_f.push(rewrite as f64);
+        self.storage_f.push(storage as f64);
+        self.options.len() - 1
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -72,13 +91,10 @@ pub(crate) struct Problem {
     pub pairs: HashMap<(usize, usize), Vec<usize>>,
     pub budget: f64,
     pub storage_budget: f64,
-    pub retention: f64,
     pub annuity: f64,
     // Reporting only.
-    pub budget_u64: u64,
-    pub storage_budget_u64: u64,
-    pub budget_defaulted: bool,
-    pub storage_budget_defaulted: bool,
+    pub budget_u64: Option<u64>,
+    pub storage_budget_u64: Option<u64>,
     pub excluded_broadcast: Vec<EdgeRef>,
     pub skipped: Vec<SkippedEdge>,
     pub input_edges: Vec<EdgeRef>,
@@ -130,6 +146,25 @@ fn edge_ref(i: usize, e: &EdgeDemand) -> EdgeRef {
     }
 }
 
+/// Incidence lists and the edges between each pair of distinct tables.
+type EdgeIndex = (Vec<Vec<usize>>, HashMap<(usize, usize), Vec<usize>>);
+
+fn index_edges(n_tables: usize, edges: &[PEdge]) -> EdgeIndex {
+    let mut adj = vec![Vec::new(); n_tables];
+    let mut pairs: HashMap<(usize, usize), Vec<usize>> = HashMap::new();
+    for (id, e) in edges.iter().enumerate() {
+        adj[e.a].push(id);
+        if e.a != e.b {
+            adj[e.b].push(id);
+            pairs
+                .entry((e.a.min(e.b), e.a.max(e.b)))
+                .or_default()
+                .push(id);
+        }
+    }
+    (adj, pairs)
+}
+
 impl Problem {
     pub fn build(
         profiles: &[TableProfile],
@@ -163,6 +198,10 @@ impl Problem {
                 partitioned,
                 previous,
                 options: vec![current],
+                rewrite: vec![0],
+                storage: vec![0],
+                rewrite_f: vec![0.0],
+                storage_f: vec![0.0],
             });
         }
         // Option lookup per table; filled as edges propose keys.
@@ -241,14 +280,16 @@ impl Problem {
                 ));
                 continue;
             }
+            let retention = config.retention_factor;
             let mut opt = |t: usize, k: Vec<String>| -> usize {
                 let tbl = &mut tables[t];
                 let m = &mut option_ix[t];
                 if let Some(&o) = m.get(&k) {
                     return o;
                 }
-                tbl.options.push(k.clone());
-                let o = tbl.options.len() - 1;
+                // A full rewrite of the table; its old files are kept until VACUUM.
+                let storage = (retention * tbl.bytes as f64).ceil() as u64;
+                let o = tbl.push_option(k.clone(), tbl.bytes, storage);
                 m.insert(k, o);
                 o
             };
@@ -288,49 +329,18 @@ impl Problem {
         for (r, &e) in order.iter().enumerate() {
             pedges[e].rank = r;
         }
-        let mut adj = vec![Vec::new(); tables.len()];
-        let mut pairs: HashMap<(usize, usize), Vec<usize>> = HashMap::new();
-        let mut candidate = vec![false; tables.len()];
-        for (id, e) in pedges.iter().enumerate() {
-            adj[e.a].push(id);
-            candidate[e.a] = true;
-            candidate[e.b] = true;
-            if e.a != e.b {
-                adj[e.b].push(id);
-                pairs
-                    .entry((e.a.min(e.b), e.a.max(e.b)))
-                    .or_default()
-                    .push(id);
-            }
-        }
-        let candidate_bytes: u64 = tables
-            .iter()
-            .zip(&candidate)
-            .filter(|(_, c)| **c)
-            .map(|(t, _)| t.bytes)
-            .fold(0u64, u64::saturating_add);
-        let default_budget = candidate_bytes / 4;
-        let (budget_u64, budget_defaulted) = match config.budget {
-            Some(b) => (b, false),
-            None => (default_budget, true),
-        };
-        let (storage_budget_u64, storage_budget_defaulted) = match config.storage_budget {
-            Some(b) => (b, false),
-            None => (default_budget, true),
-        };
+        let (adj, pairs) = index_edges(tables.len(), &pedges);
+        let limit = |b: Option<u64>| b.map_or(f64::INFINITY, |b| b as f64);
         Ok(Problem {
             tables,
             edges: pedges,
             adj,
             pairs,
-            budget: budget_u64 as f64,
-            storage_budget: storage_budget_u64 as f64,
-            retention: config.retention_factor,
+            budget: limit(config.budget),
+            storage_budget: limit(config.storage_budget),
             annuity,
-            budget_u64,
-            storage_budget_u64,
-            budget_defaulted,
-            storage_budget_defaulted,
+            budget_u64: config.budget,
+            storage_budget_u64: config.storage_budget,
             excluded_broadcast,
             skipped,
             input_edges,
@@ -338,18 +348,61 @@ impl Problem {
         })
     }
 
-    /// Rewrite bytes of table `t` on option `k`.
-    pub fn rewrite(&self, t: usize, k: usize) -> f64 {
-        if k == 0 {
-            0.0
-        } else {
-            self.tables[t].bytes as f64
+    /// The part of the instance made of `tables` (indices, ascending) and
+    /// `edges` (every edge among them), re-indexed, with the same budgets.
+    /// Reporting fields are left empty: a part is solved, never rendered.
+    pub fn subproblem(&self, tables: &[usize], edges: &[usize]) -> Problem {
+        let mut local = vec![usize::MAX; self.tables.len()];
+        for (i, &t) in tables.iter().enumerate() {
+            local[t] = i;
+        }
+        let sub_edges: Vec<PEdge> = edges
+            .iter()
+            .map(|&id| {
+                let e = &self.edges[id];
+                PEdge {
+                    a: local[e.a],
+                    b: local[e.b],
+                    ..e.clone()
+                }
+            })
+            .collect();
+        let (adj, pairs) = index_edges(tables.len(), &sub_edges);
+        Problem {
+            tables: tables.iter().map(|&t| self.tables[t].clone()).collect(),
+            edges: sub_edges,
+            adj,
+            pairs,
+            budget: self.budget,
+            storage_budget: self.storage_budget,
+            annuity: self.annuity,
+            budget_u64: self.budget_u64,
+            storage_budget_u64: self.storage_budget_u64,
+            excluded_broadcast: Vec::new(),
+            skipped: Vec::new(),
+            input_edges: Vec::new(),
+            input_scan: Vec::new(),
         }
     }
 
+    /// The same instance under other budgets (bytes; `f64::INFINITY`: none).
+    pub fn with_budgets(&self, budget: f64, storage_budget: f64) -> Problem {
+        let mut p = self.clone();
+        p.budget = budget;
+        p.storage_budget = storage_budget;
+        p
+    }
+
+    /// Rewrite bytes of table `t` on option `k`.
+    #[inline]
+    pub fn rewrite(&self, t: usize, k: usize) -> f64 {
+        self.tables[t].rewrite_f[k]
+    }
+
     /// Storage bytes of table `t` on option `k`.
+    #[inline]
     pub fn storage(&self, t: usize, k: usize) -> f64 {
-        self.retention * self.rewrite(t, k)
+        self.tables[t].storage_f[k]
     }
 
     /// Serving edge `e` alone, from the current layouts: the bytes its
@@ -421,8 +474,8 @@ impl Problem {
             if k == 0 && list.is_empty() {
                 continue;
             }
-            let rewrite_bytes = if k == 0 { 0 } else { tbl.bytes };
-            let storage_bytes = (self.retention * rewrite_bytes as f64).ceil() as u64;
+            let rewrite_bytes = tbl.rewrite[k];
+            let storage_bytes = tbl.storage[k];
             rewrite_cost = rewrite_cost.saturating_add(rewrite_bytes);
             storage_cost = storage_cost.saturating_add(storage_bytes);
             let gain: f64 = list.iter().map(|(_, s)| s).sum();
@@ -460,8 +513,6 @@ impl Problem {
             storage_cost,
             budget: self.budget_u64,
             storage_budget: self.storage_budget_u64,
-            budget_defaulted: self.budget_defaulted,
-            storage_budget_defaulted: self.storage_budget_defaulted,
             annuity_factor: self.annuity,
             excluded_broadcast: self.excluded_broadcast.clone(),
             skipped: self.skipped.clone(),

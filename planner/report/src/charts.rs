@@ -1,9 +1,9 @@
 //! Charts drawn with plotters' SVG backend (text stays text: no font files;
 //! plotters escapes it).
 
-use crate::{BudgetCurve, Error, Result};
+use crate::{Error, Result};
 use graph::time::format_time;
-use planner::{human, DriftRow};
+use planner::{human, BudgetCurve, DriftRow};
 use plotters::prelude::*;
 
 const FONT: &str = "sans-serif";
@@ -114,8 +114,10 @@ pub fn drift(rows: &[DriftRow], threshold: f64) -> Result<String> {
     Ok(buf)
 }
 
-/// NPV against rewrite budget, the chosen plan ringed.
-pub fn budget(curve: &BudgetCurve) -> Result<String> {
+/// NPV against rewrite budget as the step function it is (a plan's NPV
+/// holds from its rewrite cost to the next plan's), each plan a dot, the
+/// chosen one ringed, and the rewrite budget given (if any) dashed.
+pub fn budget(curve: &BudgetCurve, given: Option<u64>) -> Result<String> {
     let e = err("budget curve");
     let mut buf = String::new();
     let pts: Vec<(f64, f64)> = curve
@@ -123,9 +125,19 @@ pub fn budget(curve: &BudgetCurve) -> Result<String> {
         .iter()
         .map(|p| (p.budget as f64, p.npv))
         .collect();
-    let xmax = pts.iter().map(|p| p.0).fold(1.0f64, f64::max) * 1.05;
-    let ymax = pts.iter().map(|p| p.1).fold(1.0f64, f64::max) * 1.12;
-    let ymin = pts.iter().map(|p| p.1).fold(0.0f64, f64::min);
+    let last = pts.iter().map(|p| p.0).fold(1.0f64, f64::max);
+    let xmax = given.map_or(last, |g| (g as f64).max(last)) * 1.08;
+    let ymax = pts.iter().map(|p| p.1).fold(1.0f64, f64::max) * 1.15;
+    // The steps: nothing below the first plan's rewrite, then each plan's
+    // NPV until the next, the last held to the right edge.
+    let mut steps = vec![(0.0, 0.0)];
+    let mut y = 0.0;
+    for &(x, npv) in &pts {
+        steps.push((x, y));
+        steps.push((x, npv));
+        y = npv;
+    }
+    steps.push((xmax, y));
     {
         let root = SVGBackend::with_string(&mut buf, (860, 340)).into_drawing_area();
         root.fill(&WHITE).map_err(&e)?;
@@ -133,7 +145,7 @@ pub fn budget(curve: &BudgetCurve) -> Result<String> {
             .margin(14)
             .x_label_area_size(40)
             .y_label_area_size(76)
-            .build_cartesian_2d(0f64..xmax, ymin..ymax)
+            .build_cartesian_2d(0f64..xmax, 0f64..ymax)
             .map_err(&e)?;
         chart
             .configure_mesh()
@@ -151,17 +163,35 @@ pub fn budget(curve: &BudgetCurve) -> Result<String> {
             .draw()
             .map_err(&e)?;
         chart
-            .draw_series(LineSeries::new(pts.iter().copied(), LINE.stroke_width(2)))
+            .draw_series(LineSeries::new(steps, LINE.stroke_width(2)))
             .map_err(&e)?;
         chart
             .draw_series(pts.iter().map(|&p| Circle::new(p, 4, LINE.filled())))
             .map_err(&e)?;
+        let mut legend = false;
+        if let Some(g) = given {
+            let g = g as f64;
+            chart
+                .draw_series(DashedLineSeries::new(
+                    [(g, 0.0), (g, ymax)],
+                    8,
+                    5,
+                    REPLAN.stroke_width(2),
+                ))
+                .map_err(&e)?
+                .label(format!("rewrite budget given: {}", human(g)))
+                .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], REPLAN.stroke_width(2)));
+            legend = true;
+        }
         if let Some(&(x, y)) = curve.chosen.and_then(|i| pts.get(i)) {
             chart
                 .draw_series([Circle::new((x, y), 9, CHOSEN.stroke_width(3))])
                 .map_err(&e)?
-                .label(format!("chosen: budget {}, NPV {}", human(x), human(y)))
+                .label(format!("chosen: rewrite {}, NPV {}", human(x), human(y)))
                 .legend(|(x, y)| Circle::new((x + 10, y), 6, CHOSEN.stroke_width(3)));
+            legend = true;
+        }
+        if legend {
             chart
                 .configure_series_labels()
                 .position(SeriesLabelPosition::LowerRight)

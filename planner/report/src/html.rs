@@ -12,7 +12,7 @@ use crate::{charts, ReportData, Result};
 use base64::Engine as _;
 use graph::time::format_time;
 use maud::{html, Markup, PreEscaped, DOCTYPE};
-use planner::human;
+use planner::{human, human_budget};
 use sha2::{Digest, Sha256};
 
 /// Edges listed in the page's edge table.
@@ -51,7 +51,7 @@ pre { background: #f4f6f6; border: 1px solid var(--rule); border-radius: 6px; pa
 .keep { color: #1e8449; }
 .changed { color: var(--accent); font-weight: 600; }
 ul.problems li { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12.5px; overflow-wrap: anywhere; }
-.hook { border: 1px dashed var(--accent); padding: 8px 12px; border-radius: 6px; background: #fef9f3; }
+tr.chosen td { background: #fef5e7; }
 "#;
 
 /// Sorts tables of class `sortable` by the clicked column (numbers by
@@ -123,9 +123,11 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
     } else {
         Some(charts::drift(d.drift, d.drift_threshold)?)
     };
-    let budget_svg = match &d.budget_curve {
-        Some(c) if !c.points.is_empty() => Some(charts::budget(c)?),
-        _ => None,
+    let curve = &d.planned.curve;
+    let budget_svg = if curve.points.is_empty() {
+        None
+    } else {
+        Some(charts::budget(curve, plan.budget)?)
     };
     let changed: Vec<_> = plan.tables.iter().filter(|t| t.changed).collect();
     let page = html! {
@@ -209,9 +211,8 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                         }
                     }
                     p id="budget-use" {
-                        "Budget use: rewrite " (human(plan.rewrite_cost as f64)) " of " (human(plan.budget as f64))
-                        @if plan.budget_defaulted { " (default 25% of candidate tables)" }
-                        ", storage " (human(plan.storage_cost as f64)) " of " (human(plan.storage_budget as f64))
+                        "Budget use: rewrite " (human(plan.rewrite_cost as f64)) " (budget: " (human_budget(plan.budget)) ")"
+                        ", storage " (human(plan.storage_cost as f64)) " (budget: " (human_budget(plan.storage_budget)) ")"
                         ". NPV " strong { (human(plan.total_npv)) } " (" (plan.algorithm) " planner)."
                     }
                     @if !d.planned.left_out.is_empty() {
@@ -244,15 +245,41 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                     h2 { "Budget curve" }
                     @match &budget_svg {
                         Some(svg) => {
+                            p {
+                                "The best NPV the planner finds under each rewrite budget, from the cheapest single change ("
+                                (human(curve.cheapest_change as f64)) ") to the plan with no rewrite limit; the storage budget stays at "
+                                (human_budget(curve.storage_budget)) "."
+                                @if !curve.exact { " Points are the default planner's plans (some components are too large to solve exactly)." }
+                            }
                             figure {
                                 div class="chart" { (PreEscaped(svg)) }
-                                figcaption { "NPV of the best plan within each rewrite budget; the ring marks the plan above." }
+                                figcaption {
+                                    "Each step is a plan; its budget is the rewrite it needs, and its NPV holds until the next step. The ring marks the plan above"
+                                    @if let Some(b) = plan.budget { ", the dashed line the rewrite budget given (" (human(b as f64)) ")" }
+                                    "."
+                                }
+                            }
+                            table class="sortable" id="budget-curve" {
+                                thead { tr {
+                                    th class="num" { "rewrite budget" } th class="num" { "NPV" } th class="num" { "storage kept" }
+                                    th class="num" { "tables changed" } th class="num" { "edges served" } th { "plan" }
+                                } }
+                                tbody {
+                                    @for pt in &curve.points {
+                                        tr class=[pt.chosen.then_some("chosen")] {
+                                            (num(pt.budget as f64, human(pt.budget as f64)))
+                                            (num(pt.npv, human(pt.npv)))
+                                            (num(pt.storage_cost as f64, human(pt.storage_cost as f64)))
+                                            (num(pt.tables_changed as f64, pt.tables_changed.to_string()))
+                                            (num(pt.edges_served as f64, pt.edges_served.to_string()))
+                                            td { @if pt.chosen { strong { "chosen" } } }
+                                        }
+                                    }
+                                }
                             }
                         }
                         None => {
-                            p class="hook" id="budget-curve-missing" {
-                                "No budget curve: this build's planner does not compute NPV against rewrite budget."
-                            }
+                            p id="budget-curve-empty" { "No layout change pays for itself at any rewrite budget." }
                         }
                     }
                 }

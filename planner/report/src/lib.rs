@@ -18,7 +18,7 @@
 //! byte-identical files.
 //!
 //! ```
-//! use planner::{plan, workload::left_out, PlannerConfig, Planned, TableProfile, EdgeDemand};
+//! use planner::{plan_and_curve, workload::left_out, Algorithm, PlannerConfig, Planned, TableProfile, EdgeDemand};
 //! use report::{InputSummary, ReportData};
 //!
 //! let t = |name: &str, bytes| TableProfile {
@@ -31,10 +31,10 @@
 //!     right_table: "db.orders".into(), right_columns: vec!["<b>key".into()],
 //!     jis: 1.0, scanned_bytes: 50_000.0, smj_count: 10, bhj_count: 0, other_count: 0,
 //! }];
-//! let config = PlannerConfig { budget: Some(10_000), storage_budget: Some(10_000), ..Default::default() };
-//! let plan = plan(&profiles, &demands, &config).unwrap();
+//! let config = PlannerConfig::default();
+//! let (plan, curve) = plan_and_curve(&profiles, &demands, &config, Algorithm::Improved).unwrap();
 //! let left_out = left_out(&profiles, &demands, &config, &plan).unwrap();
-//! let planned = Planned { profiles, window: None, demands, config, plan, left_out };
+//! let planned = Planned { profiles, window: None, demands, config, plan, left_out, curve };
 //! let data = ReportData {
 //!     inputs: InputSummary { applications: 1, executions: 10, queries: 10, span: None },
 //!     apps: vec![],
@@ -46,7 +46,6 @@
 //!     window: "7d",
 //!     planned: &planned,
 //!     sql: &planner::ddl(&planned.plan),
-//!     budget_curve: None,
 //! };
 //! let md = report::markdown::render(&data);
 //! assert!(md.contains("CLUSTER BY (&lt;b&gt;key)"));
@@ -93,8 +92,6 @@ pub struct ReportData<'a> {
     pub planned: &'a Planned,
     /// The plan's Delta SQL (`plan.sql`).
     pub sql: &'a str,
-    /// NPV against rewrite budget, when the planner computed it.
-    pub budget_curve: Option<BudgetCurve>,
 }
 
 /// Counts over the inputs.
@@ -128,24 +125,4 @@ pub struct App {
     /// Plan operators the operator registry does not know, with how often
     /// they occur.
     pub unknown_operators: BTreeMap<String, u64>,
-}
-
-/// The plan's NPV at a range of rewrite budgets.
-#[derive(Clone, Debug, PartialEq)]
-pub struct BudgetCurve {
-    /// Points by increasing budget.
-    pub points: Vec<BudgetPoint>,
-    /// Index in `points` of the plan that was chosen.
-    pub chosen: Option<usize>,
-}
-
-/// One point of the budget curve.
-#[derive(Clone, Debug, PartialEq)]
-pub struct BudgetPoint {
-    /// Rewrite budget in bytes.
-    pub budget: u64,
-    /// NPV of the best plan within it, in bytes.
-    pub npv: f64,
-    /// Bytes that plan rewrites.
-    pub rewrite: u64,
 }

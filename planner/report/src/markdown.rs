@@ -10,7 +10,7 @@
 
 use crate::ReportData;
 use graph::time::format_time;
-use planner::human;
+use planner::{human, human_budget, BudgetCurve};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -115,6 +115,46 @@ fn unknown_operators(ops: &BTreeMap<String, u64>) -> String {
     )
 }
 
+/// The budget curve as a table, the chosen plan marked.
+fn budget_curve(s: &mut String, c: &BudgetCurve) {
+    let _ = writeln!(s, "## Budget curve\n");
+    if c.points.is_empty() {
+        let _ = writeln!(
+            s,
+            "No layout change pays for itself at any rewrite budget.\n"
+        );
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "The best NPV under each rewrite budget (storage budget: {}){}:\n",
+        human_budget(c.storage_budget),
+        if c.exact {
+            ""
+        } else {
+            "; the default planner's plans, some components being too large to solve exactly"
+        }
+    );
+    let _ = writeln!(
+        s,
+        "| rewrite budget | NPV | storage kept | tables changed | edges served | |"
+    );
+    let _ = writeln!(s, "|---:|---:|---:|---:|---:|---|");
+    for p in &c.points {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} |",
+            human(p.budget as f64),
+            human(p.npv),
+            human(p.storage_cost as f64),
+            p.tables_changed,
+            p.edges_served,
+            if p.chosen { "**chosen**" } else { "" }
+        );
+    }
+    let _ = writeln!(s);
+}
+
 /// The Markdown report.
 pub fn render(d: &ReportData<'_>) -> String {
     let mut s = String::new();
@@ -189,12 +229,11 @@ pub fn render(d: &ReportData<'_>) -> String {
     }
     let _ = writeln!(
         s,
-        "\nBudget use: rewrite {} of {}{}, storage {} of {}. NPV {} ({} planner). SQL: `plan.sql`.\n",
+        "\nBudget use: rewrite {} (budget: {}), storage {} (budget: {}). NPV {} ({} planner). SQL: `plan.sql`.\n",
         human(p.rewrite_cost as f64),
-        human(p.budget as f64),
-        if p.budget_defaulted { " (default 25% of candidate tables)" } else { "" },
+        human_budget(p.budget),
         human(p.storage_cost as f64),
-        human(p.storage_budget as f64),
+        human_budget(p.storage_budget),
         human(p.total_npv),
         p.algorithm
     );
@@ -219,6 +258,7 @@ pub fn render(d: &ReportData<'_>) -> String {
             p.excluded_broadcast.len()
         );
     }
+    budget_curve(&mut s, &d.planned.curve);
     let _ = writeln!(
         s,
         "## Drift ({window} windows, threshold {})\n",
