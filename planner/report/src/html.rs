@@ -55,7 +55,9 @@ tr.chosen td { background: #fef5e7; }
 "#;
 
 /// Sorts tables of class `sortable` by the clicked column (numbers by
-/// their `data-v`), and marks the page once it ran (tests read the mark).
+/// their `data-v`), counts the join graph's tables and labels drawn outside
+/// the picture (`data-outside`), and marks the page once it ran
+/// (`data-script="ran"`); the browser check reads both marks.
 const SCRIPT: &str = r#"
 (function () {
   function cmp(a, b, i) {
@@ -81,6 +83,22 @@ const SCRIPT: &str = r#"
       th.addEventListener('keydown', function (e) { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); sort(); } });
     });
   });
+  // The join graph checks itself with the browser's own text metrics:
+  // every table, table label and edge label drawn inside the picture.
+  var g = document.querySelector('svg.joingraph');
+  if (g) {
+    var vb = g.viewBox.baseVal, out = [];
+    g.querySelectorAll('g.node circle, g.node text, g.edge-labels text').forEach(function (el) {
+      var b = el.getBBox();
+      if (b.x < vb.x - 0.5 || b.y < vb.y - 0.5 ||
+          b.x + b.width > vb.x + vb.width + 0.5 || b.y + b.height > vb.y + vb.height + 0.5) {
+        var p = el.closest('[data-table],[data-edge]');
+        out.push(p ? (p.getAttribute('data-table') || p.getAttribute('data-edge')) : el.tagName);
+      }
+    });
+    g.setAttribute('data-outside', String(out.length));
+    if (out.length) { g.setAttribute('data-outside-names', out.join(' | ')); }
+  }
   document.documentElement.setAttribute('data-script', 'ran');
 })();
 "#;

@@ -162,6 +162,9 @@ pub struct Edge {
     pub b: usize,
     /// `left(cols) = right(cols)` with short table names.
     pub label: String,
+    /// `left(a, b) = right(c, d)` with full table names, as the plan and
+    /// `plan.json` name edges.
+    pub full_label: String,
     /// `cols = cols`.
     pub columns: String,
     /// JIS over the whole input.
@@ -386,6 +389,13 @@ pub fn build(d: &ReportData<'_>) -> JoinGraph {
                 short_table(&c.right),
                 c.right_columns.join(",")
             ),
+            full_label: format!(
+                "{}({}) = {}({})",
+                c.left,
+                c.left_columns.join(", "),
+                c.right,
+                c.right_columns.join(", ")
+            ),
             columns: format!(
                 "{} = {}",
                 c.left_columns.join(","),
@@ -472,6 +482,18 @@ pub fn build(d: &ReportData<'_>) -> JoinGraph {
     // Room for two label lines under the lowest node and loops above.
     let mut pos = layout::fit(&raw, &radii, WIDTH, max_height - 30.0, 56.0);
     layout::separate(&mut pos, &radii, 40.0, (WIDTH, max_height - 30.0), 200);
+    // Keep each table's labels inside the canvas: pull a node in from the
+    // side by half its widest label, then part any circles that now touch.
+    let half: Vec<f64> = nodes.iter().map(label_half_width).collect();
+    for _ in 0..3 {
+        for (p, h) in pos.iter_mut().zip(&half) {
+            p.0 = p.0.clamp(h + 6.0, (WIDTH - h - 6.0).max(h + 6.0));
+        }
+        layout::separate(&mut pos, &radii, 40.0, (WIDTH, max_height - 30.0), 200);
+    }
+    for (p, h) in pos.iter_mut().zip(&half) {
+        p.0 = p.0.clamp(h + 6.0, (WIDTH - h - 6.0).max(h + 6.0));
+    }
     // A wide layout needs less height: shrink the canvas to what is used.
     let top = nodes
         .iter()
@@ -534,6 +556,26 @@ type Rect = (f64, f64, f64, f64);
 
 fn overlaps(a: &Rect, b: &Rect) -> bool {
     a.0 < b.2 && b.0 < a.2 && a.1 < b.3 && b.1 < a.3
+}
+
+/// The table name drawn under a node.
+fn name_label(n: &Node) -> String {
+    ellipsize(&short_table(&n.table), 36)
+}
+
+/// The planned key drawn under a changed table's name.
+fn key_label(k: &[String]) -> String {
+    format!("CLUSTER BY ({})", ellipsize(&k.join(", "), 40))
+}
+
+/// Half the width of a node with its labels (text estimated as in
+/// [`text_box`], bold a little wider).
+fn label_half_width(n: &Node) -> f64 {
+    let name = 0.66 * 13.0 * name_label(n).chars().count() as f64 / 2.0;
+    let key = n.planned_key.as_ref().map_or(0.0, |k| {
+        0.62 * 12.0 * key_label(k).chars().count() as f64 / 2.0
+    });
+    n.r.max(name).max(key)
 }
 
 /// Rough text box (the browser measures the real one): 0.6 em per character.
@@ -601,6 +643,9 @@ fn geometry(g: &JoinGraph) -> Vec<Geometry> {
                 } else {
                     (0.0, -1.0)
                 };
+                // The table's labels are below it: a loop that would point
+                // down is mirrored upwards.
+                let uy = -uy.abs();
                 let (vx, vy) = (-uy, ux);
                 let at = |along: f64, across: f64| {
                     (x + ux * along + vx * across, y + uy * along + vy * across)
@@ -671,15 +716,9 @@ fn geometry(g: &JoinGraph) -> Vec<Geometry> {
     let mut taken: Vec<Rect> = Vec::new();
     for n in &g.nodes {
         taken.push((n.x - n.r, n.y - n.r, n.x + n.r, n.y + n.r));
-        taken.push(text_box(
-            n.x,
-            n.y + n.r + 14.0,
-            &ellipsize(&short_table(&n.table), 36),
-            13.0,
-        ));
+        taken.push(text_box(n.x, n.y + n.r + 14.0, &name_label(n), 13.0));
         if let Some(k) = &n.planned_key {
-            let t = format!("CLUSTER BY ({})", ellipsize(&k.join(", "), 40));
-            taken.push(text_box(n.x, n.y + n.r + 29.0, &t, 12.0));
+            taken.push(text_box(n.x, n.y + n.r + 29.0, &key_label(k), 12.0));
         }
     }
     let mut labels: Vec<Option<(f64, f64)>> = vec![None; g.edges.len()];
@@ -731,7 +770,7 @@ pub fn svg(g: &JoinGraph) -> Markup {
             rect width=(f(WIDTH)) height=(height) fill="#ffffff" {}
             g class="edges" {
                 @for (e, geo) in g.edges.iter().zip(&geometry) {
-                    g class={ "edge " (e.status.class()) } data-edge=(e.label)
+                    g class={ "edge " (e.status.class()) } data-edge=(e.full_label)
                         data-status=(e.status.class()) data-strategy=(e.strategy.name()) {
                         title {
                             (e.label) "\n" (e.reason) "\nJIS " (format!("{:.3}", e.jis))
@@ -767,12 +806,12 @@ pub fn svg(g: &JoinGraph) -> Markup {
                         text class="table-name" x=(f(n.x)) y=(f(n.y + n.r + 14.0))
                             text-anchor="middle" font-size="13" font-weight="600"
                             fill="#1b2631" {
-                            (ellipsize(&short_table(&n.table), 36))
+                            (name_label(n))
                         }
                         @if let Some(k) = &n.planned_key {
                             text class="cluster-key" x=(f(n.x)) y=(f(n.y + n.r + 29.0))
                                 text-anchor="middle" font-size="12" fill="#ca6f1e" {
-                                "CLUSTER BY (" (ellipsize(&k.join(", "), 40)) ")"
+                                (key_label(k))
                             }
                         }
                     }
@@ -781,7 +820,7 @@ pub fn svg(g: &JoinGraph) -> Markup {
             g class="edge-labels" {
                 @for (e, geo) in g.edges.iter().zip(&geometry) {
                     @if let Some((x, y)) = geo.label {
-                        text data-edge=(e.label) x=(f(x)) y=(f(y)) text-anchor="middle" font-size="11"
+                        text data-edge=(e.full_label) x=(f(x)) y=(f(y)) text-anchor="middle" font-size="11"
                             fill="#1b2631" stroke="#ffffff" stroke-width="3" paint-order="stroke" {
                             (ellipsize(&e.columns, 48))
                         }

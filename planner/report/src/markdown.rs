@@ -115,6 +115,15 @@ fn unknown_operators(ops: &BTreeMap<String, u64>) -> String {
     )
 }
 
+/// `; new edges: a, b` (escaped), or nothing for no edges.
+fn edge_list(what: &str, edges: &[String]) -> String {
+    if edges.is_empty() {
+        return String::new();
+    }
+    let named: Vec<String> = edges.iter().map(|e| text(e)).collect();
+    format!("; {what}: {}", named.join(", "))
+}
+
 /// The budget curve as a table, the chosen plan marked.
 fn budget_curve(s: &mut String, c: &BudgetCurve) {
     let _ = writeln!(s, "## Budget curve\n");
@@ -270,16 +279,12 @@ pub fn render(d: &ReportData<'_>) -> String {
     for r in d.drift {
         let _ = writeln!(
             s,
-            "- {}: drift {:.3} → {}{}",
+            "- {}: drift {:.3} → {}{}{}",
             format_time(r.window_start_ms),
             r.drift,
             if r.replan { "re-plan" } else { "keep the plan" },
-            if r.new_edges.is_empty() {
-                String::new()
-            } else {
-                let named: Vec<String> = r.new_edges.iter().map(|e| text(e)).collect();
-                format!("; new edges: {}", named.join(", "))
-            }
+            edge_list("new edges", &r.new_edges),
+            edge_list("gone edges", &r.gone_edges),
         );
     }
     let _ = writeln!(s, "\n## Inputs\n");
