@@ -3,11 +3,17 @@
 
 use crate::edges_cmd::ScoreArgs;
 use crate::pipeline::{self, Exec};
-use anyhow::{Context, Result};
+use crate::PlanFormat;
+use anyhow::{bail, Context, Result};
 use graph::edges::CostMeasure;
 use graph::time::{format_time, parse_duration};
-use planner::{human, human_budget, parse_size, BudgetCurve, Planned, PlannerConfig, TableStats};
+use planner::{
+    human, human_budget, parse_size, plan_instance, BudgetCurve, LeftOut, Plan, PlanInstance,
+    Planned, PlannerConfig, TableProfile, TableStats,
+};
 use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
 
 /// Planner flags.
 #[derive(clap::Args, Debug, Clone)]
@@ -44,6 +50,10 @@ pub struct PlanArgs {
     /// Window the plan is made for: the most recent window of this length.
     #[arg(long, default_value = "7d")]
     pub window: String,
+    /// Plan a planning instance written as JSON (planner/INSTANCE.md)
+    /// instead of logs; `--budget`/`--storage-budget` override its budgets.
+    #[arg(long, value_name = "FILE.json", conflicts_with = "paths")]
+    pub instance: Option<PathBuf>,
 }
 
 impl PlanArgs {
@@ -62,6 +72,56 @@ impl PlanArgs {
     }
 }
 
+impl PlanArgs {
+    fn algorithm(&self) -> planner::Algorithm {
+        if self.exact {
+            planner::Algorithm::Exact
+        } else {
+            planner::Algorithm::Improved
+        }
+    }
+}
+
+/// `plan --instance FILE.json`: plan a stated instance. Returns false (no
+/// input failed) or an error naming the file.
+pub fn run_instance(args: &PlanArgs, format: PlanFormat, out: Option<&Path>) -> Result<bool> {
+    let Some(path) = args.instance.as_deref() else {
+        bail!("--instance FILE.json is needed");
+    };
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read instance {}", path.display()))?;
+    let mut inst =
+        PlanInstance::from_json(&text).with_context(|| format!("instance {}", path.display()))?;
+    if let Some(b) = args.budget.as_deref() {
+        inst.budget = Some(parse_size(b)?);
+    }
+    if let Some(b) = args.storage_budget.as_deref() {
+        inst.storage_budget = Some(parse_size(b)?);
+    }
+    let planned = plan_instance(&inst, args.algorithm())
+        .with_context(|| format!("instance {}", path.display()))?;
+    let mut o = crate::output::open_out(out)?;
+    match format {
+        PlanFormat::Text => o.write_all(
+            render(
+                &planned.plan,
+                None,
+                &planned.tables,
+                &planned.left_out,
+                &planned.budget_curve,
+            )
+            .as_bytes(),
+        )?,
+        PlanFormat::Json => {
+            serde_json::to_writer_pretty(&mut o, &planned)?;
+            o.write_all(b"\n")?;
+        }
+        PlanFormat::Sql => o.write_all(planner::ddl(&planned.plan).as_bytes())?,
+    }
+    o.flush()?;
+    Ok(false)
+}
+
 /// Make the plan for the most recent window.
 pub fn make_plan(
     execs: &[Exec],
@@ -69,11 +129,7 @@ pub fn make_plan(
     args: &PlanArgs,
     stats: &TableStats,
 ) -> Result<Planned> {
-    let algorithm = if args.exact {
-        planner::Algorithm::Exact
-    } else {
-        planner::Algorithm::Improved
-    };
+    let algorithm = args.algorithm();
     planner::plan_latest_window(
         pipeline::select(execs, score)?,
         parse_duration(&args.window)?,
@@ -88,10 +144,21 @@ pub fn make_plan(
 
 /// The plan as text for a person.
 pub fn render_text(p: &Planned) -> String {
-    let plan = &p.plan;
+    render(&p.plan, p.window, &p.profiles, &p.left_out, &p.curve)
+}
+
+/// A plan, the window it is for, the table profiles it used, the paying
+/// edges it leaves out and its budget curve, as text.
+fn render(
+    plan: &Plan,
+    window: Option<(i64, i64)>,
+    profiles: &[TableProfile],
+    missed: &[LeftOut],
+    curve: &BudgetCurve,
+) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "Layout plan ({} planner)", plan.algorithm);
-    if let Some((a, b)) = p.window {
+    if let Some((a, b)) = window {
         let _ = writeln!(s, "window: {} .. {}", format_time(a), format_time(b));
     }
     let _ = writeln!(
@@ -126,8 +193,7 @@ pub fn render_text(p: &Planned) -> String {
                 ""
             }
         );
-        let src = p
-            .profiles
+        let src = profiles
             .iter()
             .find(|x| x.table == t.table)
             .map(|x| x.source.as_str())
@@ -158,7 +224,6 @@ pub fn render_text(p: &Planned) -> String {
             let _ = writeln!(s, "  {}  JIS {:.3}", e.label, e.jis);
         }
     }
-    let missed = &p.left_out;
     if !missed.is_empty() {
         let _ = writeln!(
             s,
@@ -177,7 +242,7 @@ pub fn render_text(p: &Planned) -> String {
     for e in &plan.skipped {
         let _ = writeln!(s, "skipped {}: {}", e.edge.label, e.reason);
     }
-    render_curve(&mut s, &p.curve);
+    render_curve(&mut s, curve);
     s
 }
 

@@ -11,14 +11,16 @@
 //! components once, each component's Pareto frontier of (rewrite, storage,
 //! NPV) plans is computed once under no rewrite limit, and each budget is a
 //! knapsack over those frontiers (plus, for components too large to solve
-//! exactly, a re-plan of that component with the budget left to it).
+//! exactly but of at most 5,000 edges, a re-plan of that component with the
+//! budget left to it; larger ones offer the plans of a ladder of halved
+//! budgets).
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
 use crate::model::{Algorithm, EdgeDemand, Plan, PlannerConfig, TableProfile};
 use crate::problem::Problem;
-use crate::split::{Mode, Split};
+use crate::split::{Mode, Split, LADDER_LOCAL_SEARCH_MAX_EDGES};
 
 /// Most points a curve keeps (the chosen plan's and the last are always kept).
 pub const MAX_CURVE_POINTS: usize = 48;
@@ -67,10 +69,14 @@ pub fn plan_and_curve(
     config: &PlannerConfig,
     algorithm: Algorithm,
 ) -> Result<(Plan, BudgetCurve)> {
-    let p = Problem::build(profiles, edges, config)?;
-    let x = crate::solve(&p, algorithm)?;
+    plan_and_curve_of(&Problem::build(profiles, edges, config)?, algorithm)
+}
+
+/// [`plan_and_curve`] on an indexed instance.
+pub(crate) fn plan_and_curve_of(p: &Problem, algorithm: Algorithm) -> Result<(Plan, BudgetCurve)> {
+    let x = crate::solve(p, algorithm)?;
     let plan = p.to_plan(&x, algorithm.name());
-    let curve = build(&p, &x, algorithm)?;
+    let curve = build(p, &x, algorithm)?;
     Ok((plan, curve))
 }
 
@@ -134,7 +140,7 @@ fn build(p: &Problem, chosen_x: &[usize], algorithm: Algorithm) -> Result<Budget
     let mut steps: Vec<Step> = Vec::with_capacity(budgets.len() + 1);
     for b in budgets {
         let q = p.with_budgets(b, p.storage_budget);
-        let s = step(p, split.plan(&q));
+        let s = step(p, split.plan_refining(&q, LADDER_LOCAL_SEARCH_MAX_EDGES));
         if steps.last().is_none_or(|l| s.npv > l.npv + tol) && s.npv > tol {
             steps.push(s);
         }

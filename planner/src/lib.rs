@@ -46,6 +46,7 @@ mod exact;
 mod frontier;
 mod greedy;
 mod improved;
+pub mod instance;
 mod knapsack;
 pub mod model;
 mod problem;
@@ -65,6 +66,7 @@ pub use drift::{
 };
 pub use error::{Error, Result};
 pub use exact::{MAX_COMBINATIONS, MAX_TABLES};
+pub use instance::{plan_instance, InstancePlan, PlanInstance};
 pub use model::{
     Algorithm, EdgeDemand, EdgeRef, Layout, Plan, PlannerConfig, ServedEdge, SkippedEdge,
     TableDecision, TableProfile,

@@ -165,7 +165,61 @@ fn index_edges(n_tables: usize, edges: &[PEdge]) -> EdgeIndex {
     (adj, pairs)
 }
 
+/// Deterministic tie-break: rank edges by (left table, left key, right
+/// table, right key, input index).
+fn rank_edges(tables: &[PTable], pedges: &mut [PEdge]) {
+    let mut order: Vec<usize> = (0..pedges.len()).collect();
+    let keys: Vec<_> = pedges
+        .iter()
+        .map(|e| {
+            (
+                &tables[e.a].name,
+                &tables[e.a].options[e.ka],
+                &tables[e.b].name,
+                &tables[e.b].options[e.kb],
+                e.input,
+            )
+        })
+        .collect();
+    order.sort_by(|&x, &y| keys[x].cmp(&keys[y]));
+    for (r, &e) in order.iter().enumerate() {
+        pedges[e].rank = r;
+    }
+}
+
 impl Problem {
+    /// An instance from already indexed tables and edges (edges' `rank` is
+    /// set here), for inputs that state options and costs themselves.
+    #[allow(clippy::too_many_arguments)]
+    pub fn assemble(
+        tables: Vec<PTable>,
+        mut edges: Vec<PEdge>,
+        annuity: f64,
+        budget: Option<u64>,
+        storage_budget: Option<u64>,
+        input_edges: Vec<EdgeRef>,
+        input_scan: Vec<f64>,
+    ) -> Problem {
+        rank_edges(&tables, &mut edges);
+        let (adj, pairs) = index_edges(tables.len(), &edges);
+        let limit = |b: Option<u64>| b.map_or(f64::INFINITY, |b| b as f64);
+        Problem {
+            tables,
+            edges,
+            adj,
+            pairs,
+            budget: limit(budget),
+            storage_budget: limit(storage_budget),
+            annuity,
+            budget_u64: budget,
+            storage_budget_u64: storage_budget,
+            excluded_broadcast: Vec::new(),
+            skipped: Vec::new(),
+            input_edges,
+            input_scan,
+        }
+    }
+
     pub fn build(
         profiles: &[TableProfile],
         edges: &[EdgeDemand],
@@ -306,29 +360,7 @@ impl Problem {
                 rank: 0,
             });
         }
-        // Deterministic tie-break: rank edges by (left table, left key, right table, right key, input index).
-        let mut order: Vec<usize> = (0..pedges.len()).collect();
-        order.sort_by(|&x, &y| {
-            let (ex, ey) = (&pedges[x], &pedges[y]);
-            let kx = (
-                &tables[ex.a].name,
-                &tables[ex.a].options[ex.ka],
-                &tables[ex.b].name,
-                &tables[ex.b].options[ex.kb],
-                ex.input,
-            );
-            let ky = (
-                &tables[ey.a].name,
-                &tables[ey.a].options[ey.ka],
-                &tables[ey.b].name,
-                &tables[ey.b].options[ey.kb],
-                ey.input,
-            );
-            kx.cmp(&ky)
-        });
-        for (r, &e) in order.iter().enumerate() {
-            pedges[e].rank = r;
-        }
+        rank_edges(&tables, &mut pedges);
         let (adj, pairs) = index_edges(tables.len(), &pedges);
         let limit = |b: Option<u64>| b.map_or(f64::INFINITY, |b| b as f64);
         Ok(Problem {

@@ -41,7 +41,7 @@ const LADDER_STEPS: usize = 8;
 /// Parts above this many edges use greedy (not the local search) on the
 /// lower rungs of the ladder; the rung the knapsack picks is re-planned with
 /// the local search anyway.
-const LADDER_LOCAL_SEARCH_MAX_EDGES: usize = 5_000;
+pub(crate) const LADDER_LOCAL_SEARCH_MAX_EDGES: usize = 5_000;
 
 /// Which solver a part gets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -238,6 +238,13 @@ impl<'p> Split<'p> {
     /// then (default mode) re-plan each heuristic part with the budget the
     /// others leave it. Heuristic re-plans are added to the part's frontier.
     pub fn plan(&mut self, p: &Problem) -> Vec<usize> {
+        self.plan_refining(p, usize::MAX)
+    }
+
+    /// [`Split::plan`], re-planning only heuristic parts of at most
+    /// `max_edges` edges (larger ones keep their frontier's point: the
+    /// budget curve asks at many budgets and must stay quick).
+    pub fn plan_refining(&mut self, p: &Problem, max_edges: usize) -> Vec<usize> {
         let tol = p.tol();
         let k = self.knapsack(|r, s| p.fits(r, s), tol);
         let mut picks: Vec<Point> = match k.best(tol) {
@@ -255,7 +262,7 @@ impl<'p> Split<'p> {
         };
         if self.mode == Mode::Default {
             for i in 0..self.parts.len() {
-                if self.exact[i] {
+                if self.exact[i] || self.parts[i].problem.edges.len() > max_edges {
                     continue;
                 }
                 let used_rw: f64 = picks.iter().map(|q| q.rewrite).sum();

@@ -89,6 +89,11 @@ pub fn left_out(
     plan: &Plan,
 ) -> Result<Vec<LeftOut>> {
     let problem = Problem::build(profiles, demands, config)?;
+    Ok(left_out_of(&problem, plan))
+}
+
+/// [`left_out`] on an indexed instance.
+pub(crate) fn left_out_of(problem: &Problem, plan: &Plan) -> Vec<LeftOut> {
     let served: BTreeSet<usize> = plan
         .tables
         .iter()
@@ -101,7 +106,7 @@ pub fn left_out(
         .filter_map(|e| {
             let (rewrite_bytes, standalone_npv) = problem.standalone(e);
             (standalone_npv > 0.0).then(|| LeftOut {
-                label: demands[e.input].label(),
+                label: problem.input_edges[e.input].label.clone(),
                 rewrite_bytes,
                 standalone_npv,
             })
@@ -112,7 +117,7 @@ pub fn left_out(
             .total_cmp(&a.standalone_npv)
             .then_with(|| a.label.cmp(&b.label))
     });
-    Ok(out)
+    out
 }
 
 /// A paying edge the plan does not serve.

@@ -10,14 +10,19 @@
 //! planner over all 1,209 instances (C1..C9, the 1,000 and the 200). A
 //! denser stress family is printed before it, apart.
 //!
+//! `--dump DIR` also writes every instance into DIR as a planning instance
+//! (`planner/INSTANCE.md`), `<name>.json`, for `lakeaudit plan --instance`
+//! or any other planner.
+//!
 //! ratio = planner NPV / exact NPV. When the exact NPV is 0 (no plan pays
 //! within the budgets) every planner also returns the empty plan (they only
 //! take moves that raise NPV from 0), and the ratio is defined as 1.
 
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use planner::synth::{self, Instance};
-use planner::{plan_with, Algorithm};
+use planner::{plan_with, Algorithm, PlanInstance};
 
 const RANDOM_INSTANCES: u64 = 1000;
 const DENSE_INSTANCES: u64 = 200;
@@ -129,7 +134,22 @@ impl Stats {
 }
 
 fn main() -> ExitCode {
-    match real_main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let dump = match args.as_slice() {
+        [] => None,
+        [flag, dir] if flag == "--dump" => Some(PathBuf::from(dir)),
+        _ => {
+            eprintln!("usage: planner-eval [--dump DIR]");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(dir) = &dump {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            eprintln!("planner-eval: cannot create {}: {e}", dir.display());
+            return ExitCode::from(2);
+        }
+    }
+    match real_main(dump.as_deref()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("planner-eval: {e:#}");
@@ -138,7 +158,24 @@ fn main() -> ExitCode {
     }
 }
 
-fn real_main() -> Result<(), planner::Error> {
+/// Write `inst` into `dir` as `<name>.json` (a planning instance).
+fn dump_instance(dir: Option<&Path>, inst: &Instance) -> Result<(), String> {
+    let Some(dir) = dir else { return Ok(()) };
+    let doc = PlanInstance::from_inputs(
+        Some(inst.name.clone()),
+        &inst.tables,
+        &inst.edges,
+        &inst.config,
+    )
+    .map_err(|e| format!("{}: {e}", inst.name))?;
+    let path = dir.join(format!("{}.json", inst.name));
+    std::fs::write(&path, doc.to_json() + "\n")
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+fn real_main(dump: Option<&Path>) -> Result<(), String> {
+    let dump_n = |inst: &Instance| dump_instance(dump, inst);
+    let run = |inst: &Instance| run(inst).map_err(|e| format!("{}: {e}", inst.name));
     let mut all_improved = Stats::default();
     let (mut pg, mut pb, mut pl, mut pi) = (
         Stats::default(),
@@ -152,6 +189,7 @@ fn real_main() -> Result<(), planner::Error> {
         "cfg", "tables", "edges", "budget", "greedy", "improved", "exact", "g-ratio", "i-ratio"
     );
     for inst in synth::paper_configs() {
+        dump_n(&inst)?;
         let r = run(&inst)?;
         let (g, b, i) = (
             ratio(r.greedy, r.exact),
@@ -186,6 +224,7 @@ fn real_main() -> Result<(), planner::Error> {
     let mut random = Family::default();
     for seed in 0..RANDOM_INSTANCES {
         let inst = synth::random_instance(seed);
+        dump_n(&inst)?;
         let r = run(&inst)?;
         all_improved.push(random.push(&inst, &r));
     }
@@ -199,13 +238,13 @@ fn real_main() -> Result<(), planner::Error> {
     let (mut n_parts, mut n_tables) = (Vec::new(), Vec::new());
     for seed in 0..COMPONENT_INSTANCES {
         let inst = synth::component_instance(seed);
+        dump_n(&inst)?;
         let r = run(&inst)?;
         all_improved.push(parts.push(&inst, &r));
-        n_parts.push(planner::components(
-            &inst.tables,
-            &inst.edges,
-            &inst.config,
-        )?);
+        n_parts.push(
+            planner::components(&inst.tables, &inst.edges, &inst.config)
+                .map_err(|e| e.to_string())?,
+        );
         n_tables.push(inst.tables.len());
     }
     println!(
@@ -221,6 +260,7 @@ fn real_main() -> Result<(), planner::Error> {
     let mut dense = Family::default();
     for seed in 0..DENSE_INSTANCES {
         let inst = synth::dense_instance(seed);
+        dump_n(&inst)?;
         let r = run(&inst)?;
         dense.push(&inst, &r);
     }
