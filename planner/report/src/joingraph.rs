@@ -589,6 +589,34 @@ fn text_box(x: f64, baseline: f64, text: &str, size: f64) -> Rect {
     )
 }
 
+/// Where a self join's loop points from its table (a unit vector): of 16
+/// directions that are not downwards (the table's labels are below it),
+/// the one farthest in angle from every neighbour; straight up when the
+/// table has none.
+fn loop_direction(neighbours: &[(f64, f64)]) -> (f64, f64) {
+    if neighbours.is_empty() {
+        return (0.0, -1.0);
+    }
+    let mut best = ((0.0, -1.0), f64::MIN);
+    for k in 0..16 {
+        let a = std::f64::consts::TAU * k as f64 / 16.0;
+        let (ux, uy) = (a.cos(), a.sin());
+        if uy > 0.35 {
+            continue;
+        }
+        // Smallest angle to a neighbour, as 1 - cos (monotone in the angle).
+        let clearance = neighbours
+            .iter()
+            .map(|&(x, y)| 1.0 - (ux * x + uy * y))
+            .fold(f64::MAX, f64::min);
+        // Prefer upwards among equals (ties broken by the fixed order).
+        if clearance > best.1 + 1e-9 {
+            best = ((ux, uy), clearance);
+        }
+    }
+    best.0
+}
+
 /// A point sampler along an edge's curve: t in [0, 1] -> point.
 type Curve = Box<dyn Fn(f64) -> (f64, f64)>;
 
@@ -610,8 +638,9 @@ fn geometry(g: &JoinGraph) -> Vec<Geometry> {
             .or_default()
             .push(i);
     }
-    // Direction from each table towards its neighbours (loops go opposite).
-    let mut pull = vec![(0.0f64, 0.0f64); g.nodes.len()];
+    // Directions from each table to its neighbours; a self join's loop goes
+    // where they are not.
+    let mut towards: Vec<Vec<(f64, f64)>> = vec![Vec::new(); g.nodes.len()];
     for e in g.edges.iter().filter(|e| e.a != e.b) {
         for (from, to) in [(e.a, e.b), (e.b, e.a)] {
             let (dx, dy) = (
@@ -619,8 +648,7 @@ fn geometry(g: &JoinGraph) -> Vec<Geometry> {
                 g.nodes[to].y - g.nodes[from].y,
             );
             let len = (dx * dx + dy * dy).sqrt().max(1e-9);
-            pull[from].0 += dx / len;
-            pull[from].1 += dy / len;
+            towards[from].push((dx / len, dy / len));
         }
     }
     // Curves as point samplers: t in [0, 1] -> point.
@@ -635,17 +663,7 @@ fn geometry(g: &JoinGraph) -> Vec<Geometry> {
             if a == b {
                 let s = 1.0 + 0.45 * k as f64;
                 let (x, y, r) = (na.x, na.y, na.r);
-                let (px, py) = pull[a];
-                let plen = (px * px + py * py).sqrt();
-                // Unit vector of the loop's direction (up when nothing pulls).
-                let (ux, uy) = if plen > 1e-6 {
-                    (-px / plen, -py / plen)
-                } else {
-                    (0.0, -1.0)
-                };
-                // The table's labels are below it: a loop that would point
-                // down is mirrored upwards.
-                let uy = -uy.abs();
+                let (ux, uy) = loop_direction(&towards[a]);
                 let (vx, vy) = (-uy, ux);
                 let at = |along: f64, across: f64| {
                     (x + ux * along + vx * across, y + uy * along + vy * across)
@@ -885,6 +903,17 @@ mod tests {
         assert_eq!(Strategy::of(1, 2, 0), Strategy::Mixed);
         assert_eq!(Strategy::of(0, 0, 4), Strategy::Other);
         assert_eq!(Strategy::of(0, 1, 1), Strategy::Mixed);
+    }
+
+    #[test]
+    fn loops_point_away_from_neighbours_and_never_down() {
+        assert_eq!(loop_direction(&[]), (0.0, -1.0));
+        // Neighbours up and right: the loop goes left (or up-left), not down.
+        let (x, y) = loop_direction(&[(0.0, -1.0), (1.0, 0.0)]);
+        assert!(x < -0.3 && y <= 0.35, "{x} {y}");
+        // Neighbours all around but below-left: still not downwards.
+        let (_, y) = loop_direction(&[(0.0, -1.0), (1.0, 0.0), (-1.0, 0.0)]);
+        assert!(y <= 0.35);
     }
 
     #[test]
