@@ -2,6 +2,7 @@
 //! logs of the repository (`tests/data/spark-logs/` and `samples/`).
 
 mod common;
+mod report;
 
 mod queries {
     use super::common::*;
