@@ -6,7 +6,7 @@ OUT ?= analysis
 # by scripts/make_bench_log.py with real pyspark when missing).
 BENCH_LOG ?= target/bench/big-eventlog
 
-.PHONY: analyze test bench ci fmt clippy planner-eval build spark-venv report-check
+.PHONY: analyze test bench ci fmt clippy planner-eval build spark-venv test-spark report-check
 
 build:
 	$(CARGO) build --release --bin lakeaudit
@@ -53,3 +53,9 @@ spark-venv: $(SPARK_VENV)/bin/python
 $(SPARK_VENV)/bin/python:
 	python3 -m venv $(SPARK_VENV)
 	$(SPARK_VENV)/bin/pip install -q pyspark==4.0.1
+
+## The map on Spark (pyspark local[2]) and the reduce here give the
+## single-machine answers on samples/ (skips when Java is absent).
+test-spark: spark-venv
+	$(CARGO) build --bin lakeaudit
+	spark/test_spark.sh $(SPARK_VENV)/bin/python $${CARGO_TARGET_DIR:-target}/debug/lakeaudit

@@ -21,7 +21,7 @@ pub fn plan(
     out: Option<&Path>,
 ) -> Result<bool> {
     let stats = pipeline::table_stats(score)?;
-    let data = pipeline::load(inputs);
+    let data = pipeline::load(inputs)?;
     let planned = plan_cmd::make_plan(&data.records, score, args, &stats)?;
     let mut o = output::open_out(out)?;
     match format {
@@ -48,7 +48,7 @@ pub fn drift(
     out: Option<&Path>,
 ) -> Result<bool> {
     let stats = pipeline::table_stats(score)?;
-    let data = pipeline::load(inputs);
+    let data = pipeline::load(inputs)?;
     let rows = drift_cmd::compute(&data.records, score, &stats, window, threshold, normalize)?;
     if rows.is_empty() {
         eprintln!("lakeaudit: the input spans a single {window} window: no drift to measure");
@@ -75,7 +75,7 @@ pub fn run(
 ) -> Result<bool> {
     let stats = pipeline::table_stats(score)?;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let data = pipeline::load(inputs);
+    let data = pipeline::load(inputs)?;
     let file = |name: &str| dir.join(name);
 
     // queries

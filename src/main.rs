@@ -10,6 +10,7 @@ mod output;
 mod pipeline;
 mod plan_cmd;
 mod queries;
+mod records;
 
 use anyhow::Result;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -36,8 +37,16 @@ struct Cli {
 struct Inputs {
     /// Event logs: files, Spark rolling-log directories, directories of
     /// logs (searched recursively), or `-` for standard input.
-    #[arg(required = true, value_name = "PATH")]
+    #[arg(
+        required_unless_present = "records",
+        conflicts_with = "records",
+        value_name = "PATH"
+    )]
     paths: Vec<String>,
+    /// Read the records a `spark/lakeaudit_map.py` job wrote (its output
+    /// directory, or any `queries --format parquet` file) instead of logs.
+    #[arg(long, value_name = "DIR")]
+    records: Option<PathBuf>,
     /// Name standard input's log NAME in errors and in the records' `log`
     /// field (for logs piped in, `lakeaudit queries --name app-123 -`).
     #[arg(long, value_name = "NAME")]
@@ -60,6 +69,10 @@ enum Command {
         /// Write to FILE instead of standard output.
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
+        /// Also write one JSON line per application read (its summary: id,
+        /// log, lines, bytes, event counts) to FILE.
+        #[arg(long, value_name = "FILE")]
+        apps: Option<PathBuf>,
     },
     /// The weighted join-edge table: frequency F, data volume D, cost C and
     /// the Join Importance Score per (table pair, key columns).
@@ -161,7 +174,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             inputs,
             format,
             output,
-        } => queries::run(&inputs, format, output.as_deref())?,
+            apps,
+        } => queries::run(&inputs, format, output.as_deref(), apps.as_deref())?,
         Command::Edges {
             inputs,
             score,
