@@ -1,0 +1,3 @@
+fn main() {
+    tables::proto(&std::env::args().nth(1).unwrap());
+}
