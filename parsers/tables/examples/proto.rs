@@ -1,3 +1,0 @@
-fn main() {
-    tables::proto(&std::env::args().nth(1).unwrap());
-}
