@@ -254,12 +254,13 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                (root.join("wh/tpch.db/orders"), Format::Delta, "tpch.orders"),
+                // Paths sort by component: `tpch` before `tpch.db`.
                 (
                     root.join("wh/tpch/lineitem"),
                     Format::Iceberg,
                     "tpch.lineitem"
                 ),
+                (root.join("wh/tpch.db/orders"), Format::Delta, "tpch.orders"),
             ]
         );
         assert_eq!(errors.len(), 1, "{errors:?}");

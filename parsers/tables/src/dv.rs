@@ -333,13 +333,21 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn protocol_inline_example_decodes_to_its_six_rows() {
-        // PROTOCOL.md, "JSON Example 3 — Inline": rows 3, 4, 7, 11, 18, 29.
+    fn inline_dvs_decode_and_the_native_magic_is_refused() {
+        // An inline DV as Delta writes it: Z85 of magic + portable bitmap,
+        // padded to a multiple of 4 bytes (the fixture orders_dv has one).
+        let mut body = MAGIC.to_le_bytes().to_vec();
+        body.extend(portable64(&[0, 1, 39]));
+        let s = parse_magic_bitmap(&body).unwrap();
+        assert_eq!((s.cardinality, s.max), (3, Some(39)));
+        // PROTOCOL.md's "JSON Example 3 — Inline" starts with 64 39 D3 D0:
+        // the big-endian native-format magic 1681511376, not the portable
+        // layout this reader decodes; it must be refused by name.
         let bytes = z85_decode("wi5b=000010000siXQKl0rr91000f55c8Xg0@@D72lkbi5=-{L").unwrap();
         assert_eq!(bytes.len(), 40);
-        let s = parse_magic_bitmap(&bytes).unwrap();
-        assert_eq!(s.cardinality, 6);
-        assert_eq!(s.max, Some(29));
+        assert_eq!(&bytes[..4], &[0x64, 0x39, 0xD3, 0xD0]);
+        let e = parse_magic_bitmap(&bytes).unwrap_err();
+        assert!(e.contains("not a portable Roaring"), "{e}");
     }
 
     #[test]

@@ -261,6 +261,9 @@ struct LiveDelete {
     seq: i64,
     records: u64,
     bytes: u64,
+    /// `file_path` bounds of a position delete file referencing several
+    /// data files: it can apply only to paths within them.
+    bounds: Option<(String, String)>,
 }
 
 pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
@@ -446,8 +449,14 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
                 _ => None,
             };
             let mut referenced = string(field(df, "referenced_data_file")).map(str::to_string);
+            let mut bounds = None;
             if referenced.is_none() && kind == DeleteKind::Position {
-                referenced = single_file_bounds(df);
+                bounds = path_bounds(df);
+                if let Some((lo, hi)) = &bounds {
+                    if lo == hi {
+                        referenced = Some(lo.clone());
+                    }
+                }
             }
             if v3 && added && kind == DeleteKind::Position {
                 t.violations.push(Violation {
@@ -475,6 +484,7 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
                 seq,
                 records,
                 bytes,
+                bounds,
             });
             t.delete_files.push(DeleteFile {
                 kind,
@@ -524,7 +534,13 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
                 let file_scoped = t.delete_files[i as usize].referenced.is_some();
                 let applies = match d.kind {
                     DeleteKind::Equality => seq < d.seq,
-                    _ => seq <= d.seq && (file_scoped || d.partition == partition),
+                    _ => {
+                        seq <= d.seq
+                            && (file_scoped || d.partition == partition)
+                            && d.bounds
+                                .as_ref()
+                                .is_none_or(|(lo, hi)| lo.as_str() <= path && path <= hi.as_str())
+                    }
                 };
                 if !applies {
                     continue;
@@ -653,9 +669,10 @@ fn read_blob(p: &Path, off: u64, size: u64) -> std::result::Result<Vec<u8>, Stri
     Ok(b)
 }
 
-/// A v2 position delete file whose `file_path` bounds are equal references
-/// that one data file (spec, "Position Delete Files").
-fn single_file_bounds(df: &Value) -> Option<String> {
+/// The `file_path` bounds of a position delete file: equal bounds mean it
+/// references one data file (spec, "Position Delete Files"), and a data
+/// file outside them has none of its deletes.
+fn path_bounds(df: &Value) -> Option<(String, String)> {
     let bound = |name: &str| -> Option<Vec<u8>> {
         let Value::Array(items) = field(df, name)? else {
             return None;
@@ -670,7 +687,7 @@ fn single_file_bounds(df: &Value) -> Option<String> {
         })
     };
     let (lo, hi) = (bound("lower_bounds")?, bound("upper_bounds")?);
-    (lo == hi).then(|| String::from_utf8(lo).ok()).flatten()
+    Some((String::from_utf8(lo).ok()?, String::from_utf8(hi).ok()?))
 }
 
 #[cfg(test)]
