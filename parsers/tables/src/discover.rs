@@ -276,7 +276,7 @@ mod tests {
         assert_eq!(errors[0].path(), root.join("wh/broken"));
 
         let meta = root.join("wh/tpch/lineitem/metadata/00001-a.metadata.json");
-        let (found, _) = discover(&[meta.clone()]);
+        let (found, _) = discover(std::slice::from_ref(&meta));
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].dir, root.join("wh/tpch/lineitem"));
         assert_eq!(found[0].metadata.as_ref(), Some(&meta));

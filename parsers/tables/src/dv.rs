@@ -261,21 +261,21 @@ pub fn check_framed(
     if let Some(e) = expected_size {
         if e != size {
             return Err(format!(
-                "stored size {size} at offset {offset} differs from the metadata's {e}"
+                "stored size {size} differs from the metadata's {e}"
             ));
         }
     }
-    let body = file.get(offset + 4..offset + 4 + size).ok_or_else(|| {
-        format!("deletion vector at offset {offset} runs past the end of the file")
-    })?;
+    let body = file
+        .get(offset + 4..offset + 4 + size)
+        .ok_or_else(|| "deletion vector runs past the end of the file".to_string())?;
     let crc_bytes = file
         .get(offset + 4 + size..offset + 8 + size)
-        .ok_or_else(|| format!("deletion vector at offset {offset} has no CRC-32"))?;
+        .ok_or_else(|| "deletion vector has no CRC-32".to_string())?;
     let stored = u32::from_be_bytes([crc_bytes[0], crc_bytes[1], crc_bytes[2], crc_bytes[3]]);
     let computed = crc32fast::hash(body);
     if stored != computed {
         return Err(format!(
-            "CRC-32 mismatch at offset {offset}: stored {stored:#010x}, computed {computed:#010x}"
+            "CRC-32 mismatch: stored {stored:#010x}, computed {computed:#010x}"
         ));
     }
     parse_magic_bitmap(body)

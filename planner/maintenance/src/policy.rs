@@ -423,7 +423,7 @@ fn iceberg(files: &[F], s: &Settings) -> (Vec<Bin>, Vec<String>) {
         return (Vec::new(), reasons);
     }
     let mut why = Vec::new();
-    if n > 1 && n >= 5 {
+    if n >= 5 {
         why.push(format!("{n} files ≥ min-input-files 5"));
     }
     if n > 1 && bytes > s.target {
@@ -598,11 +598,11 @@ mod tests {
 
     #[test]
     fn fabric_fast_optimize_needs_fifty_files() {
-        let t = table(Format::Delta, &vec![(10, 1, 0); 49]);
+        let t = table(Format::Delta, &[(10, 1, 0); 49]);
         let r = run(&t, Policy::Fabric);
         assert_eq!(r.candidate_files, 0);
         assert!(r.reasons.contains("fast optimize skips"), "{}", r.reasons);
-        let t = table(Format::Delta, &vec![(10, 1, 0); 50]);
+        let t = table(Format::Delta, &[(10, 1, 0); 50]);
         let r = run(&t, Policy::Fabric);
         assert_eq!((r.candidate_files, r.bins, r.files_after_est), (50, 1, 1));
         // File-level target: a 500-byte file (½ of 1000) is kept.
@@ -616,9 +616,9 @@ mod tests {
     #[test]
     fn iceberg_needs_five_files_or_more_than_target() {
         // min 750, max 1800. Four 100-byte files: not enough.
-        let t = table(Format::Iceberg, &vec![(100, 1, 0); 4]);
+        let t = table(Format::Iceberg, &[(100, 1, 0); 4]);
         assert_eq!(run(&t, Policy::Iceberg).candidate_files, 0);
-        let t = table(Format::Iceberg, &vec![(100, 1, 0); 5]);
+        let t = table(Format::Iceberg, &[(100, 1, 0); 5]);
         let r = run(&t, Policy::Iceberg);
         assert_eq!((r.candidate_files, r.files_after_est), (5, 1));
         // Two files of 600: more than one and over the target.
@@ -667,9 +667,9 @@ mod tests {
     #[test]
     fn amoro_minor_trigger_is_twelve_fragments() {
         // target 1000: fragments are < 125 bytes.
-        let t = table(Format::Iceberg, &vec![(124, 1, 0); 11]);
+        let t = table(Format::Iceberg, &[(124, 1, 0); 11]);
         assert_eq!(run(&t, Policy::Amoro).candidate_files, 0);
-        let mut t = table(Format::Iceberg, &vec![(124, 1, 0); 11]);
+        let mut t = table(Format::Iceberg, &[(124, 1, 0); 11]);
         t.delete_files.push(DeleteFile {
             kind: DeleteKind::Equality,
             path: "eq.parquet".into(),

@@ -282,7 +282,20 @@ fn check_dv(
     let size = usize::try_from(d.size).unwrap_or(0);
     match dv_file(table, d).map_err(|e| (table.to_path_buf(), e))? {
         None => {
-            let bytes = dv::z85_decode(&d.path_or_inline).map_err(|e| (table.to_path_buf(), e))?;
+            let mut bytes =
+                dv::z85_decode(&d.path_or_inline).map_err(|e| (table.to_path_buf(), e))?;
+            // Z85 works on 4-byte groups: the text may carry padding past
+            // `sizeInBytes`.
+            if size > bytes.len() {
+                return Err((
+                    table.to_path_buf(),
+                    format!(
+                        "inline DV of {} bytes is shorter than its sizeInBytes {size}",
+                        bytes.len()
+                    ),
+                ));
+            }
+            bytes.truncate(size);
             dv::parse_magic_bitmap(&bytes)
                 .map_err(|e| (table.to_path_buf(), format!("inline DV: {e}")))
         }
