@@ -86,16 +86,10 @@ impl Replay {
                 }
             }
             Action::MetaData(m) => {
+                // An overwrite may change the partition columns in the same
+                // commit that removes every file: files added before keep the
+                // values they were interned with.
                 if let Some(cols) = m.partition_columns {
-                    if !self.files.is_empty() && cols != self.partition_columns {
-                        return Err(Error::Json {
-                            path: file.to_path_buf(),
-                            line,
-                            reason:
-                                "metaData changes the partition columns of a table that has files"
-                                    .into(),
-                        });
-                    }
                     self.partition_columns = cols;
                 }
                 if m.schema_string.is_some() {
