@@ -6,7 +6,7 @@ OUT ?= analysis
 # by scripts/make_bench_log.py with real pyspark when missing).
 BENCH_LOG ?= target/bench/big-eventlog
 
-.PHONY: analyze test bench bench-tables ci fmt clippy planner-eval build spark-venv tables-venv
+.PHONY: analyze test bench bench-tables ci fmt clippy planner-eval build spark-venv tables-venv report-check
 
 build:
 	$(CARGO) build --release --bin lakeaudit
@@ -47,6 +47,17 @@ tables-venv: $(TABLES_VENV)/bin/python
 $(TABLES_VENV)/bin/python:
 	python3 -m venv $(TABLES_VENV)
 	$(TABLES_VENV)/bin/pip install -q deltalake==1.6.6 pyarrow "pyiceberg[sql-sqlite,pyarrow]==0.12.0"
+
+## report.html in a real browser: headless Chromium (Debian's `chromium`)
+## renders the report of the TPC-H SortMergeJoin log and of the xss log to
+## PNGs and dumps their DOM into REPORT_CHECK_OUT; the test fails when
+## Chromium is missing, anything failed to load or was blocked, the graph
+## lacks a planned table or edge, or a name from a log became markup.
+REPORT_CHECK_OUT ?= target/report-check
+report-check:
+	LAKEAUDIT_REQUIRE_BROWSER=1 LAKEAUDIT_REPORT_CHECK_OUT=$(REPORT_CHECK_OUT) \
+		$(CARGO) test --test tests report::browser -- --nocapture
+	@ls -l $(REPORT_CHECK_OUT)
 
 include planner/Makefile.fragment
 

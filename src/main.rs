@@ -13,7 +13,7 @@ mod queries;
 mod tables_cmd;
 
 use anyhow::Result;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -182,6 +182,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
             output.as_deref(),
         )?,
         Command::Plan {
+            plan,
+            format,
+            output,
+            ..
+        } if plan.instance.is_some() => plan_cmd::run_instance(&plan, format, output.as_deref())?,
+        Command::Plan {
             inputs,
             score,
             plan,
@@ -232,8 +238,19 @@ fn report_problems(errors: &[String], warnings: &[String]) {
     }
 }
 
+/// The command line, with `plan`'s log paths optional under `--instance`.
+fn parse_cli() -> Cli {
+    let cmd = Cli::command().mut_subcommand("plan", |c| {
+        c.mut_arg("paths", |a| {
+            a.required(false).required_unless_present("instance")
+        })
+    });
+    let mut matches = cmd.get_matches();
+    Cli::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| e.exit())
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = parse_cli();
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
