@@ -6,7 +6,7 @@ OUT ?= analysis
 # by scripts/make_bench_log.py with real pyspark when missing).
 BENCH_LOG ?= target/bench/big-eventlog
 
-.PHONY: analyze test bench ci fmt clippy planner-eval build spark-venv test-spark report-check
+.PHONY: analyze test bench bench-tables ci fmt clippy planner-eval build spark-venv tables-venv test-spark report-check
 
 build:
 	$(CARGO) build --release --bin lakeaudit
@@ -32,6 +32,21 @@ ci: fmt clippy test
 bench:
 	scripts/bench.sh $(BENCH_LOG)
 	$(CARGO) bench -p lakeaudit-parsers
+	$(MAKE) bench-tables
+
+TABLES_VENV ?= .venv/tables
+
+## `lakeaudit tables` on a large real Delta table (110,000 files, checkpoint,
+## later commits; written by deltalake when missing): audit time, peak RSS.
+bench-tables: $(TABLES_VENV)/bin/python
+	PYTHON=$(TABLES_VENV)/bin/python scripts/bench_tables.sh
+
+## A Python venv with the table writers (scripts/make_table_fixtures.py,
+## scripts/make_bench_table.py take its interpreter).
+tables-venv: $(TABLES_VENV)/bin/python
+$(TABLES_VENV)/bin/python:
+	python3 -m venv $(TABLES_VENV)
+	$(TABLES_VENV)/bin/pip install -q deltalake==1.6.6 pyarrow "pyiceberg[sql-sqlite,pyarrow]==0.12.0"
 
 ## report.html in a real browser: headless Chromium (Debian's `chromium`)
 ## renders the report of the TPC-H SortMergeJoin log and of the xss log to

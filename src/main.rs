@@ -11,6 +11,7 @@ mod pipeline;
 mod plan_cmd;
 mod queries;
 mod records;
+mod tables_cmd;
 
 use anyhow::Result;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -150,6 +151,9 @@ enum Command {
         #[arg(long, value_name = "DIR", default_value = "analysis")]
         out: PathBuf,
     },
+    /// Delta and Iceberg table state from metadata: files, sizes, rows,
+    /// deletes, and the compaction each engine would run.
+    Tables(tables_cmd::TablesArgs),
 }
 
 /// Formats of `lakeaudit plan`.
@@ -228,6 +232,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             threshold,
             out,
         } => analyze::run(&inputs, &score, &plan, threshold, &out)?,
+        Command::Tables(args) => tables_cmd::run(&args)?,
     };
     Ok(if failed {
         ExitCode::from(2)

@@ -1,0 +1,585 @@
+//! Delta Lake: replay `_delta_log` from the last checkpoint through the later
+//! JSON commits (`PROTOCOL.md`, "Action Reconciliation").
+//!
+//! The live files are kept in one map keyed by path, the only copy of each
+//! path; when the replay ends the map is drained into [`DataFile`]s that
+//! keep a path only when the file has a deletion vector.
+
+pub(crate) mod actions;
+pub(crate) mod parquet;
+
+use crate::dv;
+use crate::error::{Error, Result};
+use crate::model::{
+    DataFile, Dv, FileDeletes, Format, PartitionField, Partitions, TableState, Violation,
+};
+use crate::{Found, ReadOptions};
+use actions::{Action, DvDescriptor};
+use std::collections::{BTreeMap, HashMap};
+use std::fs;
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+/// One live file during the replay.
+struct Entry {
+    partition: u32,
+    size: u64,
+    rows: Option<u64>,
+    seq: i64,
+    clustered: bool,
+    dv: Option<DvDescriptor>,
+}
+
+#[derive(Default)]
+struct Replay {
+    files: HashMap<Box<str>, Entry>,
+    partitions: Partitions,
+    partition_columns: Vec<String>,
+    schema: Option<String>,
+    configuration: BTreeMap<String, String>,
+    protocol: actions::Protocol,
+    clustering: Option<Vec<String>>,
+    sidecars: Vec<String>,
+    seq: i64,
+}
+
+impl Replay {
+    fn apply(&mut self, action: Action<'_>, file: &Path, line: Option<u64>) -> Result<()> {
+        match action {
+            Action::Add(a) => {
+                let values: Vec<Option<&str>> = self
+                    .partition_columns
+                    .iter()
+                    .map(|c| {
+                        a.partition_values
+                            .iter()
+                            .find(|(k, _)| k.as_ref() == c.as_str())
+                            .and_then(|(_, v)| v.as_deref())
+                    })
+                    .collect();
+                let partition = self.partitions.intern(0, &values);
+                let size = a.size.unwrap_or(0).max(0) as u64;
+                let entry = Entry {
+                    partition,
+                    size,
+                    rows: a.num_records.map(|n| n.max(0) as u64),
+                    seq: self.seq,
+                    clustered: a.clustered,
+                    dv: a.dv,
+                };
+                match self.files.get_mut(a.path.as_ref()) {
+                    Some(e) => *e = entry,
+                    None => {
+                        self.files
+                            .insert(a.path.into_owned().into_boxed_str(), entry);
+                    }
+                }
+            }
+            Action::Remove(r) => {
+                // A file's identity is (path, DV id): a remove of the old DV
+                // must not drop the add that replaced it in the same commit.
+                let id = r.dv.as_ref().map(DvDescriptor::unique_id);
+                if let Some(e) = self.files.get(r.path.as_ref()) {
+                    if e.dv.as_ref().map(DvDescriptor::unique_id) == id {
+                        self.files.remove(r.path.as_ref());
+                    }
+                }
+            }
+            Action::MetaData(m) => {
+                // An overwrite may change the partition columns in the same
+                // commit that removes every file: files added before keep the
+                // values they were interned with.
+                if let Some(cols) = m.partition_columns {
+                    self.partition_columns = cols;
+                }
+                if m.schema_string.is_some() {
+                    self.schema = m.schema_string;
+                }
+                self.configuration = m
+                    .configuration
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter_map(|(k, v)| v.map(|v| (k, v)))
+                    .collect();
+            }
+            Action::Protocol(p) => self.protocol = p,
+            Action::Domain(d) if d.domain == "delta.clustering" => {
+                if d.removed == Some(true) {
+                    self.clustering = None;
+                } else {
+                    let conf = d.configuration.unwrap_or_default();
+                    let cols =
+                        actions::clustering_columns(&conf).map_err(|reason| Error::Json {
+                            path: file.to_path_buf(),
+                            line,
+                            reason: format!("delta.clustering domain: {reason}"),
+                        })?;
+                    self.clustering = Some(cols);
+                }
+            }
+            Action::Sidecar(s) => self.sidecars.push(s.path),
+            Action::Domain(_) | Action::Other => {}
+        }
+        Ok(())
+    }
+}
+
+/// What the log directory holds.
+#[derive(Default)]
+struct Listing {
+    commits: BTreeMap<u64, PathBuf>,
+    /// Checkpoint files by version: (part, parts) for multi-part, (1, 1)
+    /// for classic and v2.
+    checkpoints: BTreeMap<u64, Vec<(u32, u32, PathBuf)>>,
+    crcs: BTreeMap<u64, PathBuf>,
+}
+
+fn list_log(log: &Path) -> Result<Listing> {
+    let mut l = Listing::default();
+    for e in fs::read_dir(log).map_err(|e| Error::io(log, e))? {
+        let e = e.map_err(|e| Error::io(log, e))?;
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some((digits, rest)) = name.split_at_checked(20) else {
+            continue;
+        };
+        let Ok(version) = digits.parse::<u64>() else {
+            continue;
+        };
+        let path = e.path();
+        if rest == ".json" {
+            l.commits.insert(version, path);
+        } else if rest == ".crc" {
+            l.crcs.insert(version, path);
+        } else if let Some(cp) = rest.strip_prefix(".checkpoint.") {
+            let parts: Vec<&str> = cp.split('.').collect();
+            match parts.as_slice() {
+                ["parquet"] => l.checkpoints.entry(version).or_default().push((1, 1, path)),
+                [k, n, "parquet"] if k.len() == 10 && n.len() == 10 => {
+                    if let (Ok(k), Ok(n)) = (k.parse(), n.parse()) {
+                        l.checkpoints.entry(version).or_default().push((k, n, path));
+                    }
+                }
+                [_uuid, "parquet" | "json"] => {
+                    l.checkpoints.entry(version).or_default().push((1, 1, path))
+                }
+                _ => {}
+            }
+        }
+    }
+    for parts in l.checkpoints.values_mut() {
+        parts.sort();
+    }
+    Ok(l)
+}
+
+/// A checkpoint is complete when it is one file or all `N` parts of one
+/// multi-part set are present.
+fn complete(parts: &[(u32, u32, PathBuf)]) -> Option<Vec<PathBuf>> {
+    if let Some((_, _, p)) = parts.iter().find(|(_, n, _)| *n == 1) {
+        return Some(vec![p.clone()]);
+    }
+    let n = parts.first()?.1;
+    let set: Vec<_> = parts.iter().filter(|(_, m, _)| *m == n).collect();
+    ((1..=n).all(|k| set.iter().any(|(j, _, _)| *j == k)))
+        .then(|| set.iter().map(|(_, _, p)| p.clone()).collect())
+}
+
+#[derive(serde::Deserialize)]
+struct LastCheckpoint {
+    version: u64,
+    #[serde(default)]
+    parts: Option<u32>,
+}
+
+fn read_json_lines(path: &Path, r: &mut Replay) -> Result<()> {
+    let f = fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut rd = BufReader::new(f);
+    let mut line = String::new();
+    let mut n = 0u64;
+    loop {
+        line.clear();
+        let got = rd.read_line(&mut line).map_err(|e| Error::io(path, e))?;
+        if got == 0 {
+            break;
+        }
+        n += 1;
+        let text = line.trim_end();
+        if text.is_empty() {
+            continue;
+        }
+        let action = actions::parse_line(text).map_err(|reason| Error::Json {
+            path: path.to_path_buf(),
+            line: Some(n),
+            reason,
+        })?;
+        r.apply(action, path, Some(n))?;
+    }
+    Ok(())
+}
+
+fn read_checkpoint(log: &Path, files: &[PathBuf], r: &mut Replay) -> Result<()> {
+    for f in files {
+        if f.extension().is_some_and(|e| e == "json") {
+            read_json_lines(f, r)?;
+        } else {
+            parquet::read_actions(f, &mut |a| r.apply(a, f, None))?;
+        }
+    }
+    // v2 checkpoints keep their file actions in sidecars.
+    let sidecars = std::mem::take(&mut r.sidecars);
+    for s in sidecars {
+        let p = if s.contains('/') && !s.starts_with("_sidecars/") {
+            PathBuf::from(s.strip_prefix("file://").unwrap_or(&s))
+        } else {
+            log.join("_sidecars")
+                .join(s.strip_prefix("_sidecars/").unwrap_or(&s))
+        };
+        parquet::read_actions(&p, &mut |a| r.apply(a, &p, None))?;
+    }
+    Ok(())
+}
+
+/// Where a DV lives, as `(file, offset)`; `None` for inline DVs.
+fn dv_file(table: &Path, d: &DvDescriptor) -> std::result::Result<Option<PathBuf>, String> {
+    match d.storage_type.as_str() {
+        "i" => Ok(None),
+        "u" => {
+            let text = &d.path_or_inline;
+            if text.len() < 20 {
+                return Err(format!(
+                    "relative DV path {text:?} is shorter than a Z85 UUID"
+                ));
+            }
+            let (prefix, z) = text.split_at(text.len() - 20);
+            let uuid: [u8; 16] = dv::z85_decode(z)?
+                .try_into()
+                .map_err(|_| "Z85 UUID is not 16 bytes".to_string())?;
+            let name = format!("deletion_vector_{}.bin", dv::uuid_text(&uuid));
+            Ok(Some(if prefix.is_empty() {
+                table.join(name)
+            } else {
+                table.join(prefix).join(name)
+            }))
+        }
+        "p" => {
+            let p = d.path_or_inline.as_str();
+            Ok(Some(PathBuf::from(p.strip_prefix("file://").unwrap_or(p))))
+        }
+        other => Err(format!("unknown deletion vector storage type {other:?}")),
+    }
+}
+
+fn check_dv(
+    table: &Path,
+    d: &DvDescriptor,
+) -> std::result::Result<dv::BitmapSummary, (PathBuf, String)> {
+    let size = usize::try_from(d.size).unwrap_or(0);
+    match dv_file(table, d).map_err(|e| (table.to_path_buf(), e))? {
+        None => {
+            let mut bytes =
+                dv::z85_decode(&d.path_or_inline).map_err(|e| (table.to_path_buf(), e))?;
+            // Z85 works on 4-byte groups: the text may carry padding past
+            // `sizeInBytes`.
+            if size > bytes.len() {
+                return Err((
+                    table.to_path_buf(),
+                    format!(
+                        "inline DV of {} bytes is shorter than its sizeInBytes {size}",
+                        bytes.len()
+                    ),
+                ));
+            }
+            bytes.truncate(size);
+            dv::parse_magic_bitmap(&bytes)
+                .map_err(|e| (table.to_path_buf(), format!("inline DV: {e}")))
+        }
+        Some(p) => {
+            let io = |e: std::io::Error| (p.clone(), e.to_string());
+            let mut f = fs::File::open(&p).map_err(io)?;
+            let offset = d.offset.unwrap_or(0).max(0) as u64;
+            f.seek(SeekFrom::Start(offset)).map_err(io)?;
+            let mut buf = Vec::with_capacity(size + 8);
+            f.by_ref()
+                .take(size as u64 + 8)
+                .read_to_end(&mut buf)
+                .map_err(io)?;
+            dv::check_framed(&buf, 0, Some(size)).map_err(|e| {
+                (
+                    p.clone(),
+                    format!("deletion vector at offset {offset}: {e}"),
+                )
+            })
+        }
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct Crc {
+    #[serde(rename = "numFiles")]
+    num_files: Option<u64>,
+    #[serde(rename = "tableSizeBytes")]
+    table_size_bytes: Option<u64>,
+}
+
+/// Read a Delta table's current state.
+pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
+    let dir = &found.dir;
+    let log = dir.join("_delta_log");
+    let listing = list_log(&log)?;
+    let last_path = log.join("_last_checkpoint");
+    let last: Option<LastCheckpoint> = match fs::read_to_string(&last_path) {
+        Ok(text) => Some(serde_json::from_str(&text).map_err(|e| Error::Json {
+            path: last_path.clone(),
+            line: None,
+            reason: e.to_string(),
+        })?),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(Error::io(&last_path, e)),
+    };
+    let checkpoint: Option<(u64, Vec<PathBuf>)> = match &last {
+        Some(lc) => {
+            let parts = listing
+                .checkpoints
+                .get(&lc.version)
+                .ok_or_else(|| Error::Checkpoint {
+                    path: last_path.clone(),
+                    reason: format!(
+                        "names checkpoint version {} but the log holds no checkpoint file for it",
+                        lc.version
+                    ),
+                })?;
+            let files = complete(parts).ok_or_else(|| Error::Checkpoint {
+                path: last_path.clone(),
+                reason: format!("checkpoint {} is missing parts", lc.version),
+            })?;
+            if let Some(n) = lc.parts {
+                if n as usize != files.len() {
+                    return Err(Error::Checkpoint {
+                        path: last_path.clone(),
+                        reason: format!(
+                            "says {n} parts, the log holds {} for version {}",
+                            files.len(),
+                            lc.version
+                        ),
+                    });
+                }
+            }
+            Some((lc.version, files))
+        }
+        None => listing
+            .checkpoints
+            .iter()
+            .rev()
+            .find_map(|(v, parts)| complete(parts).map(|f| (*v, f))),
+    };
+    let mut r = Replay::default();
+    let start = match &checkpoint {
+        Some((v, files)) => {
+            r.seq = *v as i64;
+            read_checkpoint(&log, files, &mut r)?;
+            v + 1
+        }
+        None => 0,
+    };
+    let latest = listing.commits.keys().next_back().copied();
+    let mut expected = start;
+    for (&v, path) in listing.commits.range(start..) {
+        if v != expected {
+            return Err(Error::MissingCommit {
+                log: log.clone(),
+                version: expected,
+                detail: format!("the log jumps to {v:020}.json"),
+            });
+        }
+        r.seq = v as i64;
+        read_json_lines(path, &mut r)?;
+        expected = v + 1;
+    }
+    let version = match (latest, &checkpoint) {
+        (Some(l), Some((c, _))) => l.max(*c),
+        (Some(l), None) => l,
+        (None, Some((c, _))) => *c,
+        (None, None) => {
+            return Err(Error::NoTable {
+                path: log.clone(),
+                reason: "_delta_log holds no commit and no checkpoint".into(),
+            })
+        }
+    };
+    if checkpoint.is_none() && !listing.commits.contains_key(&0) {
+        return Err(Error::MissingCommit {
+            log: log.clone(),
+            version: 0,
+            detail: "no checkpoint and no first commit to start the replay from".into(),
+        });
+    }
+
+    let mut t = TableState {
+        name: found.name.clone(),
+        format: Some(Format::Delta),
+        location: dir.clone(),
+        version: version as i64,
+        ..Default::default()
+    };
+    t.format_version = format!(
+        "{}/{}",
+        r.protocol.min_reader.unwrap_or(1),
+        r.protocol.min_writer.unwrap_or(2)
+    );
+    let mut features: Vec<String> = r
+        .protocol
+        .reader_features
+        .iter()
+        .chain(r.protocol.writer_features.iter())
+        .flatten()
+        .cloned()
+        .collect();
+    features.sort();
+    features.dedup();
+    t.features = features;
+    let schema = r
+        .schema
+        .as_deref()
+        .map(actions::schema_fields)
+        .unwrap_or_default();
+    t.partition_fields = r
+        .partition_columns
+        .iter()
+        .map(|c| PartitionField {
+            name: c.clone(),
+            source: c.clone(),
+            transform: "identity".into(),
+            source_type: schema
+                .iter()
+                .find(|(l, _, _)| l == c)
+                .map(|(_, _, ty)| ty.clone())
+                .unwrap_or_default(),
+        })
+        .collect();
+    t.spec_fields.insert(0, r.partition_columns.clone());
+    // Clustering columns are physical names under column mapping.
+    t.clustering_columns = r
+        .clustering
+        .unwrap_or_default()
+        .into_iter()
+        .map(|c| {
+            schema
+                .iter()
+                .find(|(_, p, _)| *p == c)
+                .map(|(l, _, _)| l.clone())
+                .unwrap_or(c)
+        })
+        .collect();
+    t.properties = r.configuration;
+    t.commits_since_checkpoint = Some(match &checkpoint {
+        Some((c, _)) => version - c,
+        None => version + 1,
+    });
+
+    let mut files: Vec<(Box<str>, Entry)> = r.files.into_iter().collect();
+    files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    t.files.reserve_exact(files.len());
+    for (path, e) in files {
+        let deletes = match &e.dv {
+            None => None,
+            Some(d) => {
+                let location = match dv_file(dir, d) {
+                    Ok(Some(p)) => p.display().to_string(),
+                    Ok(None) => "inline".to_string(),
+                    Err(reason) => {
+                        t.problems.push(Error::DeletionVector {
+                            path: dir.join(path.as_ref()),
+                            reason,
+                        });
+                        "?".to_string()
+                    }
+                };
+                let card = d.cardinality.max(0) as u64;
+                if let Some(rows) = e.rows {
+                    if card > rows {
+                        t.violations.push(Violation {
+                            rule: "dv_cardinality_exceeds_rows",
+                            file: path.to_string(),
+                            detail: format!("DV deletes {card} rows of a file with {rows} (PROTOCOL.md, Deletion Vectors)"),
+                        });
+                    }
+                }
+                if opts.deep {
+                    match check_dv(dir, d) {
+                        Ok(s) => {
+                            t.dvs_checked += 1;
+                            if s.cardinality != card {
+                                t.problems.push(Error::DeletionVector {
+                                    path: PathBuf::from(&location),
+                                    reason: format!("bitmap of {path} holds {} positions, the log says cardinality {card}", s.cardinality),
+                                });
+                            }
+                            if let (Some(max), Some(rows)) = (s.max, e.rows) {
+                                if max >= rows {
+                                    t.violations.push(Violation {
+                                        rule: "dv_position_past_end",
+                                        file: path.to_string(),
+                                        detail: format!(
+                                            "DV deletes row {max} of a file with {rows} rows"
+                                        ),
+                                    });
+                                }
+                            }
+                        }
+                        Err((p, reason)) => {
+                            t.problems.push(Error::DeletionVector { path: p, reason })
+                        }
+                    }
+                }
+                let bytes = if d.storage_type == "i" {
+                    0
+                } else {
+                    d.size.max(0) as u64 + 8
+                };
+                Some(Box::new(FileDeletes {
+                    dv: Some(Dv {
+                        cardinality: card,
+                        bytes,
+                        location,
+                        offset: d.offset.map(|o| o.max(0) as u64),
+                    }),
+                    delete_bytes: bytes,
+                    ..Default::default()
+                }))
+            }
+        };
+        t.files.push(DataFile {
+            partition: e.partition,
+            size: e.size,
+            rows: e.rows,
+            seq: e.seq,
+            clustered: e.clustered,
+            path: deletes.is_some().then_some(path),
+            deletes,
+        });
+    }
+    t.partitions = r.partitions.list;
+
+    if let Some(crc_path) = listing.crcs.get(&version) {
+        let crc: Option<Crc> = fs::read_to_string(crc_path)
+            .ok()
+            .and_then(|s| serde_json::from_str(&s).ok());
+        if let Some(crc) = crc {
+            let bytes: u64 = t.files.iter().map(|f| f.size).sum();
+            let n = t.files.len() as u64;
+            if crc.num_files.is_some_and(|c| c != n)
+                || crc.table_size_bytes.is_some_and(|c| c != bytes)
+            {
+                t.violations.push(Violation {
+                    rule: "crc_mismatch",
+                    file: crc_path.display().to_string(),
+                    detail: format!(
+                        "checksum file says {:?} files / {:?} bytes, the replay gives {n} / {bytes}",
+                        crc.num_files, crc.table_size_bytes
+                    ),
+                });
+            }
+        }
+    }
+    Ok(t)
+}

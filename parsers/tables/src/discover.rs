@@ -1,0 +1,290 @@
+//! Finding tables under the paths a user gives.
+//!
+//! A path is a Delta table (a directory with `_delta_log/`), an Iceberg table
+//! (a directory with `metadata/*.metadata.json`), an Iceberg metadata file,
+//! or a directory searched for tables (a warehouse). Table directories are
+//! not searched further. A directory that holds Parquet files but no table
+//! metadata (a table whose log was lost, a plain Parquet table) is reported,
+//! not skipped silently.
+
+use crate::error::Error;
+use crate::model::Format;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// A table found on disk.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Found {
+    /// The table directory (Delta: holds `_delta_log/`; Iceberg: holds
+    /// `metadata/`).
+    pub dir: PathBuf,
+    /// The format.
+    pub format: Format,
+    /// An Iceberg metadata file the user named explicitly.
+    pub metadata: Option<PathBuf>,
+    /// The table's name: its directories below the searched path joined
+    /// with `.` (`tpch.db/orders` gives `tpch.orders`), or the directory name
+    /// for a table given directly.
+    pub name: String,
+}
+
+fn table_name(root: &Path, dir: &Path) -> String {
+    let rel = dir
+        .strip_prefix(root)
+        .ok()
+        .filter(|r| !r.as_os_str().is_empty());
+    let parts: Vec<String> = match rel {
+        Some(r) => r
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect(),
+        None => vec![dir
+            .canonicalize()
+            .ok()
+            .as_deref()
+            .unwrap_or(dir)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "table".into())],
+    };
+    parts
+        .iter()
+        .map(|p| p.strip_suffix(".db").unwrap_or(p))
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+/// Whether a file name is an Iceberg metadata file.
+pub(crate) fn is_metadata_json(name: &str) -> bool {
+    name.ends_with(".metadata.json") || name.ends_with(".metadata.json.gz")
+}
+
+fn is_data_file(name: &str) -> bool {
+    name.ends_with(".parquet") || name.ends_with(".orc") || name.ends_with(".avro")
+}
+
+fn has_metadata_json(dir: &Path) -> bool {
+    fs::read_dir(dir)
+        .map(|rd| {
+            rd.flatten()
+                .any(|e| is_metadata_json(&e.file_name().to_string_lossy()))
+        })
+        .unwrap_or(false)
+}
+
+/// What a directory is.
+fn classify(root: &Path, dir: &Path) -> Option<Found> {
+    let format = if dir.join("_delta_log").is_dir() {
+        Format::Delta
+    } else if dir.join("metadata").is_dir() && has_metadata_json(&dir.join("metadata")) {
+        Format::Iceberg
+    } else {
+        return None;
+    };
+    Some(Found {
+        dir: dir.to_path_buf(),
+        format,
+        metadata: None,
+        name: table_name(root, dir),
+    })
+}
+
+struct Walk {
+    root: PathBuf,
+    found: Vec<Found>,
+    errors: Vec<Error>,
+}
+
+/// Search `dir`; returns the number of data files under it that belong to
+/// no table (so the caller can report the topmost such directory).
+fn walk(dir: &Path, w: &mut Walk) -> usize {
+    if let Some(f) = classify(&w.root, dir) {
+        w.found.push(f);
+        return 0;
+    }
+    let entries = match fs::read_dir(dir) {
+        Ok(rd) => rd,
+        Err(e) => {
+            w.errors.push(Error::io(dir, e));
+            return 0;
+        }
+    };
+    let mut names: Vec<(String, bool)> = Vec::new();
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        // Symlinked directories are not followed (no loops); files are.
+        let is_dir = e.file_type().map(|t| t.is_dir()).unwrap_or(false);
+        names.push((name, is_dir));
+    }
+    names.sort();
+    let mut loose = names.iter().filter(|(n, d)| !d && is_data_file(n)).count();
+    let mut orphans: Vec<(PathBuf, usize)> = Vec::new();
+    let before = w.found.len();
+    for (name, is_dir) in &names {
+        if !is_dir || name.starts_with('.') || name.starts_with('_') {
+            continue;
+        }
+        let child = dir.join(name);
+        let n = walk(&child, w);
+        if n > 0 {
+            orphans.push((child, n));
+        }
+    }
+    let has_tables = w.found.len() > before;
+    if has_tables {
+        // Tables sit beside these directories: each is its own broken table.
+        for (child, n) in orphans {
+            w.errors.push(no_metadata(&child, n));
+        }
+        if loose > 0 {
+            w.errors.push(no_metadata(dir, loose));
+        }
+        return 0;
+    }
+    loose += orphans.iter().map(|(_, n)| n).sum::<usize>();
+    loose
+}
+
+fn no_metadata(dir: &Path, files: usize) -> Error {
+    let meta = dir.join("metadata");
+    let reason = if meta.is_dir() {
+        format!(
+            "metadata/ holds no *.metadata.json; {files} data file(s) below belong to no readable table"
+        )
+    } else {
+        format!(
+            "{files} data file(s) but no _delta_log/ or metadata/*.metadata.json: not a Delta or Iceberg table"
+        )
+    };
+    Error::NoTable {
+        path: dir.to_path_buf(),
+        reason,
+    }
+}
+
+/// Find the tables under each path. Results are sorted by directory and
+/// de-duplicated; problems come back as errors beside them.
+pub fn discover(paths: &[PathBuf]) -> (Vec<Found>, Vec<Error>) {
+    let mut w = Walk {
+        root: PathBuf::new(),
+        found: Vec::new(),
+        errors: Vec::new(),
+    };
+    for p in paths {
+        let meta = match fs::metadata(p) {
+            Ok(m) => m,
+            Err(e) => {
+                w.errors.push(Error::io(p, e));
+                continue;
+            }
+        };
+        if meta.is_file() {
+            let name = p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let table_dir = p.parent().and_then(Path::parent);
+            match table_dir {
+                Some(dir) if is_metadata_json(&name) => {
+                    let dir = if dir.as_os_str().is_empty() {
+                        PathBuf::from(".")
+                    } else {
+                        dir.to_path_buf()
+                    };
+                    w.found.push(Found {
+                        name: table_name(&dir, &dir),
+                        dir,
+                        format: Format::Iceberg,
+                        metadata: Some(p.clone()),
+                    })
+                }
+                _ => w.errors.push(Error::NoTable {
+                    path: p.clone(),
+                    reason: "not a table directory, a warehouse directory or an Iceberg *.metadata.json file".into(),
+                }),
+            }
+            continue;
+        }
+        w.root = p.clone();
+        let before = (w.found.len(), w.errors.len());
+        let loose = walk(p, &mut w);
+        if loose > 0 {
+            w.errors.push(no_metadata(p, loose));
+        } else if w.found.len() == before.0 && w.errors.len() == before.1 {
+            let reason = if p.join("_delta_log").exists() || p.join("metadata").exists() {
+                "table metadata directory is unreadable".to_string()
+            } else {
+                "no Delta or Iceberg tables found".to_string()
+            };
+            w.errors.push(Error::NoTable {
+                path: p.clone(),
+                reason,
+            });
+        }
+    }
+    w.found.sort();
+    w.found.dedup_by(|a, b| a.dir == b.dir);
+    (w.found, w.errors)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn touch(p: &Path) {
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, b"x").unwrap();
+    }
+
+    #[test]
+    fn warehouse_search_finds_tables_and_reports_orphans() {
+        let root = std::env::temp_dir().join(format!("lakeaudit-discover-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        touch(&root.join("wh/tpch.db/orders/_delta_log/00000000000000000000.json"));
+        touch(&root.join("wh/tpch.db/orders/d=1/part-0.parquet"));
+        touch(&root.join("wh/tpch/lineitem/metadata/00001-a.metadata.json"));
+        touch(&root.join("wh/tpch/lineitem/data/x.parquet"));
+        touch(&root.join("wh/broken/p=1/part-0.parquet"));
+        touch(&root.join("wh/broken/p=2/part-0.parquet"));
+        let (found, errors) = discover(&[root.join("wh")]);
+        let got: Vec<_> = found
+            .iter()
+            .map(|f| (f.dir.clone(), f.format, f.name.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                // Paths sort by component: `tpch` before `tpch.db`.
+                (
+                    root.join("wh/tpch/lineitem"),
+                    Format::Iceberg,
+                    "tpch.lineitem"
+                ),
+                (root.join("wh/tpch.db/orders"), Format::Delta, "tpch.orders"),
+            ]
+        );
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(errors[0].path(), root.join("wh/broken"));
+        assert!(
+            errors[0].to_string().contains("2 data file(s)"),
+            "{}",
+            errors[0]
+        );
+
+        let (found, errors) = discover(&[root.join("wh/broken")]);
+        assert!(found.is_empty());
+        assert_eq!(errors[0].path(), root.join("wh/broken"));
+
+        let meta = root.join("wh/tpch/lineitem/metadata/00001-a.metadata.json");
+        let (found, _) = discover(std::slice::from_ref(&meta));
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].dir, root.join("wh/tpch/lineitem"));
+        assert_eq!(found[0].metadata.as_ref(), Some(&meta));
+        assert_eq!(found[0].name, "lineitem");
+        fs::create_dir_all(root.join("empty")).unwrap();
+        let (found, errors) = discover(&[root.join("empty"), root.join("missing")]);
+        assert!(found.is_empty());
+        assert_eq!(errors.len(), 2);
+        let _ = fs::remove_dir_all(&root);
+    }
+}

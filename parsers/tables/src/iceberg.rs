@@ -1,0 +1,716 @@
+//! Apache Iceberg v1–v3: the current snapshot's manifest list and manifests
+//! (`format/spec.md`), read with `apache-avro` one entry at a time.
+//!
+//! Delete manifests are read first: their files are few, and knowing which
+//! data files they reference lets the data pass keep a path only for the
+//! files that have deletes. Which deletes apply follows the spec's
+//! "Scan Planning": a position delete or DV applies to a data file whose
+//! data sequence number is ≤ its own, an equality delete to one whose is
+//! strictly lower; both only within the same partition (an unpartitioned
+//! equality delete applies to every partition).
+
+use crate::dv;
+use crate::error::{Error, Result};
+use crate::model::{
+    DataFile, DeleteFile, DeleteKind, Dv, FileDeletes, Format, PartitionField, Partitions,
+    TableState, Violation,
+};
+use crate::{discover, Found, ReadOptions};
+use apache_avro::types::Value;
+use serde::Deserialize;
+use std::collections::{BTreeMap, HashMap};
+use std::fs;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+/// Field id of `file_path` in a position delete file (spec, "Position Delete Files").
+const POS_FILE_PATH_ID: i64 = 2_147_483_546;
+
+#[derive(Deserialize)]
+struct Metadata {
+    #[serde(rename = "format-version")]
+    format_version: u32,
+    #[serde(default)]
+    location: String,
+    #[serde(rename = "current-snapshot-id", default)]
+    current_snapshot_id: Option<i64>,
+    #[serde(default)]
+    snapshots: Vec<Snapshot>,
+    #[serde(rename = "partition-specs", default)]
+    partition_specs: Vec<Spec>,
+    #[serde(rename = "default-spec-id", default)]
+    default_spec_id: i32,
+    #[serde(rename = "sort-orders", default)]
+    sort_orders: Vec<SortOrder>,
+    #[serde(rename = "default-sort-order-id", default)]
+    default_sort_order_id: i64,
+    #[serde(default)]
+    schemas: Vec<Schema>,
+    #[serde(rename = "current-schema-id", default)]
+    current_schema_id: i64,
+    #[serde(default)]
+    properties: BTreeMap<String, String>,
+}
+
+#[derive(Deserialize)]
+struct Snapshot {
+    #[serde(rename = "snapshot-id")]
+    id: i64,
+    #[serde(rename = "manifest-list")]
+    manifest_list: String,
+}
+
+#[derive(Deserialize)]
+struct Spec {
+    #[serde(rename = "spec-id")]
+    id: i32,
+    #[serde(default)]
+    fields: Vec<SpecField>,
+}
+
+#[derive(Deserialize)]
+struct SpecField {
+    name: String,
+    transform: String,
+    #[serde(rename = "source-id")]
+    source_id: i64,
+}
+
+#[derive(Deserialize)]
+struct SortOrder {
+    #[serde(rename = "order-id")]
+    id: i64,
+    #[serde(default)]
+    fields: Vec<SortField>,
+}
+
+#[derive(Deserialize)]
+struct SortField {
+    transform: String,
+    #[serde(rename = "source-id")]
+    source_id: i64,
+}
+
+#[derive(Deserialize)]
+struct Schema {
+    #[serde(rename = "schema-id", default)]
+    id: i64,
+    #[serde(default)]
+    fields: Vec<SchemaField>,
+}
+
+#[derive(Deserialize)]
+struct SchemaField {
+    id: i64,
+    name: String,
+    #[serde(rename = "type")]
+    ty: serde_json::Value,
+}
+
+/// The current metadata file: the one named, else `version-hint.text`, else
+/// the highest version among `metadata/*.metadata.json`.
+fn current_metadata(found: &Found) -> Result<PathBuf> {
+    if let Some(m) = &found.metadata {
+        return Ok(m.clone());
+    }
+    let meta = found.dir.join("metadata");
+    if let Ok(hint) = fs::read_to_string(meta.join("version-hint.text")) {
+        let hint = hint.trim();
+        for name in [format!("v{hint}.metadata.json"), hint.to_string()] {
+            let p = meta.join(&name);
+            if p.is_file() {
+                return Ok(p);
+            }
+        }
+    }
+    let mut best: Option<(u64, String)> = None;
+    for e in fs::read_dir(&meta)
+        .map_err(|e| Error::io(&meta, e))?
+        .flatten()
+    {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if !discover::is_metadata_json(&name) {
+            continue;
+        }
+        let digits: String = name
+            .trim_start_matches('v')
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        let v = digits.parse::<u64>().unwrap_or(0);
+        if best.as_ref().is_none_or(|(b, n)| (v, &name) > (*b, n)) {
+            best = Some((v, name));
+        }
+    }
+    best.map(|(_, n)| meta.join(n))
+        .ok_or_else(|| Error::NoTable {
+            path: meta,
+            reason: "no *.metadata.json".into(),
+        })
+}
+
+/// Maps the absolute paths in the metadata onto the table directory on disk.
+struct PathMap {
+    declared: String,
+    dir: PathBuf,
+}
+
+impl PathMap {
+    fn local(&self, p: &str) -> PathBuf {
+        let strip = |s: &str| -> String {
+            s.strip_prefix("file://")
+                .or_else(|| s.strip_prefix("file:"))
+                .unwrap_or(s)
+                .trim_end_matches('/')
+                .to_string()
+        };
+        let d = strip(&self.declared);
+        let q = strip(p);
+        match q.strip_prefix(&d) {
+            Some(rest) if !d.is_empty() => self.dir.join(rest.trim_start_matches('/')),
+            _ => PathBuf::from(q),
+        }
+    }
+}
+
+fn field<'a>(v: &'a Value, name: &str) -> Option<&'a Value> {
+    let Value::Record(fields) = v else {
+        return None;
+    };
+    fields
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| match v {
+            Value::Union(_, inner) => inner.as_ref(),
+            other => other,
+        })
+}
+
+fn long(v: Option<&Value>) -> Option<i64> {
+    match v? {
+        Value::Long(l) => Some(*l),
+        Value::Int(i) => Some(i64::from(*i)),
+        Value::Union(_, inner) => long(Some(inner)),
+        _ => None,
+    }
+}
+
+fn string(v: Option<&Value>) -> Option<&str> {
+    match v? {
+        Value::String(s) => Some(s),
+        Value::Union(_, inner) => string(Some(inner)),
+        _ => None,
+    }
+}
+
+/// Days since 1970-01-01 as `YYYY-MM-DD` (proleptic Gregorian).
+fn civil(days: i64) -> String {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+fn render(v: &Value) -> Option<String> {
+    Some(match v {
+        Value::Null => return None,
+        Value::Union(_, inner) => return render(inner),
+        Value::Boolean(b) => b.to_string(),
+        Value::Int(i) => i.to_string(),
+        Value::Long(l) => l.to_string(),
+        Value::Float(f) => f.to_string(),
+        Value::Double(f) => f.to_string(),
+        Value::String(s) => s.clone(),
+        Value::Date(d) => civil(i64::from(*d)),
+        Value::TimestampMicros(t) | Value::LocalTimestampMicros(t) => t.to_string(),
+        Value::Bytes(b) | Value::Fixed(_, b) => b.iter().map(|x| format!("{x:02x}")).collect(),
+        other => format!("{other:?}"),
+    })
+}
+
+fn avro_entries(path: &Path, f: &mut dyn FnMut(&Value) -> Result<()>) -> Result<()> {
+    let bad = |e: apache_avro::Error| Error::Avro {
+        path: path.to_path_buf(),
+        reason: format!("cannot be decoded as Avro: {e}"),
+    };
+    let file = fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let rd = apache_avro::Reader::new(std::io::BufReader::new(file)).map_err(bad)?;
+    for v in rd {
+        f(&v.map_err(bad)?)?;
+    }
+    Ok(())
+}
+
+struct Manifest {
+    path: PathBuf,
+    spec_id: i32,
+    deletes: bool,
+    seq: i64,
+}
+
+/// A live delete file as the data pass needs it.
+struct LiveDelete {
+    kind: DeleteKind,
+    partition: u32,
+    seq: i64,
+    records: u64,
+    bytes: u64,
+    /// `file_path` bounds of a position delete file referencing several
+    /// data files: it can apply only to paths within them.
+    bounds: Option<(String, String)>,
+}
+
+pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
+    let meta_path = current_metadata(found)?;
+    let text = if meta_path.extension().is_some_and(|e| e == "gz") {
+        let f = fs::File::open(&meta_path).map_err(|e| Error::io(&meta_path, e))?;
+        let mut s = String::new();
+        flate2::read::GzDecoder::new(f)
+            .read_to_string(&mut s)
+            .map_err(|e| Error::io(&meta_path, e))?;
+        s
+    } else {
+        fs::read_to_string(&meta_path).map_err(|e| Error::io(&meta_path, e))?
+    };
+    let md: Metadata = serde_json::from_str(&text).map_err(|e| Error::Json {
+        path: meta_path.clone(),
+        line: Some(e.line() as u64),
+        reason: e.to_string(),
+    })?;
+    let map = PathMap {
+        declared: md.location.clone(),
+        dir: found.dir.clone(),
+    };
+    let mut t = TableState {
+        name: found.name.clone(),
+        format: Some(Format::Iceberg),
+        location: found.dir.clone(),
+        format_version: md.format_version.to_string(),
+        default_spec: md.default_spec_id,
+        properties: md.properties.clone(),
+        version: md.current_snapshot_id.unwrap_or(-1),
+        ..Default::default()
+    };
+    let local_loc = found.dir.canonicalize().unwrap_or(found.dir.clone());
+    let declared = md
+        .location
+        .trim_start_matches("file://")
+        .trim_end_matches('/');
+    if !md.location.is_empty() && Path::new(declared) != local_loc {
+        t.declared_location = Some(md.location.clone());
+    }
+    let schema = md
+        .schemas
+        .iter()
+        .find(|s| s.id == md.current_schema_id)
+        .or(md.schemas.last());
+    let column = |id: i64| -> (String, String) {
+        schema
+            .and_then(|s| s.fields.iter().find(|f| f.id == id))
+            .map(|f| {
+                let ty = match &f.ty {
+                    serde_json::Value::String(s) => s.clone(),
+                    other => other
+                        .get("type")
+                        .and_then(|t| t.as_str())
+                        .unwrap_or("?")
+                        .to_string(),
+                };
+                (f.name.clone(), ty)
+            })
+            .unwrap_or_else(|| (format!("field_{id}"), "?".into()))
+    };
+    for s in &md.partition_specs {
+        t.spec_fields
+            .insert(s.id, s.fields.iter().map(|f| f.name.clone()).collect());
+        if s.id == md.default_spec_id {
+            t.partition_fields = s
+                .fields
+                .iter()
+                .map(|f| {
+                    let (source, source_type) = column(f.source_id);
+                    PartitionField {
+                        name: f.name.clone(),
+                        source,
+                        transform: f.transform.clone(),
+                        source_type,
+                    }
+                })
+                .collect();
+        }
+    }
+    if let Some(o) = md
+        .sort_orders
+        .iter()
+        .find(|o| o.id == md.default_sort_order_id)
+    {
+        t.clustering_columns = o
+            .fields
+            .iter()
+            .map(|f| {
+                let (name, _) = column(f.source_id);
+                if f.transform == "identity" {
+                    name
+                } else {
+                    format!("{}({name})", f.transform)
+                }
+            })
+            .collect();
+    }
+    let Some(snap) = md
+        .current_snapshot_id
+        .filter(|&id| id >= 0)
+        .and_then(|id| md.snapshots.iter().find(|s| s.id == id))
+    else {
+        return Ok(t);
+    };
+
+    // Manifest list.
+    let list_path = map.local(&snap.manifest_list);
+    let mut manifests = Vec::new();
+    avro_entries(&list_path, &mut |v| {
+        let path = string(field(v, "manifest_path")).ok_or_else(|| Error::Avro {
+            path: list_path.clone(),
+            reason: "manifest list entry without manifest_path".into(),
+        })?;
+        manifests.push(Manifest {
+            path: map.local(path),
+            spec_id: long(field(v, "partition_spec_id")).unwrap_or(0) as i32,
+            deletes: long(field(v, "content")).unwrap_or(0) == 1,
+            seq: long(field(v, "sequence_number")).unwrap_or(0),
+        });
+        Ok(())
+    })?;
+
+    let mut partitions = Partitions::default();
+    let mut deletes: Vec<LiveDelete> = Vec::new();
+    // Position deletes and DVs scoped to one data file, by that file's path.
+    let mut by_file: HashMap<String, Vec<u32>> = HashMap::new();
+    // Partition-scoped position and equality deletes, by partition; an
+    // unpartitioned spec's equality deletes apply everywhere.
+    let mut by_partition: HashMap<u32, Vec<u32>> = HashMap::new();
+    let mut global_eq: Vec<u32> = Vec::new();
+    let v3 = md.format_version >= 3;
+    let spec_len = |id: i32| {
+        md.partition_specs
+            .iter()
+            .find(|s| s.id == id)
+            .map_or(0, |s| s.fields.len())
+    };
+
+    let partition_of = |v: &Value, spec_id: i32, partitions: &mut Partitions| -> u32 {
+        let values: Vec<Option<String>> = match field(v, "partition") {
+            Some(Value::Record(fs)) => fs.iter().map(|(_, x)| render(x)).collect(),
+            _ => Vec::new(),
+        };
+        let refs: Vec<Option<&str>> = values.iter().map(|x| x.as_deref()).collect();
+        partitions.intern(spec_id, &refs)
+    };
+
+    for m in manifests.iter().filter(|m| m.deletes) {
+        avro_entries(&m.path, &mut |e| {
+            if long(field(e, "status")) == Some(2) {
+                return Ok(());
+            }
+            let added = long(field(e, "status")) == Some(1);
+            let seq = long(field(e, "sequence_number")).unwrap_or(m.seq);
+            let file_seq = long(field(e, "file_sequence_number")).unwrap_or(m.seq);
+            let Some(df) = field(e, "data_file") else {
+                return Err(Error::Avro {
+                    path: m.path.clone(),
+                    reason: "manifest entry without data_file".into(),
+                });
+            };
+            let content = long(field(df, "content")).unwrap_or(0);
+            let fmt = string(field(df, "file_format"))
+                .unwrap_or("")
+                .to_ascii_lowercase();
+            let kind = match (content, fmt.as_str()) {
+                (1, "puffin") => DeleteKind::DeletionVector,
+                (1, _) => DeleteKind::Position,
+                (2, _) => DeleteKind::Equality,
+                _ => return Ok(()),
+            };
+            let path = string(field(df, "file_path")).unwrap_or("").to_string();
+            let partition = partition_of(df, m.spec_id, &mut partitions);
+            let records = long(field(df, "record_count")).unwrap_or(0).max(0) as u64;
+            let file_size = long(field(df, "file_size_in_bytes")).unwrap_or(0).max(0) as u64;
+            let content_at = match (
+                long(field(df, "content_offset")),
+                long(field(df, "content_size_in_bytes")),
+            ) {
+                (Some(o), Some(s)) => Some((o.max(0) as u64, s.max(0) as u64)),
+                _ => None,
+            };
+            let mut referenced = string(field(df, "referenced_data_file")).map(str::to_string);
+            let mut bounds = None;
+            if referenced.is_none() && kind == DeleteKind::Position {
+                bounds = path_bounds(df);
+                if let Some((lo, hi)) = &bounds {
+                    if lo == hi {
+                        referenced = Some(lo.clone());
+                    }
+                }
+            }
+            if v3 && added && kind == DeleteKind::Position {
+                t.violations.push(Violation {
+                    rule: "position_deletes_in_v3",
+                    file: path.clone(),
+                    detail: "a v3 table adds no new position delete files (spec, Deletion Vectors)"
+                        .into(),
+                });
+            }
+            let idx = t.delete_files.len() as u32;
+            let bytes = match (kind, content_at) {
+                (DeleteKind::DeletionVector, Some((_, s))) => s,
+                _ => file_size,
+            };
+            match (&referenced, kind) {
+                (Some(r), DeleteKind::Position | DeleteKind::DeletionVector) => {
+                    by_file.entry(r.clone()).or_default().push(idx)
+                }
+                (_, DeleteKind::Equality) if spec_len(m.spec_id) == 0 => global_eq.push(idx),
+                _ => by_partition.entry(partition).or_default().push(idx),
+            }
+            deletes.push(LiveDelete {
+                kind,
+                partition,
+                seq,
+                records,
+                bytes,
+                bounds,
+            });
+            t.delete_files.push(DeleteFile {
+                kind,
+                path,
+                partition,
+                seq,
+                file_seq,
+                records,
+                file_size,
+                content: content_at,
+                referenced,
+                applied_to: 0,
+            });
+            Ok(())
+        })?;
+    }
+
+    let mut dvs_per_file: Vec<(String, u32)> = Vec::new();
+    for m in manifests.iter().filter(|m| !m.deletes) {
+        avro_entries(&m.path, &mut |e| {
+            if long(field(e, "status")) == Some(2) {
+                return Ok(());
+            }
+            let seq = long(field(e, "sequence_number")).unwrap_or(m.seq);
+            let Some(df) = field(e, "data_file") else {
+                return Err(Error::Avro {
+                    path: m.path.clone(),
+                    reason: "manifest entry without data_file".into(),
+                });
+            };
+            let path = string(field(df, "file_path")).unwrap_or("");
+            let partition = partition_of(df, m.spec_id, &mut partitions);
+            let rows = long(field(df, "record_count")).map(|r| r.max(0) as u64);
+            let size = long(field(df, "file_size_in_bytes")).unwrap_or(0).max(0) as u64;
+            let clustered = long(field(df, "sort_order_id")).is_some_and(|s| s > 0);
+            let mut fd = FileDeletes::default();
+            let mut exact = true;
+            let mut any_pos = false;
+            let candidates = by_file
+                .get(path)
+                .into_iter()
+                .flatten()
+                .chain(by_partition.get(&partition).into_iter().flatten())
+                .chain(global_eq.iter());
+            for &i in candidates {
+                let d = &deletes[i as usize];
+                let file_scoped = t.delete_files[i as usize].referenced.is_some();
+                let applies = match d.kind {
+                    DeleteKind::Equality => seq < d.seq,
+                    _ => {
+                        seq <= d.seq
+                            && (file_scoped || d.partition == partition)
+                            && d.bounds
+                                .as_ref()
+                                .is_none_or(|(lo, hi)| lo.as_str() <= path && path <= hi.as_str())
+                    }
+                };
+                if !applies {
+                    continue;
+                }
+                t.delete_files[i as usize].applied_to += 1;
+                fd.delete_bytes += d.bytes;
+                match d.kind {
+                    DeleteKind::DeletionVector => {
+                        if fd.dv.is_some() {
+                            fd.extra_dvs += 1;
+                        } else {
+                            let df = &t.delete_files[i as usize];
+                            fd.dv = Some(Dv {
+                                cardinality: d.records,
+                                bytes: d.bytes,
+                                location: df.path.clone(),
+                                offset: df.content.map(|c| c.0),
+                            });
+                        }
+                    }
+                    DeleteKind::Position => {
+                        any_pos = true;
+                        fd.pos_files += 1;
+                        fd.pos_rows += d.records;
+                        exact &= file_scoped;
+                    }
+                    DeleteKind::Equality => {
+                        fd.eq_files += 1;
+                        fd.eq_rows += d.records;
+                    }
+                }
+            }
+            if any_pos && exact {
+                fd.pos_rows_exact = Some(fd.pos_rows);
+            }
+            let has = fd.files_opened() > 0;
+            if fd.extra_dvs > 0 {
+                dvs_per_file.push((path.to_string(), fd.extra_dvs + 1));
+            }
+            if let (Some(dv), Some(r)) = (&fd.dv, rows) {
+                if dv.cardinality > r {
+                    t.violations.push(Violation {
+                        rule: "dv_cardinality_exceeds_rows",
+                        file: path.to_string(),
+                        detail: format!("DV deletes {} rows of a file with {r}", dv.cardinality),
+                    });
+                }
+            }
+            t.files.push(DataFile {
+                partition,
+                size,
+                rows,
+                seq,
+                clustered,
+                path: has.then(|| path.into()),
+                deletes: has.then(|| Box::new(fd)),
+            });
+            Ok(())
+        })?;
+    }
+    for (file, n) in dvs_per_file {
+        t.violations.push(Violation {
+            rule: "multiple_dvs_per_data_file",
+            file,
+            detail: format!("{n} DVs reference it in one snapshot; at most one is allowed (spec, Deletion Vectors)"),
+        });
+    }
+    // Deletes that apply to no live data file.
+    for d in &t.delete_files {
+        if d.applied_to == 0 {
+            t.violations.push(Violation {
+                rule: "dangling_delete",
+                file: d.path.clone(),
+                detail: match &d.referenced {
+                    Some(r) => format!("references {r}, which is not a live data file with a lower or equal sequence number"),
+                    None => "applies to no live data file of its partition".into(),
+                },
+            });
+        } else if d.kind == DeleteKind::Position && d.referenced.is_none() {
+            t.unattributed_deleted_rows += d.records;
+        }
+    }
+    if t.delete_files
+        .iter()
+        .any(|d| d.kind == DeleteKind::DeletionVector)
+    {
+        t.features.push("deletion-vectors".into());
+    }
+    if opts.deep {
+        for d in t
+            .delete_files
+            .iter()
+            .filter(|d| d.kind == DeleteKind::DeletionVector)
+        {
+            let p = map.local(&d.path);
+            let Some((off, size)) = d.content else {
+                t.problems.push(Error::DeletionVector {
+                    path: p,
+                    reason: "DV entry without content_offset/content_size_in_bytes".into(),
+                });
+                continue;
+            };
+            match read_blob(&p, off, size).and_then(|b| {
+                dv::check_framed(&b, 0, Some(size.saturating_sub(8) as usize)).map_err(|e| format!("blob at offset {off}: {e}"))
+            }) {
+                Ok(s) if s.cardinality == d.records => t.dvs_checked += 1,
+                Ok(s) => t.problems.push(Error::DeletionVector {
+                    path: p,
+                    reason: format!("blob at offset {off} holds {} positions, the manifest says record_count {}", s.cardinality, d.records),
+                }),
+                Err(reason) => t.problems.push(Error::DeletionVector { path: p, reason }),
+            }
+        }
+    }
+    t.partitions = partitions.list;
+    Ok(t)
+}
+
+fn read_blob(p: &Path, off: u64, size: u64) -> std::result::Result<Vec<u8>, String> {
+    let mut f = fs::File::open(p).map_err(|e| e.to_string())?;
+    f.seek(SeekFrom::Start(off)).map_err(|e| e.to_string())?;
+    let mut b = Vec::with_capacity(size as usize);
+    f.take(size)
+        .read_to_end(&mut b)
+        .map_err(|e| e.to_string())?;
+    Ok(b)
+}
+
+/// The `file_path` bounds of a position delete file: equal bounds mean it
+/// references one data file (spec, "Position Delete Files"), and a data
+/// file outside them has none of its deletes.
+fn path_bounds(df: &Value) -> Option<(String, String)> {
+    let bound = |name: &str| -> Option<Vec<u8>> {
+        let Value::Array(items) = field(df, name)? else {
+            return None;
+        };
+        items.iter().find_map(|kv| {
+            (long(field(kv, "key")) == Some(POS_FILE_PATH_ID)).then(|| {
+                match field(kv, "value") {
+                    Some(Value::Bytes(b)) => Some(b.clone()),
+                    _ => None,
+                }
+            })?
+        })
+    };
+    let (lo, hi) = (bound("lower_bounds")?, bound("upper_bounds")?);
+    Some((String::from_utf8(lo).ok()?, String::from_utf8(hi).ok()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn days_render_as_dates() {
+        assert_eq!(civil(0), "1970-01-01");
+        assert_eq!(civil(19_723), "2024-01-01");
+        assert_eq!(civil(-1), "1969-12-31");
+    }
+
+    #[test]
+    fn declared_location_maps_onto_the_directory() {
+        let m = PathMap {
+            declared: "file:///tmp/wh/db.db/t".into(),
+            dir: PathBuf::from("samples/warehouse/db.db/t"),
+        };
+        assert_eq!(
+            m.local("file:///tmp/wh/db.db/t/data/a.parquet"),
+            PathBuf::from("samples/warehouse/db.db/t/data/a.parquet")
+        );
+        assert_eq!(m.local("/elsewhere/x"), PathBuf::from("/elsewhere/x"));
+    }
+}

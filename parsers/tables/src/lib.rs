@@ -1,0 +1,36 @@
+//! Delta Lake and Apache Iceberg table state read from metadata alone.
+//!
+//! ```no_run
+//! let (found, errors) = tables::discover(&["warehouse".into()]);
+//! assert!(errors.is_empty());
+//! for f in &found {
+//!     println!("{} {}", f.name, f.format.as_str());
+//! }
+//! ```
+
+mod delta;
+pub mod discover;
+pub mod dv;
+pub mod error;
+mod iceberg;
+pub mod model;
+
+pub use discover::{discover, Found};
+pub use error::{Error, Result};
+pub use model::*;
+
+/// How much to read.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReadOptions {
+    /// Open deletion-vector blobs and check their header, cardinality and
+    /// CRC-32.
+    pub deep: bool,
+}
+
+/// Read one table found by [`discover`].
+pub fn read_table(found: &Found, opts: &ReadOptions) -> Result<TableState> {
+    match found.format {
+        Format::Delta => delta::read(found, opts),
+        Format::Iceberg => iceberg::read(found, opts),
+    }
+}

@@ -1,0 +1,28 @@
+//! Compaction and row-level delete maintenance, simulated from table
+//! metadata the way each engine plans it.
+//!
+//! * [`summarize`]: one `table_state` record per table.
+//! * [`compaction`]: what `OPTIMIZE` (Delta, Fabric) or `rewrite_data_files`
+//!   (Iceberg) or Amoro's self-optimizing would rewrite, per partition.
+//! * [`deletes`]: per data file with deletes, the deleted ratio, the read
+//!   amplification and a verdict with the rule that fired.
+//!
+//! ```
+//! use maintenance::{compaction, Policy, Settings};
+//! let t = tables::TableState::default();
+//! let rows = compaction(&t, Policy::Iceberg, &Settings::for_table(&t, Policy::Iceberg, None));
+//! assert!(rows.is_empty());
+//! ```
+
+mod deletes;
+mod policy;
+mod state;
+
+pub use deletes::{deletes, DeleteFileRow, DeleteRollup, Verdict};
+pub use policy::{compaction, CompactionRow, Policy, Settings};
+pub use state::{summarize, TableStateRow};
+
+/// 1 MiB.
+pub const MIB: u64 = 1 << 20;
+/// 1 GiB.
+pub const GIB: u64 = 1 << 30;

@@ -1,0 +1,707 @@
+//! Compaction as each engine plans it. Sources:
+//!
+//! * Delta OPTIMIZE — `DeltaSQLConf.scala` (`optimize.minFileSize` =
+//!   `optimize.maxFileSize` = 1 GiB, `optimize.maxDeletedRowsRatio` = 0.05)
+//!   and `OptimizeTableCommand.scala`: per partition the files smaller than
+//!   min or with a deleted-rows ratio above 0.05 are sorted by size and
+//!   packed into bins of at most max bytes (a file that does not fit closes
+//!   the bin); bins of one file are dropped; each bin becomes one file.
+//! * Fabric OPTIMIZE (seed `004`): Delta's bins, plus fast optimize (a bin
+//!   runs only if its bytes reach 1.3 × min or it holds ≥ 50 files) and
+//!   file-level targets (a file ≥ ½ of the target is not recompacted).
+//! * Iceberg `rewrite_data_files` — `SizeBasedFileRewritePlanner.java`,
+//!   `BinPackRewriteFilePlanner.java`: target 512 MiB
+//!   (`write.target-file-size-bytes`), min 0.75×, max 1.8×; a file is a
+//!   candidate if outside [min, max] or its file-scoped deletes reach
+//!   `delete-ratio-threshold` 0.3; a partition's group runs if it has more
+//!   than one file and ≥ `min-input-files` 5, or more than one file and more
+//!   bytes than the target, or more bytes than max, or a delete-ratio file;
+//!   output count from `expectedOutputFiles`.
+//! * Amoro self-optimizing — `configurations.md`: target 128 MiB
+//!   (`self-optimizing.target-size`), fragment files below target / 8
+//!   (`self-optimizing.fragment-ratio`); minor optimizing once fragment
+//!   files plus equality-delete files reach 12
+//!   (`self-optimizing.minor.trigger.file-count`) — its 1 h interval trigger
+//!   is runtime state metadata does not show; a segment file is rewritten
+//!   when its position deletes exceed 0.1 of its rows.
+
+use crate::{GIB, MIB};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use tables::{DataFile, Format, TableState};
+
+/// An engine's compaction rules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Policy {
+    /// Delta Lake OSS `OPTIMIZE`.
+    Delta,
+    /// Microsoft Fabric `OPTIMIZE` (fast optimize, file-level targets).
+    Fabric,
+    /// Iceberg `rewrite_data_files` (bin-pack).
+    Iceberg,
+    /// Apache Amoro self-optimizing.
+    Amoro,
+}
+
+impl Policy {
+    /// All policies.
+    pub const ALL: [Policy; 4] = [
+        Policy::Delta,
+        Policy::Fabric,
+        Policy::Iceberg,
+        Policy::Amoro,
+    ];
+
+    /// Lower-case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Policy::Delta => "delta",
+            Policy::Fabric => "fabric",
+            Policy::Iceberg => "iceberg",
+            Policy::Amoro => "amoro",
+        }
+    }
+
+    /// Whether the policy's engine works on this table format.
+    pub fn applies_to(self, f: Format) -> bool {
+        match self {
+            Policy::Delta | Policy::Fabric => f == Format::Delta,
+            Policy::Iceberg | Policy::Amoro => f == Format::Iceberg,
+        }
+    }
+}
+
+/// A policy's thresholds for one table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    /// Target output file size.
+    pub target: u64,
+    /// Files below this are small (candidates).
+    pub min: u64,
+    /// Bin capacity (Delta, Fabric) or the size above which a file is split
+    /// (Iceberg).
+    pub max: u64,
+    /// The deleted-rows ratio that makes a file a candidate.
+    pub delete_ratio: f64,
+    /// Where the target came from (`default`, a property, `--target-size`).
+    pub target_source: String,
+}
+
+fn prop(t: &TableState, key: &str) -> Option<u64> {
+    t.properties.get(key).and_then(|v| v.trim().parse().ok())
+}
+
+impl Settings {
+    /// The thresholds for `t`: `--target-size` if given, else the table's
+    /// property, else the engine default; the other thresholds derive from
+    /// the target as the engine does.
+    pub fn for_table(t: &TableState, policy: Policy, target: Option<u64>) -> Settings {
+        let (key, default) = match policy {
+            Policy::Delta | Policy::Fabric => ("delta.targetFileSize", GIB),
+            Policy::Iceberg => ("write.target-file-size-bytes", 512 * MIB),
+            Policy::Amoro => ("self-optimizing.target-size", 128 * MIB),
+        };
+        let (target, target_source) = match (target, prop(t, key)) {
+            (Some(v), _) => (v, "--target-size".to_string()),
+            (None, Some(v)) => (v, key.to_string()),
+            (None, None) => (default, "default".to_string()),
+        };
+        match policy {
+            Policy::Delta | Policy::Fabric => Settings {
+                target,
+                min: target,
+                max: target,
+                delete_ratio: 0.05,
+                target_source,
+            },
+            Policy::Iceberg => Settings {
+                target,
+                min: (target as f64 * 0.75) as u64,
+                max: (target as f64 * 1.8) as u64,
+                delete_ratio: 0.3,
+                target_source,
+            },
+            Policy::Amoro => {
+                let ratio = prop(t, "self-optimizing.fragment-ratio")
+                    .unwrap_or(8)
+                    .max(1);
+                Settings {
+                    target,
+                    min: target / ratio,
+                    max: target,
+                    delete_ratio: 0.1,
+                    target_source,
+                }
+            }
+        }
+    }
+}
+
+/// What one policy would do in one partition.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CompactionRow {
+    pub table: String,
+    pub partition: String,
+    pub policy: &'static str,
+    pub target_size: u64,
+    pub candidate_files: u64,
+    pub bins: u64,
+    pub files_before: u64,
+    pub files_after_est: u64,
+    pub bytes_to_rewrite: u64,
+    pub rows_purged: u64,
+    pub reasons: String,
+    pub statement: String,
+}
+
+/// A file as the planners see it.
+#[derive(Clone, Copy, Debug)]
+struct F {
+    size: u64,
+    rows: u64,
+    deleted: u64,
+}
+
+impl F {
+    fn of(d: &DataFile) -> F {
+        F {
+            size: d.size,
+            rows: d.rows.unwrap_or(0),
+            deleted: d.deletes.as_ref().map_or(0, |x| x.known_deleted_rows()),
+        }
+    }
+
+    /// Delta's ratio: 1 − live / physical, in floating point (so exactly 5 %
+    /// deleted is 0.050000000000000044 and counts as above 0.05).
+    fn delta_ratio(&self) -> f64 {
+        if self.rows == 0 {
+            return 0.0;
+        }
+        1.0 - (self.rows.saturating_sub(self.deleted)) as f64 / self.rows as f64
+    }
+
+    /// Iceberg's ratio: known deleted / rows.
+    fn ratio(&self) -> f64 {
+        if self.rows == 0 {
+            return 0.0;
+        }
+        self.deleted.min(self.rows) as f64 / self.rows as f64
+    }
+}
+
+/// Pack sizes (ascending) into bins of at most `max` bytes the way
+/// `OptimizeTableCommand` does: a file that does not fit closes the bin.
+fn pack(files: &[F], max: u64) -> Vec<Vec<F>> {
+    let mut bins = Vec::new();
+    let mut cur: Vec<F> = Vec::new();
+    let mut cur_size = 0u64;
+    for f in files {
+        if f.size + cur_size > max && !cur.is_empty() {
+            bins.push(std::mem::take(&mut cur));
+            cur_size = 0;
+        }
+        cur_size += f.size;
+        cur.push(*f);
+    }
+    if !cur.is_empty() {
+        bins.push(cur);
+    }
+    bins
+}
+
+/// `BinPackRewriteFilePlanner.expectedOutputFiles`.
+fn expected_output_files(input: u64, s: &Settings) -> u64 {
+    if input < s.target {
+        return 1;
+    }
+    let with_rem = input.div_ceil(s.target);
+    let without = input / s.target;
+    let remainder = input % s.target;
+    let avg_without = input as f64 / without as f64;
+    if remainder > s.min {
+        with_rem
+    } else if avg_without < (1.1 * s.target as f64).min(s.max as f64) {
+        without
+    } else {
+        with_rem
+    }
+}
+
+fn sql_literal(v: &str, ty: &str) -> String {
+    let numeric = matches!(
+        ty,
+        "int" | "integer" | "long" | "short" | "byte" | "float" | "double" | "boolean"
+    ) || ty.starts_with("decimal");
+    if numeric {
+        v.to_string()
+    } else {
+        format!("'{}'", v.replace('\'', "''"))
+    }
+}
+
+/// `col = value AND ...` for a partition, when every field is an identity
+/// transform of a column (otherwise `None`: the statement covers the table).
+fn predicate(t: &TableState, idx: u32) -> Option<String> {
+    let p = t.partitions.get(idx as usize)?;
+    if p.values.is_empty() {
+        return None;
+    }
+    if p.spec_id != t.default_spec || p.values.len() != t.partition_fields.len() {
+        return None;
+    }
+    let mut parts = Vec::new();
+    for (f, v) in t.partition_fields.iter().zip(&p.values) {
+        if f.transform != "identity" {
+            return None;
+        }
+        parts.push(match v {
+            None => format!("{} IS NULL", f.source),
+            Some(v) => format!("{} = {}", f.source, sql_literal(v, &f.source_type)),
+        });
+    }
+    Some(parts.join(" AND "))
+}
+
+fn statement(t: &TableState, policy: Policy, idx: u32, s: &Settings) -> String {
+    let pred = predicate(t, idx);
+    match policy {
+        Policy::Delta | Policy::Fabric => match pred {
+            Some(p) => format!("OPTIMIZE {} WHERE {p}", t.name),
+            None => format!("OPTIMIZE {}", t.name),
+        },
+        Policy::Iceberg => {
+            let mut args = format!(
+                "table => '{}', options => map('target-file-size-bytes', '{}')",
+                t.name, s.target
+            );
+            if let Some(p) = pred {
+                args.push_str(&format!(", where => '{}'", p.replace('\'', "''")));
+            }
+            format!("CALL catalog.system.rewrite_data_files({args})")
+        }
+        Policy::Amoro => format!(
+            "-- Amoro's optimizer runs this itself: ALTER TABLE {} SET TBLPROPERTIES ('self-optimizing.enabled' = 'true', 'self-optimizing.target-size' = '{}')",
+            t.name, s.target
+        ),
+    }
+}
+
+/// The compaction rows of one table under one policy (empty when the
+/// policy's engine does not work on the table's format).
+pub fn compaction(t: &TableState, policy: Policy, s: &Settings) -> Vec<CompactionRow> {
+    if !policy.applies_to(t.format()) {
+        return Vec::new();
+    }
+    let mut by_part: BTreeMap<u32, Vec<F>> = BTreeMap::new();
+    for f in &t.files {
+        by_part.entry(f.partition).or_default().push(F::of(f));
+    }
+    // Amoro's minor trigger counts the whole table.
+    let amoro_fragments = t.files.iter().filter(|f| f.size < s.min).count() as u64
+        + t.delete_files
+            .iter()
+            .filter(|d| d.kind == tables::DeleteKind::Equality)
+            .count() as u64;
+    let mut rows: Vec<CompactionRow> = by_part
+        .into_iter()
+        .map(|(idx, mut files)| {
+            files.sort_by_key(|f| f.size);
+            let before = files.len() as u64;
+            let (chosen, reasons) = match policy {
+                Policy::Delta => delta(&files, s, false),
+                Policy::Fabric => delta(&files, s, true),
+                Policy::Iceberg => iceberg(&files, s),
+                Policy::Amoro => amoro(&files, s, amoro_fragments),
+            };
+            let candidate_files: u64 = chosen.iter().map(|b| b.files.len() as u64).sum();
+            let outputs: u64 = chosen.iter().map(|b| b.outputs).sum();
+            let stmt = if candidate_files > 0 {
+                statement(t, policy, idx, s)
+            } else {
+                String::new()
+            };
+            CompactionRow {
+                table: t.name.clone(),
+                partition: t.partition_label(idx),
+                policy: policy.as_str(),
+                target_size: s.target,
+                candidate_files,
+                bins: chosen.len() as u64,
+                files_before: before,
+                files_after_est: before - candidate_files + outputs,
+                bytes_to_rewrite: chosen.iter().flat_map(|b| &b.files).map(|f| f.size).sum(),
+                rows_purged: chosen
+                    .iter()
+                    .flat_map(|b| &b.files)
+                    .map(|f| f.deleted.min(f.rows))
+                    .sum(),
+                reasons: reasons.join("; "),
+                statement: stmt,
+            }
+        })
+        .collect();
+    rows.sort_by(|a, b| a.partition.cmp(&b.partition));
+    rows
+}
+
+struct Bin {
+    files: Vec<F>,
+    outputs: u64,
+}
+
+fn delta(files: &[F], s: &Settings, fabric: bool) -> (Vec<Bin>, Vec<String>) {
+    let mut reasons = Vec::new();
+    let half = s.target / 2;
+    let mut skipped_level = 0;
+    let cands: Vec<F> = files
+        .iter()
+        .copied()
+        .filter(|f| f.size < s.min || f.delta_ratio() > s.delete_ratio)
+        .filter(|f| {
+            let keep = !(fabric && f.size >= half && f.delta_ratio() <= s.delete_ratio);
+            skipped_level += u32::from(!keep);
+            keep
+        })
+        .collect();
+    let small = cands.iter().filter(|f| f.size < s.min).count();
+    let deleted = cands.len() - small;
+    if small > 0 {
+        reasons.push(format!("{small} file(s) < minFileSize {}", s.min));
+    }
+    if deleted > 0 {
+        reasons.push(format!(
+            "{deleted} file(s) with deleted-rows ratio > {}",
+            s.delete_ratio
+        ));
+    }
+    if skipped_level > 0 {
+        reasons.push(format!(
+            "{skipped_level} file(s) ≥ ½ target kept (file-level target)"
+        ));
+    }
+    let mut out = Vec::new();
+    for bin in pack(&cands, s.max) {
+        if bin.len() < 2 {
+            reasons.push("single-file bin dropped".into());
+            continue;
+        }
+        if fabric {
+            let bytes: u64 = bin.iter().map(|f| f.size).sum();
+            let enough = bytes as f64 >= 1.3 * s.min as f64 || bin.len() >= 50;
+            if !enough {
+                reasons.push(format!(
+                    "fast optimize skips a bin of {} files / {bytes} bytes (< 1.3 × minFileSize and < 50 files)",
+                    bin.len()
+                ));
+                continue;
+            }
+        }
+        out.push(Bin {
+            files: bin,
+            outputs: 1,
+        });
+    }
+    if cands.is_empty() {
+        reasons.push("no file below minFileSize or over the deleted-rows ratio".into());
+    }
+    (out, reasons)
+}
+
+fn iceberg(files: &[F], s: &Settings) -> (Vec<Bin>, Vec<String>) {
+    let mut reasons = Vec::new();
+    let cands: Vec<F> = files
+        .iter()
+        .copied()
+        .filter(|f| f.size < s.min || f.size > s.max || f.ratio() >= s.delete_ratio)
+        .collect();
+    let n = cands.len() as u64;
+    let bytes: u64 = cands.iter().map(|f| f.size).sum();
+    let deletes = cands.iter().filter(|f| f.ratio() >= s.delete_ratio).count();
+    if cands.is_empty() {
+        reasons.push(format!("every file within [{}, {}] bytes", s.min, s.max));
+        return (Vec::new(), reasons);
+    }
+    let mut why = Vec::new();
+    if n >= 5 {
+        why.push(format!("{n} files ≥ min-input-files 5"));
+    }
+    if n > 1 && bytes > s.target {
+        why.push(format!("{n} files, {bytes} bytes > target"));
+    }
+    if bytes > s.max {
+        why.push(format!("{bytes} bytes > max {}", s.max));
+    }
+    if deletes > 0 {
+        why.push(format!(
+            "{deletes} file(s) with delete ratio ≥ {}",
+            s.delete_ratio
+        ));
+    }
+    if why.is_empty() {
+        reasons.push(format!(
+            "group of {n} file(s), {bytes} bytes: fewer than 5 files, not over target (nothing to rewrite)"
+        ));
+        return (Vec::new(), reasons);
+    }
+    reasons.extend(why);
+    let outputs = expected_output_files(bytes, s);
+    (
+        vec![Bin {
+            files: cands,
+            outputs,
+        }],
+        reasons,
+    )
+}
+
+fn amoro(files: &[F], s: &Settings, table_fragments: u64) -> (Vec<Bin>, Vec<String>) {
+    let mut reasons = Vec::new();
+    let mut out = Vec::new();
+    let frags: Vec<F> = files.iter().copied().filter(|f| f.size < s.min).collect();
+    if !frags.is_empty() {
+        if table_fragments >= 12 {
+            reasons.push(format!(
+                "minor: {} fragment file(s) < target/8 here, {table_fragments} fragment + equality-delete files in the table ≥ 12",
+                frags.len()
+            ));
+            for bin in pack(&frags, s.target) {
+                let bytes: u64 = bin.iter().map(|f| f.size).sum();
+                out.push(Bin {
+                    files: bin,
+                    outputs: bytes.div_ceil(s.target).max(1),
+                });
+            }
+        } else {
+            reasons.push(format!(
+                "{table_fragments} fragment + equality-delete files in the table < 12 (minor waits for its 1 h interval)"
+            ));
+        }
+    }
+    let heavy: Vec<F> = files
+        .iter()
+        .copied()
+        .filter(|f| f.size >= s.min && f.ratio() > s.delete_ratio)
+        .collect();
+    if !heavy.is_empty() {
+        reasons.push(format!(
+            "{} segment file(s) with position deletes > {} of rows",
+            heavy.len(),
+            s.delete_ratio
+        ));
+        for f in heavy {
+            out.push(Bin {
+                files: vec![f],
+                outputs: 1,
+            });
+        }
+    }
+    if reasons.is_empty() {
+        reasons.push("no fragment files and no segment file over the delete ratio".into());
+    }
+    (out, reasons)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tables::{DeleteFile, DeleteKind, FileDeletes, Partition, PartitionField};
+
+    const T: u64 = 1000;
+
+    fn table(format: Format, files: &[(u64, u64, u64)]) -> TableState {
+        TableState {
+            name: "db.t".into(),
+            format: Some(format),
+            partition_fields: vec![PartitionField {
+                name: "d".into(),
+                source: "d".into(),
+                transform: "identity".into(),
+                source_type: "string".into(),
+            }],
+            spec_fields: [(0, vec!["d".to_string()])].into(),
+            partitions: vec![Partition {
+                spec_id: 0,
+                values: vec![Some("x".into())],
+            }],
+            files: files
+                .iter()
+                .map(|&(size, rows, deleted)| DataFile {
+                    partition: 0,
+                    size,
+                    rows: Some(rows),
+                    seq: 1,
+                    clustered: false,
+                    path: None,
+                    deletes: (deleted > 0).then(|| {
+                        Box::new(FileDeletes {
+                            pos_files: 1,
+                            pos_rows: deleted,
+                            pos_rows_exact: Some(deleted),
+                            ..Default::default()
+                        })
+                    }),
+                })
+                .collect(),
+            ..Default::default()
+        }
+    }
+
+    fn run(t: &TableState, p: Policy) -> CompactionRow {
+        let s = Settings::for_table(t, p, Some(T));
+        compaction(t, p, &s).remove(0)
+    }
+
+    #[test]
+    fn delta_bins_small_files_and_drops_single_file_bins() {
+        // 999 is under min = max = 1000; 1000 is not. 400 + 500 fill a bin;
+        // 999 alone would overflow it and is dropped as a single-file bin.
+        let t = table(
+            Format::Delta,
+            &[(400, 10, 0), (500, 10, 0), (999, 10, 0), (1000, 10, 0)],
+        );
+        let r = run(&t, Policy::Delta);
+        assert_eq!((r.candidate_files, r.bins, r.files_after_est), (2, 1, 3));
+        assert_eq!(r.bytes_to_rewrite, 900);
+        assert!(
+            r.reasons.contains("single-file bin dropped"),
+            "{}",
+            r.reasons
+        );
+        assert_eq!(r.statement, "OPTIMIZE db.t WHERE d = 'x'");
+    }
+
+    #[test]
+    fn delta_deleted_ratio_exactly_five_percent_is_over() {
+        // 1 − 95/100 = 0.050000000000000044 > 0.05: a candidate; with 4.9 %
+        // it is not. min = max, so a large file sits alone and is dropped —
+        // unless a small file shares its bin.
+        let f = F {
+            size: 10,
+            rows: 100,
+            deleted: 5,
+        };
+        assert!(f.delta_ratio() > 0.05);
+        let g = F {
+            size: 10,
+            rows: 1000,
+            deleted: 49,
+        };
+        assert!(g.delta_ratio() <= 0.05);
+        let t = table(Format::Delta, &[(100, 10, 0), (800, 100, 5)]);
+        let r = run(&t, Policy::Delta);
+        assert_eq!((r.candidate_files, r.rows_purged), (2, 5));
+        let t = table(Format::Delta, &[(100, 10, 0), (2000, 100, 5)]);
+        let r = run(&t, Policy::Delta);
+        assert_eq!(r.candidate_files, 0, "{}", r.reasons);
+    }
+
+    #[test]
+    fn fabric_fast_optimize_needs_fifty_files() {
+        let t = table(Format::Delta, &[(10, 1, 0); 49]);
+        let r = run(&t, Policy::Fabric);
+        assert_eq!(r.candidate_files, 0);
+        assert!(r.reasons.contains("fast optimize skips"), "{}", r.reasons);
+        let t = table(Format::Delta, &[(10, 1, 0); 50]);
+        let r = run(&t, Policy::Fabric);
+        assert_eq!((r.candidate_files, r.bins, r.files_after_est), (50, 1, 1));
+        // File-level target: a 500-byte file (½ of 1000) is kept.
+        let mut files = vec![(10, 1, 0); 50];
+        files.push((500, 1, 0));
+        let r = run(&table(Format::Delta, &files), Policy::Fabric);
+        assert_eq!(r.candidate_files, 50);
+        assert!(r.reasons.contains("file-level target"), "{}", r.reasons);
+    }
+
+    #[test]
+    fn iceberg_needs_five_files_or_more_than_target() {
+        // min 750, max 1800. Four 100-byte files: not enough.
+        let t = table(Format::Iceberg, &[(100, 1, 0); 4]);
+        assert_eq!(run(&t, Policy::Iceberg).candidate_files, 0);
+        let t = table(Format::Iceberg, &[(100, 1, 0); 5]);
+        let r = run(&t, Policy::Iceberg);
+        assert_eq!((r.candidate_files, r.files_after_est), (5, 1));
+        // Two files of 600: more than one and over the target.
+        let t = table(Format::Iceberg, &[(600, 1, 0), (600, 1, 0)]);
+        assert_eq!(run(&t, Policy::Iceberg).candidate_files, 2);
+        // 749 is under min, 750 is not; a lone 1801 is split.
+        let t = table(Format::Iceberg, &[(750, 1, 0), (1800, 1, 0)]);
+        assert_eq!(run(&t, Policy::Iceberg).candidate_files, 0);
+        let t = table(Format::Iceberg, &[(1801, 1, 0)]);
+        let r = run(&t, Policy::Iceberg);
+        assert_eq!((r.candidate_files, r.files_after_est), (1, 2));
+    }
+
+    #[test]
+    fn iceberg_delete_ratio_threshold_is_point_three() {
+        let t = table(Format::Iceberg, &[(1000, 100, 29)]);
+        assert_eq!(run(&t, Policy::Iceberg).candidate_files, 0);
+        let t = table(Format::Iceberg, &[(1000, 100, 30)]);
+        let r = run(&t, Policy::Iceberg);
+        assert_eq!((r.candidate_files, r.rows_purged), (1, 30));
+        assert!(r
+            .statement
+            .starts_with("CALL catalog.system.rewrite_data_files(table => 'db.t'"));
+        assert!(
+            r.statement.contains("where => 'd = ''x'''"),
+            "{}",
+            r.statement
+        );
+    }
+
+    #[test]
+    fn expected_output_files_follows_the_planner() {
+        let s = Settings {
+            target: 100,
+            min: 75,
+            max: 180,
+            delete_ratio: 0.3,
+            target_source: String::new(),
+        };
+        assert_eq!(expected_output_files(50, &s), 1);
+        assert_eq!(expected_output_files(180, &s), 2); // remainder 80 > min
+        assert_eq!(expected_output_files(205, &s), 2); // avg 102.5 < 110
+        assert_eq!(expected_output_files(270, &s), 3); // remainder 70, avg 135
+    }
+
+    #[test]
+    fn amoro_minor_trigger_is_twelve_fragments() {
+        // target 1000: fragments are < 125 bytes.
+        let t = table(Format::Iceberg, &[(124, 1, 0); 11]);
+        assert_eq!(run(&t, Policy::Amoro).candidate_files, 0);
+        let mut t = table(Format::Iceberg, &[(124, 1, 0); 11]);
+        t.delete_files.push(DeleteFile {
+            kind: DeleteKind::Equality,
+            path: "eq.parquet".into(),
+            partition: 0,
+            seq: 2,
+            file_seq: 2,
+            records: 1,
+            file_size: 10,
+            content: None,
+            referenced: None,
+            applied_to: 11,
+        });
+        let r = run(&t, Policy::Amoro);
+        // 11 × 124 bytes pack into bins of ≤ 1000 bytes: 8 + 3.
+        assert_eq!((r.candidate_files, r.bins, r.files_after_est), (11, 2, 2));
+        // A segment file (≥ 125 bytes) with 11 % position deletes.
+        let t = table(Format::Iceberg, &[(500, 100, 11), (500, 100, 10)]);
+        let r = run(&t, Policy::Amoro);
+        assert_eq!((r.candidate_files, r.rows_purged), (1, 11));
+    }
+
+    #[test]
+    fn policies_keep_to_their_format() {
+        let t = table(Format::Iceberg, &[(1, 1, 0)]);
+        let s = Settings::for_table(&t, Policy::Delta, None);
+        assert!(compaction(&t, Policy::Delta, &s).is_empty());
+        assert_eq!(s.target, GIB);
+        let mut t = t;
+        t.properties
+            .insert("write.target-file-size-bytes".into(), "2000".into());
+        let s = Settings::for_table(&t, Policy::Iceberg, None);
+        assert_eq!((s.target, s.min, s.max), (2000, 1500, 3600));
+        assert_eq!(s.target_source, "write.target-file-size-bytes");
+    }
+}

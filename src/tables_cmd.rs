@@ -1,0 +1,392 @@
+//! `lakeaudit tables`: Delta and Iceberg table state, compaction and
+//! delete audits. Reading is `tables`, judging is `maintenance`; this module
+//! wires them to files.
+
+use crate::output::{self, Col, Format};
+use anyhow::{bail, Context, Result};
+use maintenance::{Policy, Settings};
+use rayon::prelude::*;
+use serde::de::{Deserialize, MapAccess, Visitor};
+use serde::Serialize;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// `--policy`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum PolicyArg {
+    /// Delta Lake OSS OPTIMIZE.
+    Delta,
+    /// Microsoft Fabric OPTIMIZE (fast optimize, file-level targets).
+    Fabric,
+    /// Iceberg rewrite_data_files.
+    Iceberg,
+    /// Apache Amoro self-optimizing.
+    Amoro,
+    /// Every policy that applies to a table's format.
+    All,
+}
+
+impl PolicyArg {
+    fn policies(self) -> Vec<Policy> {
+        match self {
+            PolicyArg::Delta => vec![Policy::Delta],
+            PolicyArg::Fabric => vec![Policy::Fabric],
+            PolicyArg::Iceberg => vec![Policy::Iceberg],
+            PolicyArg::Amoro => vec![Policy::Amoro],
+            PolicyArg::All => Policy::ALL.to_vec(),
+        }
+    }
+}
+
+/// `lakeaudit tables` arguments.
+#[derive(clap::Args, Debug, Clone)]
+pub struct TablesArgs {
+    /// Delta table directories (with `_delta_log/`), Iceberg table
+    /// directories or `*.metadata.json` files, or warehouse directories
+    /// searched for tables.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Write table_state, compaction, deletes, deletes_tables and
+    /// table_stats.csv (for `--table-stats`) into DIR; without it the
+    /// table_state records go to standard output.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Jsonl)]
+    pub format: Format,
+    /// Whose compaction rules to simulate.
+    #[arg(long, value_enum, default_value_t = PolicyArg::All)]
+    pub policy: PolicyArg,
+    /// Target file size in bytes for every policy (each derives its other
+    /// thresholds from it); default: table property, else engine default.
+    #[arg(long, value_name = "BYTES")]
+    pub target_size: Option<u64>,
+    /// Open deletion-vector blobs and check header, cardinality and CRC.
+    #[arg(long)]
+    pub deep: bool,
+}
+
+/// Everything the audit of a set of tables produces.
+#[derive(Default)]
+pub struct Audit {
+    pub state: Vec<maintenance::TableStateRow>,
+    pub compaction: Vec<maintenance::CompactionRow>,
+    pub deletes: Vec<maintenance::DeleteFileRow>,
+    pub rollups: Vec<maintenance::DeleteRollup>,
+    /// `lakeaudit: <path>: <reason>` lines, without the prefix.
+    pub errors: Vec<String>,
+}
+
+/// One `table-stats` row, in the layout `--table-stats` reads.
+#[derive(Serialize)]
+struct StatsRow<'a> {
+    table: &'a str,
+    bytes: u64,
+    rows: u64,
+    files: u64,
+    partitioned_by: &'a str,
+    clustered_by: &'a str,
+}
+
+/// Discover and audit the tables under `paths`. Tables are read in
+/// parallel; each keeps its own errors, so one broken table stops nothing.
+pub fn audit(paths: &[PathBuf], policy: PolicyArg, target: Option<u64>, deep: bool) -> Audit {
+    let (found, discover_errors) = tables::discover(paths);
+    let opts = tables::ReadOptions { deep };
+    let policies = policy.policies();
+    struct One {
+        state: Option<maintenance::TableStateRow>,
+        compaction: Vec<maintenance::CompactionRow>,
+        deletes: Vec<maintenance::DeleteFileRow>,
+        rollup: Option<maintenance::DeleteRollup>,
+        errors: Vec<String>,
+    }
+    let results: Vec<One> = found
+        .par_iter()
+        .map(|f| match tables::read_table(f, &opts) {
+            Err(e) => One {
+                state: None,
+                compaction: Vec::new(),
+                deletes: Vec::new(),
+                rollup: None,
+                errors: vec![e.to_string()],
+            },
+            Ok(t) => {
+                let compaction = policies
+                    .iter()
+                    .flat_map(|&p| {
+                        maintenance::compaction(&t, p, &Settings::for_table(&t, p, target))
+                    })
+                    .collect();
+                let (deletes, rollup) = maintenance::deletes(&t);
+                One {
+                    state: Some(maintenance::summarize(&t, target)),
+                    compaction,
+                    deletes,
+                    rollup: Some(rollup),
+                    errors: t.problems.iter().map(ToString::to_string).collect(),
+                }
+            }
+        })
+        .collect();
+    let mut a = Audit {
+        errors: discover_errors.iter().map(ToString::to_string).collect(),
+        ..Default::default()
+    };
+    for r in results {
+        a.state.extend(r.state);
+        a.compaction.extend(r.compaction);
+        a.deletes.extend(r.deletes);
+        a.rollups.extend(r.rollup);
+        a.errors.extend(r.errors);
+    }
+    a
+}
+
+impl Audit {
+    /// The `--table-stats` CSV text.
+    pub fn table_stats_csv(&self) -> String {
+        let mut w = csv_text(&[
+            "table",
+            "bytes",
+            "rows",
+            "files",
+            "partitioned_by",
+            "clustered_by",
+        ]);
+        for s in &self.state {
+            let r = StatsRow {
+                table: &s.table,
+                bytes: s.bytes,
+                rows: s.rows_live,
+                files: s.files,
+                partitioned_by: &s.partition_columns,
+                clustered_by: &s.clustering_columns,
+            };
+            w.push_str(&csv_line(&[
+                r.table.to_string(),
+                r.bytes.to_string(),
+                r.rows.to_string(),
+                r.files.to_string(),
+                r.partitioned_by.to_string(),
+                r.clustered_by.to_string(),
+            ]));
+        }
+        w
+    }
+}
+
+fn csv_cell(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn csv_line(cells: &[String]) -> String {
+    let mut l = cells
+        .iter()
+        .map(|c| csv_cell(c))
+        .collect::<Vec<_>>()
+        .join(",");
+    l.push('\n');
+    l
+}
+
+fn csv_text(header: &[&str]) -> String {
+    csv_line(&header.iter().map(|h| h.to_string()).collect::<Vec<_>>())
+}
+
+/// A JSON object with its keys in serialization order.
+struct Ordered(Vec<(String, serde_json::Value)>);
+
+impl<'de> Deserialize<'de> for Ordered {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Ordered;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Ordered, A::Error> {
+                let mut v = Vec::new();
+                while let Some(e) = m.next_entry()? {
+                    v.push(e);
+                }
+                Ok(Ordered(v))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// Columns of records, in their fields' order, typed by their values.
+fn columns<T: Serialize>(rows: &[T], names: &[&'static str]) -> Result<Vec<Col>> {
+    let objs: Vec<Ordered> = rows
+        .iter()
+        .map(|r| Ok(serde_json::from_str(&serde_json::to_string(r)?)?))
+        .collect::<Result<_>>()?;
+    let mut cols = Vec::new();
+    for (i, &name) in names.iter().enumerate() {
+        let vals: Vec<&serde_json::Value> = objs.iter().map(|o| &o.0[i].1).collect();
+        if let Some(o) = objs.first() {
+            if o.0[i].0 != name {
+                bail!("internal: column {name} is {} in the records", o.0[i].0);
+            }
+        }
+        let kind = vals.iter().find(|v| !v.is_null());
+        cols.push(match kind {
+            Some(serde_json::Value::Number(n)) if n.is_f64() => {
+                Col::Float(name, vals.iter().map(|v| v.as_f64()).collect())
+            }
+            Some(serde_json::Value::Number(_)) => Col::Int(
+                name,
+                vals.iter()
+                    .map(|v| v.as_i64().or_else(|| v.as_f64().map(|f| f as i64)))
+                    .collect(),
+            ),
+            Some(serde_json::Value::Bool(_)) => {
+                Col::Bool(name, vals.iter().map(|v| v.as_bool()).collect())
+            }
+            _ => Col::Str(
+                name,
+                vals.iter()
+                    .map(|v| match v {
+                        serde_json::Value::Null => None,
+                        serde_json::Value::String(s) => Some(s.clone()),
+                        other => Some(other.to_string()),
+                    })
+                    .collect(),
+            ),
+        });
+    }
+    Ok(cols)
+}
+
+fn write<T: Serialize>(
+    rows: &[T],
+    names: &[&'static str],
+    format: Format,
+    path: Option<&Path>,
+) -> Result<()> {
+    match format {
+        Format::Jsonl => {
+            let mut out = output::open_out(path)?;
+            output::write_jsonl(rows, &mut out)
+        }
+        other => output::write_columns(&columns(rows, names)?, other, path),
+    }
+}
+
+const STATE: &[&str] = &[
+    "table",
+    "format",
+    "location",
+    "version_or_snapshot",
+    "format_version",
+    "features",
+    "partition_columns",
+    "clustering_columns",
+    "files",
+    "bytes",
+    "rows_physical",
+    "rows_deleted",
+    "rows_live",
+    "file_size_p10",
+    "file_size_p50",
+    "file_size_p90",
+    "small_files",
+    "small_bytes",
+    "small_file_threshold",
+    "pos_delete_files",
+    "eq_delete_files",
+    "deletion_vectors",
+    "dv_bytes",
+    "commits_since_checkpoint",
+    "stats_coverage",
+    "violations",
+];
+const COMPACTION: &[&str] = &[
+    "table",
+    "partition",
+    "policy",
+    "target_size",
+    "candidate_files",
+    "bins",
+    "files_before",
+    "files_after_est",
+    "bytes_to_rewrite",
+    "rows_purged",
+    "reasons",
+    "statement",
+];
+const DELETES: &[&str] = &[
+    "table",
+    "partition",
+    "data_file",
+    "file_rows",
+    "file_bytes",
+    "dvs",
+    "dv_cardinality",
+    "pos_delete_files",
+    "pos_delete_rows",
+    "eq_delete_files",
+    "eq_delete_rows",
+    "deleted_rows",
+    "deleted_ratio",
+    "files_opened",
+    "bytes_opened",
+    "read_amplification",
+    "verdict",
+    "rule",
+];
+const ROLLUP: &[&str] = &[
+    "table",
+    "data_files_with_deletes",
+    "delete_files",
+    "deletion_vectors",
+    "deleted_rows",
+    "max_deleted_ratio",
+    "rewrite_now",
+    "watch",
+    "ok",
+    "verdict",
+    "violations",
+];
+
+impl Audit {
+    /// Write every output into `dir`.
+    pub fn write_dir(&self, dir: &Path, format: Format) -> Result<()> {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        let ext = match format {
+            Format::Jsonl => "jsonl",
+            Format::Csv => "csv",
+            Format::Parquet => "parquet",
+            Format::Table => "txt",
+        };
+        let p = |n: &str| dir.join(format!("{n}.{ext}"));
+        write(&self.state, STATE, format, Some(&p("table_state")))?;
+        write(&self.compaction, COMPACTION, format, Some(&p("compaction")))?;
+        write(&self.deletes, DELETES, format, Some(&p("deletes")))?;
+        write(&self.rollups, ROLLUP, format, Some(&p("deletes_tables")))?;
+        let stats = dir.join("table_stats.csv");
+        std::fs::write(&stats, self.table_stats_csv())
+            .with_context(|| format!("cannot write {}", stats.display()))?;
+        Ok(())
+    }
+}
+
+/// `lakeaudit tables`; returns whether some input failed.
+pub fn run(args: &TablesArgs) -> Result<bool> {
+    let a = audit(&args.paths, args.policy, args.target_size, args.deep);
+    match &args.out {
+        Some(dir) => a.write_dir(dir, args.format)?,
+        None => write(&a.state, STATE, args.format, None)?,
+    }
+    let mut err = std::io::stderr().lock();
+    for e in &a.errors {
+        let _ = writeln!(err, "lakeaudit: {e}");
+    }
+    Ok(!a.errors.is_empty())
+}
