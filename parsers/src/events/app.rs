@@ -14,6 +14,7 @@ use crate::io::{LineReader, LogInput};
 use crate::record::{self, PlanSet, QueryRecord};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// Options for reading logs.
 #[derive(Clone, Debug)]
@@ -113,8 +114,37 @@ struct ExecState {
     plan_info: Option<String>,
     run_ms: i64,
     cpu_ns: i64,
-    metrics: HashMap<u64, i64>,
+    metrics: Metrics,
     stages: Vec<u64>,
+}
+
+/// SQL metric sums of an execution by accumulator id.
+type Metrics = HashMap<u64, i64, BuildHasherDefault<IdHasher>>;
+
+/// Hasher for accumulator ids, which task events add to millions of times:
+/// one multiply (Fibonacci hashing) instead of the default SipHash. Ids are
+/// small integers Spark hands out in order, so they spread well.
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    #[inline]
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0 ^ v).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        // High bits mixed into the low ones, which pick the bucket.
+        self.0 ^ (self.0 >> 29)
+    }
 }
 
 struct State<'f, T> {
@@ -271,7 +301,7 @@ pub fn read_app<T>(
 /// Adds a metric update; values come from the log, so the sum saturates
 /// instead of overflowing.
 #[inline]
-fn add_metric(metrics: &mut HashMap<u64, i64>, id: u64, v: i64) {
+fn add_metric(metrics: &mut Metrics, id: u64, v: i64) {
     let m = metrics.entry(id).or_insert(0);
     *m = m.saturating_add(v);
 }
@@ -354,14 +384,14 @@ impl<T> State<'_, T> {
                 let Some(st) = self.execs.get_mut(&exec) else {
                     return Ok(());
                 };
-                let (run_ms, cpu_ns) = skim::times(line);
-                st.run_ms = st.run_ms.saturating_add(run_ms);
-                st.cpu_ns = st.cpu_ns.saturating_add(cpu_ns);
-                skim::sql_updates(line, |id, update| {
+                let (sql, (run_ms, cpu_ns)) = skim::task_end(line, |id, update| {
                     if let Some(v) = update {
                         add_metric(&mut st.metrics, id, v);
                     }
-                })?;
+                });
+                st.run_ms = st.run_ms.saturating_add(run_ms);
+                st.cpu_ns = st.cpu_ns.saturating_add(cpu_ns);
+                sql?;
             }
             EventKind::JobStart => {
                 let j: JobStart = serde_json::from_slice(line).map_err(bad)?;
