@@ -204,6 +204,7 @@ pub mod skim {
         cell.get_or_init(|| Finder::new(key))
     }
 
+    #[inline]
     fn int_at(line: &[u8], at: usize) -> Option<i64> {
         let rest = line.get(at..)?;
         let rest = &rest[rest.iter().take_while(|b| b.is_ascii_whitespace()).count()..];
