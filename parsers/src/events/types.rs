@@ -500,6 +500,11 @@ mod tests {
         assert_eq!(skim::int_after(br#"{"a":"x"}"#, br#""a":"#), None);
         assert_eq!(skim::stage_id(br#"{"Event":"SparkListenerTaskEnd"}"#), None);
         assert_eq!(skim::times(b"{}"), (0, 0));
+        // `U`s before the update key, and an object without one
+        let line = br#"[{"ID":7,"Name":"Up U\"Update\":","Update":"12","Metadata":"sql"},{"ID":8,"Name":"x","Metadata":"sql"}]"#;
+        let mut got = Vec::new();
+        skim::sql_updates(line, |id, u| got.push((id, u))).unwrap();
+        assert_eq!(got, [(7, Some(12)), (8, None)]);
         // keys before `from` are still found
         let line = br#"{"Executor CPU Time":5,"x":1,"Executor Run Time":7}"#;
         assert_eq!(skim::times_after(line, 30), (7, 5));
