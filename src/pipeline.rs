@@ -9,6 +9,7 @@ use anyhow::{Context, Result};
 use graph::edges::ExecFacts;
 use graph::execution::{execution_relationships, ExecutionPlans};
 use graph::relationships::Relationship;
+use graph::tables::Locations;
 use graph::time::TimeRange;
 use parsers::events::ReadOptions;
 use parsers::record::{PlanSet, QueryRecord};
@@ -34,7 +35,34 @@ pub fn read_options(inputs: &Inputs) -> ReadOptions {
 }
 
 /// Read all inputs; lineage runs while each execution's plans are alive.
+/// Then one identity per location: a path read of a catalog table's
+/// location (seen in any input) is reported under the catalog name.
 pub fn load(inputs: &Inputs) -> Ingested<Exec> {
+    let mut data = read(inputs);
+    let mut locations = Locations::default();
+    for e in &data.records {
+        for s in &e.record.scans {
+            locations.observe(&s.table, s.location.as_deref());
+        }
+    }
+    if !locations.is_empty() {
+        for e in &mut data.records {
+            for s in &mut e.record.scans {
+                if graph::tables::single_path(&s.table).is_some() {
+                    s.table = locations.identity(&s.table);
+                }
+            }
+            for r in &mut e.relationships {
+                r.rename_tables(|t| locations.identity(t));
+            }
+            e.relationships.sort();
+            e.relationships.dedup();
+        }
+    }
+    data
+}
+
+fn read(inputs: &Inputs) -> Ingested<Exec> {
     ingest(
         &inputs.paths,
         inputs.name.as_deref(),
@@ -55,6 +83,7 @@ pub fn facts(e: &Exec) -> ExecFacts {
     let mut f = ExecFacts {
         app_id: e.record.app_id.clone(),
         execution_id: e.record.execution_id,
+        root_execution_id: e.record.root_execution_id,
         start_ms: e.record.start_ms,
         duration_ms: e.record.duration_ms,
         cpu_ms: e.record.executor_cpu_ms,

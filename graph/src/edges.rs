@@ -7,7 +7,7 @@
 
 use crate::relationships::Relationship;
 use crate::score;
-use crate::tables::{canonical_table, short_table};
+use crate::tables::{canonical_table, is_table, short_table};
 use petgraph::graph::UnGraph;
 use plan::JoinStrategy;
 use serde::Serialize;
@@ -20,6 +20,10 @@ pub struct ExecFacts {
     pub app_id: String,
     /// SQL execution id.
     pub execution_id: u64,
+    /// The statement the execution belongs to: its root execution id
+    /// (`rootExecutionId`; a CTAS's nested insert points to the CTAS), or
+    /// its own id. An edge counts once per statement in F.
+    pub root_execution_id: Option<u64>,
     /// Start, epoch ms.
     pub start_ms: Option<i64>,
     /// Wall-clock duration, ms.
@@ -169,6 +173,10 @@ pub fn edge_key(r: &Relationship) -> Option<EdgeKey> {
     if r.non_simple || r.left_columns.is_empty() || r.right_columns.is_empty() {
         return None;
     }
+    // RDD scans and unknown sides are no tables to lay out.
+    if !is_table(&r.left_table) || !is_table(&r.right_table) {
+        return None;
+    }
     let l = (canonical_table(&r.left_table), r.left_columns.clone());
     let r2 = (canonical_table(&r.right_table), r.right_columns.clone());
     let (a, b) = if qualified(&l) <= qualified(&r2) {
@@ -208,13 +216,24 @@ pub fn build_edges(execs: &[ExecFacts], cost: CostMeasure, fallback: &RowFallbac
     let mut acc: BTreeMap<EdgeKey, Acc> = BTreeMap::new();
     let mut order: Vec<&ExecFacts> = execs.iter().collect();
     order.sort_by(|a, b| (&a.app_id, a.execution_id).cmp(&(&b.app_id, b.execution_id)));
+    // Edges already counted per statement (app, root execution).
+    let mut counted: BTreeSet<(&str, u64, EdgeKey)> = BTreeSet::new();
     for ex in order {
-        // Each edge counts once per execution; strategies once per kind.
+        // Each edge counts once per statement (the nested executions of one
+        // statement, e.g. a CTAS and its insert, are one); strategies once
+        // per kind.
+        let statement = ex.root_execution_id.unwrap_or(ex.execution_id);
         let mut per_exec: BTreeMap<EdgeKey, BTreeSet<JoinStrategy>> = BTreeMap::new();
         for r in &ex.relationships {
             if let Some(k) = edge_key(r) {
+                if counted.contains(&(ex.app_id.as_str(), statement, k.clone())) {
+                    continue;
+                }
                 per_exec.entry(k).or_default().insert(r.strategy);
             }
+        }
+        for k in per_exec.keys() {
+            counted.insert((ex.app_id.as_str(), statement, k.clone()));
         }
         let c = match cost {
             CostMeasure::Duration => ex.duration_ms.unwrap_or(0) as f64,
@@ -367,6 +386,8 @@ mod tests {
             preserved_side: None,
             left_aggregated: false,
             right_aggregated: false,
+            null_safe: false,
+            engine: plan::Engine::Spark,
         }
     }
 
@@ -380,6 +401,7 @@ mod tests {
         ExecFacts {
             app_id: "app".into(),
             execution_id: id,
+            root_execution_id: None,
             start_ms: Some(start),
             duration_ms: Some(dur),
             cpu_ms: dur / 2,

@@ -1,5 +1,10 @@
 //! What one SQL execution contributes: its relationships, resolved through
 //! whichever of its plans the log carries, and its per-table volumes.
+//!
+//! A `CommandResult` execution (`spark.sql("INSERT ...").collect()` logs the
+//! command, then an execution whose plan is `CommandResult` over the
+//! command's tree) contributes no relationships: the joins ran once, in the
+//! command's execution.
 
 use crate::edges::{ExecFacts, TableVolume};
 use crate::lineage::Lineage;
@@ -24,6 +29,9 @@ pub struct ExecutionPlans<'a> {
 /// optimized plan shares its exprIds and has them, so lineage resolves
 /// through both.
 pub fn execution_relationships(plans: ExecutionPlans<'_>) -> Vec<Relationship> {
+    if plans.physical.is_some_and(is_command_result) {
+        return Vec::new();
+    }
     match (plans.physical, plans.optimized) {
         (Some(p), Some(o)) => relationships_with(p, &Lineage::build_all(&[p, o])),
         (p, o) => p
@@ -32,6 +40,17 @@ pub fn execution_relationships(plans: ExecutionPlans<'_>) -> Vec<Relationship> {
             .map(relationships)
             .unwrap_or_default(),
     }
+}
+
+/// Whether a plan reports the rows of a command that ran in an earlier
+/// execution (`CommandResult` over a repeat of the command's tree): its
+/// joins are that execution's, not its own.
+pub fn is_command_result(plan: &Plan) -> bool {
+    let mut n: &plan::PlanNode = plan;
+    while let (plan::NodeKind::PassThrough, [child]) = (&n.kind, n.children.as_slice()) {
+        n = child;
+    }
+    plan::operator_word(&n.name) == "CommandResult"
 }
 
 impl ExecFacts {

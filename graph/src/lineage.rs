@@ -127,6 +127,8 @@ pub struct Lineage {
     /// Per `Reused` node of the first plan: ids output by aggregates inside
     /// the node it repeats (a CTE body, a reused exchange).
     reused_aggregates: HashMap<NodeId, HashSet<ExprId>>,
+    /// Data types of scan outputs, from the scans' `ReadSchema`.
+    types: HashMap<ExprId, String>,
 }
 
 /// The attribute an expression carries unchanged, if it is "simple".
@@ -285,6 +287,25 @@ impl Lineage {
     /// another. Do not mix plans of different queries: exprIds would clash.
     pub fn build_all(plans: &[&Plan]) -> Lineage {
         let mut l = Lineage::default();
+        for plan in plans {
+            plan.apply(|n| {
+                if let (NodeKind::Scan(s), false) = (&n.kind, n.output.is_empty()) {
+                    let fields: HashMap<String, String> = s
+                        .read_schema
+                        .as_deref()
+                        .map(crate::relationships::schema_fields)
+                        .unwrap_or_default()
+                        .into_iter()
+                        .collect();
+                    for a in &n.output {
+                        if let Some(t) = fields.get(&a.name) {
+                            l.types.insert(a.id, t.clone());
+                        }
+                    }
+                }
+                Recursion::Continue
+            });
+        }
         for (k, plan) in plans.iter().enumerate() {
             let targets = Targets::collect(plan);
             plan.apply(|n| {
@@ -312,14 +333,44 @@ impl Lineage {
         self.names.entry(a.id).or_insert_with(|| a.name.clone());
     }
 
+    /// Whether an expression is an attribute under casts of which one is
+    /// lossy or reorders (narrowing, floating -> integer, -> string, string
+    /// ->; see [`crate::relationships::widens`]): then it is not the column.
+    /// The source type is the scan's (`ReadSchema`) or the `L` suffix's;
+    /// when neither says, only a cast to text is known to be lossy.
+    pub fn lossy_cast(&self, e: &Expr) -> bool {
+        let Some((attr, targets)) = crate::relationships::cast_chain(e) else {
+            return false;
+        };
+        let mut from = self
+            .types
+            .get(&attr.id)
+            .cloned()
+            .or_else(|| (attr.suffix == "L").then(|| "bigint".to_string()));
+        for t in targets {
+            let ok = match &from {
+                Some(f) => crate::relationships::widens(f, &t),
+                None => !crate::relationships::is_string(&t),
+            };
+            if !ok {
+                return true;
+            }
+            from = Some(t);
+        }
+        false
+    }
+
     /// Define an output expression: an alias of a simple attribute keeps
-    /// the origin, any other alias is derived.
+    /// the origin (a lossy cast of one does not), any other alias is
+    /// derived.
     fn define_output(&mut self, e: &Expr) {
         if let Expr::Alias { child, attr } = e {
             self.name(attr);
             match simple_attr(child) {
-                Some(a) => self.define(attr.id, DefKind::Same(a.id), DefScope::All),
-                None => self.define_derived(attr.id, child),
+                Some(a) if !self.lossy_cast(child) => {
+                    self.define(attr.id, DefKind::Same(a.id), DefScope::All)
+                }
+                _ => self.define_derived(attr.id, child),
             }
         }
     }
@@ -799,6 +850,27 @@ mod tests {
         k3#4 -> spark_catalog.default.customer.c_custkey
         k4#5 = derived (k1#2L + 0) <- [spark_catalog.default.customer.c_custkey]
         ");
+        // A lossy cast under an alias is an expression over the column:
+        // `cast(k1#2L as int)` narrows, `cast(k1#2L as string)` reorders.
+        let s = scan("customer", &[("c_custkey", 1)]);
+        let p1 = project(vec![alias(e("c_custkey", 1), "k1", 2)], s);
+        let cast_to = |t: &str| Expr::Call {
+            name: "cast".into(),
+            args: vec![e("k1", 2), Expr::Literal(t.into())],
+        };
+        let p2 = project(
+            vec![
+                alias(cast_to("int"), "n", 6),
+                alias(cast_to("string"), "s", 7),
+                alias(cast_to("decimal(20,0)"), "d", 8),
+            ],
+            p1,
+        );
+        let l = Lineage::build(&Plan::new(p2));
+        assert!(l.origins(6).is_empty());
+        assert!(l.origins(7).is_empty());
+        assert_eq!(l.origins(8), want);
+        assert_eq!(l.resolve(6).sources, want);
     }
 
     #[test]

@@ -51,8 +51,8 @@
 use crate::lineage::ColumnRef;
 use crate::lineage::{node_aggregate_ids, simple_attr, Lineage, Scope};
 use plan::{
-    Attr, BinaryOp, Expr, ExprId, JoinStrategy, NodeId, NodeKind, Plan, PlanNode, Recursion,
-    SubqueryExpr, SubqueryKind, TreeNode, TreeNodeVisitor, UnaryOp,
+    Attr, BinaryOp, Engine, Expr, ExprId, JoinStrategy, NodeId, NodeKind, Plan, PlanNode,
+    Recursion, SubqueryExpr, SubqueryKind, TreeNode, TreeNodeVisitor, UnaryOp,
 };
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -99,6 +99,13 @@ pub struct Relationship {
     pub left_aggregated: bool,
     /// Same for the right side.
     pub right_aggregated: bool,
+    /// Whether the key compares nulls as equal (`a <=> b`, which physical
+    /// plans print as the key pairs `coalesce(a, 0) = coalesce(b, 0)` and
+    /// `isnull(a) = isnull(b)`). Serialized only when true.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub null_safe: bool,
+    /// The engine that ran the join (`spark`, `photon`, `gpu`).
+    pub engine: Engine,
 }
 
 impl Relationship {
@@ -126,6 +133,37 @@ impl Relationship {
             .collect()
     }
 
+    /// Rename both sides' tables with `identity` (see
+    /// [`crate::tables::Locations`]; a non-simple side's `a+b` per table)
+    /// and restore the canonical orientation: the smaller `table.column`
+    /// list on the left.
+    pub fn rename_tables(&mut self, identity: impl Fn(&str) -> String) {
+        let rename = |t: &str| {
+            if t.is_empty() {
+                return String::new();
+            }
+            let mut parts: Vec<String> = t.split('+').map(&identity).collect();
+            parts.sort();
+            parts.dedup();
+            parts.join("+")
+        };
+        self.left_table = rename(&self.left_table);
+        self.right_table = rename(&self.right_table);
+        let list = |t: &str, cols: &[String]| {
+            let mut v: Vec<String> = cols.iter().map(|c| format!("{t}.{c}")).collect();
+            v.sort();
+            v
+        };
+        if list(&self.left_table, &self.left_columns) > list(&self.right_table, &self.right_columns)
+        {
+            std::mem::swap(&mut self.left_table, &mut self.right_table);
+            std::mem::swap(&mut self.left_columns, &mut self.right_columns);
+            std::mem::swap(&mut self.left_expr, &mut self.right_expr);
+            std::mem::swap(&mut self.left_aggregated, &mut self.right_aggregated);
+            self.preserved_side = self.preserved_side.map(Side::flip);
+        }
+    }
+
     /// One line for snapshots: `l.t.[a, b] = r.t.[x, y] Inner
     /// BroadcastHashJoin`, with markers for non-simple, preserved side and
     /// aggregated sides.
@@ -147,6 +185,12 @@ impl Relationship {
         }
         if self.right_aggregated {
             s.push_str(" right_aggregated");
+        }
+        if self.null_safe {
+            s.push_str(" null_safe");
+        }
+        if self.engine != Engine::Spark {
+            s.push_str(&format!(" engine={}", self.engine.as_str()));
         }
         if self.non_simple {
             s.push_str(&format!(
@@ -179,6 +223,8 @@ pub fn relationships_with(plan: &Plan, lineage: &Lineage) -> Vec<Relationship> {
         unions: HashMap::new(),
         links: HashMap::new(),
         sub_types: HashMap::new(),
+        types: column_types(plan),
+        engine: Engine::Spark,
         out: Vec::new(),
     };
     x.link_subqueries(plan);
@@ -262,6 +308,8 @@ struct Pair {
     r: Resolved,
     l_agg: bool,
     r_agg: bool,
+    /// `a <=> b` (or its coalesce/isnull rewrite).
+    null_safe: bool,
 }
 
 struct Extractor<'a> {
@@ -276,6 +324,10 @@ struct Extractor<'a> {
     links: HashMap<ExprId, &'a PlanNode>,
     /// Subquery plan -> the join type its correlation means.
     sub_types: HashMap<NodeId, String>,
+    /// Data type of base columns, from the scans' `ReadSchema`.
+    types: HashMap<ColumnRef, String>,
+    /// The engine of the join being emitted.
+    engine: Engine,
     out: Vec<Relationship>,
 }
 
@@ -490,6 +542,216 @@ fn bottom_up<'m, T: Copy + Eq + std::hash::Hash>(
 fn tables_of(cols: &BTreeSet<ColumnRef>) -> String {
     let t: BTreeSet<&str> = cols.iter().map(|c| c.table.as_str()).collect();
     t.into_iter().collect::<Vec<_>>().join("+")
+}
+
+/// Fold the physical form of null-safe keys: Spark plans `a <=> b` as the
+/// two key pairs `coalesce(a, 0) = coalesce(b, 0)` and `isnull(a) =
+/// isnull(b)`. Such a couple becomes the one pair `a = b`, flagged
+/// null-safe; every other pair is kept as it is.
+fn fold_null_safe(pairs: Vec<(Expr, Expr)>) -> Vec<(Expr, Expr, bool)> {
+    fn coalesced(e: &Expr) -> Option<&Expr> {
+        match e {
+            Expr::Call { name, args } if name.eq_ignore_ascii_case("coalesce") => {
+                match args.as_slice() {
+                    [x, Expr::Literal(_)] => Some(x),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+    fn isnull(e: &Expr) -> Option<&Expr> {
+        match e {
+            Expr::Call { name, args } if name.eq_ignore_ascii_case("isnull") => {
+                match args.as_slice() {
+                    [x] => Some(x),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+    let nulls: Vec<Option<(String, String)>> = pairs
+        .iter()
+        .map(|(l, r)| Some((isnull(l)?.to_string(), isnull(r)?.to_string())))
+        .collect();
+    let mut used = vec![false; pairs.len()];
+    let mut folded: Vec<Option<(Expr, Expr)>> = vec![None; pairs.len()];
+    for (i, (l, r)) in pairs.iter().enumerate() {
+        let (Some(a), Some(b)) = (coalesced(l), coalesced(r)) else {
+            continue;
+        };
+        let want = (a.to_string(), b.to_string());
+        let partner = nulls
+            .iter()
+            .enumerate()
+            .find(|(k, n)| !used[*k] && n.as_ref() == Some(&want));
+        if let Some((k, _)) = partner {
+            used[k] = true;
+            folded[i] = Some((a.clone(), b.clone()));
+        }
+    }
+    pairs
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| !used[*i])
+        .map(|(i, (l, r))| match folded[i].take() {
+            Some((a, b)) => (a, b, true),
+            None => (l, r, false),
+        })
+        .collect()
+}
+
+/// The `<=>` conjuncts' operands of a condition, by address (to flag the
+/// pairs [`equalities`] returns).
+fn null_safe_conjuncts(cond: &Expr) -> HashSet<*const Expr> {
+    cond.conjuncts()
+        .into_iter()
+        .filter_map(|c| match c {
+            Expr::Binary {
+                op: BinaryOp::EqNullSafe,
+                left,
+                ..
+            } => Some(&**left as *const Expr),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The attribute under a chain of casts (and value-preserving wrappers),
+/// with the cast target types from the innermost cast outwards; `None`
+/// when the expression is not such a chain.
+pub(crate) fn cast_chain(e: &Expr) -> Option<(&Attr, Vec<String>)> {
+    let mut targets = Vec::new();
+    let mut e = e;
+    loop {
+        e = match e {
+            Expr::Attr(a) => {
+                targets.reverse();
+                return Some((a, targets));
+            }
+            Expr::Call { name, args } => {
+                let n = name.to_ascii_lowercase();
+                match n.as_str() {
+                    "cast" | "try_cast" | "ansi_cast" | "upcast" => {
+                        if let Some(t) = args.get(1) {
+                            targets.push(t.to_string().trim().to_ascii_lowercase());
+                        }
+                        args.first()?
+                    }
+                    "knownfloatingpointnormalized" | "normalizenanandzero" if args.len() == 1 => {
+                        args.first()?
+                    }
+                    _ => return None,
+                }
+            }
+            Expr::Alias { child, .. } => child,
+            _ => return None,
+        };
+    }
+}
+
+pub(crate) fn is_string(t: &str) -> bool {
+    matches!(t, "string" | "varchar" | "char")
+        || t.starts_with("varchar(")
+        || t.starts_with("char(")
+}
+
+/// Digits an integer type needs, by its rank (`tinyint` 1 .. `bigint` 4).
+fn int_rank(t: &str) -> Option<(u8, u32)> {
+    match t {
+        "tinyint" | "byte" => Some((1, 3)),
+        "smallint" | "short" => Some((2, 5)),
+        "int" | "integer" => Some((3, 10)),
+        "bigint" | "long" => Some((4, 19)),
+        _ => None,
+    }
+}
+
+/// `decimal(p,s)` -> (p, s).
+fn decimal(t: &str) -> Option<(u32, u32)> {
+    let inner = t.strip_prefix("decimal(")?.strip_suffix(')')?;
+    let (p, s) = inner.split_once(',')?;
+    Some((p.trim().parse().ok()?, s.trim().parse().ok()?))
+}
+
+/// Whether a cast from `from` to `to` keeps order and is injective, so a
+/// key compared through it clusters like the column itself: the same type,
+/// integer widening (`int` -> `bigint`), an integer into a decimal with
+/// room for all its digits, decimal widening, `float` -> `double` and
+/// `date` -> `timestamp`. Narrowing, floating -> integer, anything ->
+/// string and string -> anything do not.
+pub fn widens(from: &str, to: &str) -> bool {
+    let (from, to) = (
+        from.trim().to_ascii_lowercase(),
+        to.trim().to_ascii_lowercase(),
+    );
+    if from == to {
+        return true;
+    }
+    match (int_rank(&from), int_rank(&to), decimal(&from), decimal(&to)) {
+        (Some((a, _)), Some((b, _)), _, _) => a < b,
+        (Some((_, digits)), None, _, Some((p, s))) => p.saturating_sub(s) >= digits,
+        (None, None, Some((p, s)), Some((p2, s2))) => s2 >= s && p2.saturating_sub(s2) >= p - s,
+        _ => matches!(
+            (from.as_str(), to.as_str()),
+            ("float", "double") | ("date", "timestamp") | ("date", "timestamp_ntz")
+        ),
+    }
+}
+
+/// Data types of base columns, from every scan's `ReadSchema`
+/// (`struct<l_orderkey:bigint,l_comment:string>`).
+fn column_types(plan: &Plan) -> HashMap<ColumnRef, String> {
+    let mut out = HashMap::new();
+    plan.apply(|n| {
+        if let NodeKind::Scan(s) = &n.kind {
+            if let Some(schema) = &s.read_schema {
+                for (col, ty) in schema_fields(schema) {
+                    out.insert(
+                        ColumnRef {
+                            table: crate::tables::canonical_table(&s.table),
+                            column: col,
+                        },
+                        ty,
+                    );
+                }
+            }
+        }
+        Recursion::Continue
+    });
+    out
+}
+
+/// Top-level fields of a `struct<a:bigint,b:decimal(12,2),c:array<int>>`.
+pub(crate) fn schema_fields(schema: &str) -> Vec<(String, String)> {
+    let s = schema.trim();
+    let Some(inner) = s.strip_prefix("struct<").and_then(|r| r.strip_suffix('>')) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0usize);
+    let mut push = |field: &str| {
+        if let Some((n, t)) = field.split_once(':') {
+            out.push((
+                n.trim().trim_matches('`').to_string(),
+                t.trim().to_ascii_lowercase(),
+            ));
+        }
+    };
+    for (i, c) in inner.char_indices() {
+        match c {
+            '<' | '(' => depth += 1,
+            '>' | ')' => depth -= 1,
+            ',' if depth == 0 => {
+                push(&inner[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    push(&inner[start..]);
+    out
 }
 
 impl<'a> Extractor<'a> {
@@ -739,15 +1001,18 @@ impl<'a> Extractor<'a> {
         };
         // A key pair with a side that references nothing (a literal) is no
         // relationship between tables.
-        let mut raw: Vec<(Expr, Expr)> = j
-            .left_keys
-            .iter()
-            .zip(j.right_keys.iter())
-            .filter(|(l, r)| !l.attrs().is_empty() && !r.attrs().is_empty())
-            .map(|(l, r)| (l.clone(), r.clone()))
-            .collect();
+        let mut raw: Vec<(Expr, Expr, bool)> = fold_null_safe(
+            j.left_keys
+                .iter()
+                .zip(j.right_keys.iter())
+                .filter(|(l, r)| !l.attrs().is_empty() && !r.attrs().is_empty())
+                .map(|(l, r)| (l.clone(), r.clone()))
+                .collect(),
+        );
         if let Some(c) = &j.condition {
+            let null_safe = null_safe_conjuncts(c);
             for (a, b) in equalities(c) {
+                let ns = null_safe.contains(&(a as *const Expr));
                 if has_subquery(a) || has_subquery(b) {
                     continue;
                 }
@@ -759,9 +1024,9 @@ impl<'a> Extractor<'a> {
                     continue;
                 }
                 if self.covers(left, &ia) && self.covers(right, &ib) {
-                    raw.push((a.clone(), b.clone()));
+                    raw.push((a.clone(), b.clone(), ns));
                 } else if self.covers(left, &ib) && self.covers(right, &ia) {
-                    raw.push((b.clone(), a.clone()));
+                    raw.push((b.clone(), a.clone(), ns));
                 }
             }
         }
@@ -772,8 +1037,13 @@ impl<'a> Extractor<'a> {
         let (la, ra) = (self.aggregate_ids(left), self.aggregate_ids(right));
         let pairs = raw
             .into_iter()
-            .map(|(l, r)| self.pair(l, r, Some(&scope), (&la, &ra)))
+            .map(|(l, r, ns)| {
+                let mut p = self.pair(l, r, Some(&scope), (&la, &ra));
+                p.null_safe = ns;
+                p
+            })
             .collect();
+        self.engine = node.engine;
         self.emit(
             pairs,
             &j.join_type.to_string(),
@@ -792,13 +1062,50 @@ impl<'a> Extractor<'a> {
         let empty = Scope::new();
         let s = scope.unwrap_or(&empty);
         Pair {
-            l: self.resolve_side(&l, scope),
-            r: self.resolve_side(&r, scope),
+            l: self.lossless(&l, self.resolve_side(&l, scope)),
+            r: self.lossless(&r, self.resolve_side(&r, scope)),
             l_agg: self.agg_flag(&l, s, aggs.0),
             r_agg: self.agg_flag(&r, s, aggs.1),
             left: l,
             right: r,
+            null_safe: false,
         }
+    }
+
+    /// A side that resolved to a column through casts stays that column
+    /// only when every cast is order-preserving and injective over the
+    /// type it converts (see [`widens`]); otherwise the key is an
+    /// expression over that column.
+    fn lossless(&self, e: &Expr, r: Resolved) -> Resolved {
+        let Resolved::Columns(cols) = r else {
+            return r;
+        };
+        let Some((attr, targets)) = cast_chain(strip_outer(e)) else {
+            return Resolved::Columns(cols);
+        };
+        if targets.is_empty() {
+            return Resolved::Columns(cols);
+        }
+        let known = (cols.len() == 1)
+            .then(|| cols.iter().next().and_then(|c| self.types.get(c)))
+            .flatten()
+            .cloned()
+            .or_else(|| (attr.suffix == "L").then(|| "bigint".to_string()));
+        let mut from = known;
+        for t in targets {
+            let ok = match &from {
+                Some(f) => widens(f, &t),
+                // An unknown source type: only a cast to text is known to
+                // reorder (and a cast from text is caught when the type is
+                // known); Spark's own coercions widen.
+                None => !is_string(&t),
+            };
+            if !ok {
+                return Resolved::Computed(cols);
+            }
+            from = Some(t);
+        }
+        Resolved::Columns(cols)
     }
 
     /// Equalities of a filter between the two sides of a join below it.
@@ -839,6 +1146,7 @@ impl<'a> Extractor<'a> {
                 NodeKind::Join(info) => info.strategy,
                 _ => JoinStrategy::Join,
             };
+            self.engine = j.engine;
             let [left, right] = j.children.as_slice() else {
                 continue;
             };
@@ -901,6 +1209,7 @@ impl<'a> Extractor<'a> {
             .into_iter()
             .map(|(l, r)| self.pair(l, r, None, (&none, &none)))
             .collect();
+        self.engine = Engine::Spark;
         self.emit(pairs, &ctx.join_type, JoinStrategy::Join, Some(Side::Left));
     }
 
@@ -939,7 +1248,9 @@ impl<'a> Extractor<'a> {
                 r_agg: true,
                 left: outer.clone(),
                 right: Expr::Subquery(sub.clone()),
+                null_safe: false,
             };
+            self.engine = Engine::Spark;
             self.emit(
                 vec![p],
                 "ScalarSubquery",
@@ -974,6 +1285,7 @@ impl<'a> Extractor<'a> {
                 .map(|(v, o)| self.pair(v.clone(), Expr::Attr(o.clone()), None, (&none, &aggs)))
                 .collect();
             let jt = if u.negated { "LeftAnti" } else { "LeftSemi" };
+            self.engine = Engine::Spark;
             self.emit(pairs, jt, JoinStrategy::Join, Some(Side::Left));
         }
     }
@@ -988,10 +1300,22 @@ impl<'a> Extractor<'a> {
     ) {
         type Key = (String, String, bool, bool);
         let mut groups: BTreeMap<Key, Vec<(String, String, String, String)>> = BTreeMap::new();
+        let mut null_safe: HashSet<Key> = HashSet::new();
+        let engine = self.engine;
         for p in pairs {
             match (&p.l, &p.r) {
                 (Resolved::Columns(lc), Resolved::Columns(rc)) => {
                     for l in lc {
+                        if p.null_safe {
+                            for r in rc {
+                                null_safe.insert((
+                                    l.table.clone(),
+                                    r.table.clone(),
+                                    p.l_agg,
+                                    p.r_agg,
+                                ));
+                            }
+                        }
                         for r in rc {
                             groups
                                 .entry((l.table.clone(), r.table.clone(), p.l_agg, p.r_agg))
@@ -1031,11 +1355,14 @@ impl<'a> Extractor<'a> {
                         preserved_side: preserved,
                         left_aggregated: p.l_agg,
                         right_aggregated: p.r_agg,
+                        null_safe: p.null_safe,
+                        engine,
                     });
                 }
             }
         }
         for ((lt, rt, la, ra), cols) in groups {
+            let ns = null_safe.contains(&(lt.clone(), rt.clone(), la, ra));
             let mut seen = HashSet::new();
             let mut cols: Vec<_> = cols
                 .into_iter()
@@ -1092,6 +1419,8 @@ impl<'a> Extractor<'a> {
                 preserved_side: preserved,
                 left_aggregated: la,
                 right_aggregated: ra,
+                null_safe: ns,
+                engine,
             });
         }
     }
@@ -1174,6 +1503,127 @@ mod tests {
         );
         n.children = vec![l, r];
         n
+    }
+
+    fn call(name: &str, args: Vec<Expr>) -> Expr {
+        Expr::Call {
+            name: name.into(),
+            args,
+        }
+    }
+    fn cast(x: Expr, to: &str) -> Expr {
+        call("cast", vec![x, Expr::Literal(to.into())])
+    }
+    fn typed_scan(table: &str, cols: &[(&str, ExprId, &str)]) -> PlanNode {
+        let mut n = scan(table, &[]);
+        n.output = cols
+            .iter()
+            .map(|(c, i, t)| Attr::new(*c, *i, if *t == "bigint" { "L" } else { "" }))
+            .collect();
+        let fields: Vec<String> = cols.iter().map(|(c, _, t)| format!("{c}:{t}")).collect();
+        if let NodeKind::Scan(s) = &mut n.kind {
+            s.read_schema = Some(format!("struct<{}>", fields.join(",")));
+        }
+        n
+    }
+
+    #[test]
+    fn casts_are_transparent_only_when_they_widen() {
+        assert!(widens("int", "bigint"));
+        assert!(widens("smallint", "int"));
+        assert!(widens("int", "decimal(10,0)"));
+        assert!(!widens("int", "decimal(9,0)"));
+        assert!(widens("decimal(7,2)", "decimal(12,2)"));
+        assert!(!widens("decimal(7,2)", "decimal(7,0)"));
+        assert!(widens("date", "timestamp"));
+        assert!(!widens("bigint", "int"));
+        assert!(!widens("double", "int"));
+        assert!(!widens("bigint", "string"));
+        assert!(!widens("string", "bigint"));
+        // Real keys of the lineage workload (Spark 4.0.1): l_suppkey is
+        // BIGINT, s_suppkey INT, r_orderkey STRING, l_quantity DOUBLE.
+        let rel = |lk: Expr, rk: Expr, r: PlanNode| {
+            let j = join(
+                "Inner",
+                vec![lk],
+                vec![rk],
+                None,
+                typed_scan(
+                    "lineitem",
+                    &[("l_suppkey", 1, "bigint"), ("l_quantity", 2, "double")],
+                ),
+                r,
+            );
+            render(&relationships(&Plan::new(j))).replace("spark_catalog.default.", "")
+        };
+        let supplier = || typed_scan("supplier", &[("s_suppkey", 5, "int")]);
+        let returns = || typed_scan("returns", &[("r_orderkey", 7, "string")]);
+        let l = || Expr::Attr(Attr::new("l_suppkey", 1, "L"));
+        let s = || Expr::Attr(Attr::new("s_suppkey", 5, ""));
+        let r = || Expr::Attr(Attr::new("r_orderkey", 7, ""));
+        let q = || Expr::Attr(Attr::new("l_quantity", 2, ""));
+        // Type coercion widens INT to BIGINT: a simple key.
+        assert!(!rel(l(), cast(s(), "bigint"), supplier()).contains("NON_SIMPLE"));
+        // Narrowing, narrowing re-widened, DOUBLE->INT, ->STRING, STRING->.
+        assert!(rel(cast(l(), "int"), s(), supplier()).contains("NON_SIMPLE"));
+        assert!(rel(
+            cast(cast(l(), "int"), "bigint"),
+            cast(s(), "bigint"),
+            supplier()
+        )
+        .contains("NON_SIMPLE"));
+        assert!(rel(cast(q(), "int"), s(), supplier()).contains("NON_SIMPLE"));
+        assert!(rel(cast(l(), "string"), r(), returns()).contains("NON_SIMPLE"));
+        assert!(rel(l(), cast(r(), "bigint"), returns()).contains("NON_SIMPLE"));
+    }
+
+    #[test]
+    fn null_safe_keys_fold_into_one_simple_key() {
+        // Left keys [2]: [coalesce(c_nationkey#66L, 0), isnull(c_nationkey#66L)]
+        // Right keys [2]: [coalesce(s_nationkey#161L, 0), isnull(s_nationkey#161L)]
+        let c = || e("c_nationkey", 66);
+        let s = || e("s_nationkey", 161);
+        let zero = || Expr::Literal("0".into());
+        let j = join(
+            "Inner",
+            vec![
+                call("coalesce", vec![c(), zero()]),
+                call("isnull", vec![c()]),
+            ],
+            vec![
+                call("coalesce", vec![s(), zero()]),
+                call("isnull", vec![s()]),
+            ],
+            None,
+            scan("customer", &[("c_nationkey", 66)]),
+            scan("supplier", &[("s_nationkey", 161)]),
+        );
+        let rels = relationships(&Plan::new(j));
+        insta::assert_snapshot!(render(&rels).replace("spark_catalog.default.", ""), @"customer[c_nationkey] = supplier[s_nationkey] Inner SortMergeJoin null_safe");
+        assert!(rels.iter().all(|r| r.null_safe && !r.non_simple));
+        // `<=>` in a logical join condition.
+        let j = join(
+            "Inner",
+            vec![],
+            vec![],
+            Some(bin("<=>", c(), s())),
+            scan("customer", &[("c_nationkey", 66)]),
+            scan("supplier", &[("s_nationkey", 161)]),
+        );
+        let rels = relationships(&Plan::new(j));
+        assert_eq!(rels.len(), 1);
+        assert!(rels[0].null_safe && !rels[0].non_simple);
+        // A coalesce without its isnull partner stays an expression.
+        let j = join(
+            "Inner",
+            vec![call("coalesce", vec![c(), zero()])],
+            vec![call("coalesce", vec![s(), zero()])],
+            None,
+            scan("customer", &[("c_nationkey", 66)]),
+            scan("supplier", &[("s_nationkey", 161)]),
+        );
+        let rels = relationships(&Plan::new(j));
+        assert!(rels.iter().all(|r| r.non_simple && !r.null_safe));
     }
 
     #[test]

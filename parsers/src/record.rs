@@ -16,6 +16,9 @@ pub struct ScanRecord {
     pub table: String,
     /// `Parquet`, `Delta`, ... when known.
     pub format: Option<String>,
+    /// The location read, as printed (`InMemoryFileIndex [file:/w/orders]`),
+    /// when the plan prints one.
+    pub location: Option<String>,
     /// Columns read, as printed (`o_orderkey#190L`).
     pub columns: Vec<String>,
     /// `PushedFilters`.
@@ -45,6 +48,10 @@ pub struct JoinRecord {
     pub right_keys: Vec<String>,
     /// Extra join condition as printed, if any.
     pub condition: Option<String>,
+    /// Who ran it: `spark`, `photon` (Databricks Photon) or `gpu` (RAPIDS).
+    /// `strategy` is accelerator-neutral: a `PhotonBroadcastHashJoin` is a
+    /// `BroadcastHashJoin` run by `photon`.
+    pub engine: String,
 }
 
 /// One SQL execution.
@@ -54,7 +61,9 @@ pub struct QueryRecord {
     pub app_id: String,
     /// Application name.
     pub app_name: String,
-    /// Spark version from `SparkListenerLogStart`.
+    /// Spark version from `SparkListenerLogStart`; for a Databricks log
+    /// without it, `databricks-` + the runtime its environment names
+    /// (`databricks-13.3.x-aarch64-photon-scala2.12`).
     pub spark_version: Option<String>,
     /// The input path of the log.
     pub log: String,
@@ -86,6 +95,11 @@ pub struct QueryRecord {
     pub root_node: Option<String>,
     /// Whether the execution is a command (DDL, setup), not a query.
     pub is_command: bool,
+    /// For a `CommandResult` execution (the rows of a command run eagerly
+    /// by `spark.sql`, logged after it): the execution it reports on, the
+    /// root of the execution started just before it. Its own record carries
+    /// no relationships.
+    pub result_of: Option<u64>,
     /// Tables read.
     pub scans: Vec<ScanRecord>,
     /// Join operators.
@@ -257,6 +271,7 @@ pub fn scan_records<S: std::hash::BuildHasher>(
             ScanRecord {
                 table: s.table.clone(),
                 format: s.format.clone(),
+                location: s.location.clone(),
                 columns: n.output.iter().map(|a| a.to_string()).collect(),
                 pushed_filters: s.pushed_filters.clone(),
                 partition_filters: s.partition_filters.clone(),
@@ -274,14 +289,14 @@ pub fn join_records(plan: &Plan) -> Vec<JoinRecord> {
     let mut v = Vec::new();
     plan.apply(|n| {
         if let NodeKind::Join(j) = &n.kind {
-            v.push(join_record(j));
+            v.push(join_record(j, n.engine));
         }
         Recursion::Continue
     });
     v
 }
 
-fn join_record(j: &JoinInfo) -> JoinRecord {
+fn join_record(j: &JoinInfo, engine: ::plan::Engine) -> JoinRecord {
     let show = |v: &[Expr]| v.iter().map(|e| e.to_string()).collect();
     JoinRecord {
         strategy: j.strategy.as_str().to_string(),
@@ -289,6 +304,7 @@ fn join_record(j: &JoinInfo) -> JoinRecord {
         left_keys: show(&j.left_keys),
         right_keys: show(&j.right_keys),
         condition: j.condition.as_ref().map(|c| c.to_string()),
+        engine: engine.as_str().to_string(),
     }
 }
 

@@ -15,14 +15,14 @@
 //! met in a physical plan is a known operator lineage does not model
 //! ([`Family::Other`]), and the other way round.
 //!
-//! Supporting another engine's operators is a table edit: a Databricks
-//! Photon or RAPIDS GPU hash join is a hash join with the same keys, so its
-//! row names the accelerator-neutral family and the engine, e.g.
-//! `("PhotonBroadcastHashJoin", Family::Join(JoinStrategy::BroadcastHashJoin),
-//! Engine::Photon, Level::Physical)`. Spark 2 prints whole-stage codegen as a
-//! `*` before the name (`*BroadcastHashJoin`): today such names are unknown
-//! (and counted); stripping the marker in [`operator_word`] is the small
-//! code that supports them.
+//! Other engines' operators map to accelerator-neutral families with their
+//! engine: a Databricks Photon or RAPIDS GPU hash join is a hash join with
+//! the same keys. `Photon`/`Gpu` + a Spark operator's name
+//! (`PhotonBroadcastHashJoin`, `GpuShuffledHashJoin`, `GpuProject`) is that
+//! Spark operator run by the accelerator; the names that are not
+//! (`PhotonScan`, `PhotonAgg`, `GpuColumnarExchange`, `GpuCoalesceBatches`,
+//! ...) have their own rows. Spark 2 prints whole-stage codegen as a `*`
+//! before the name (`*BroadcastHashJoin`), which [`operator_word`] strips.
 
 use serde::Serialize;
 
@@ -89,6 +89,17 @@ pub enum Engine {
     Gpu,
 }
 
+impl Engine {
+    /// The engine as records spell it: `spark`, `photon`, `gpu`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Engine::Spark => "spark",
+            Engine::Photon => "photon",
+            Engine::Gpu => "gpu",
+        }
+    }
+}
+
 /// At which level of a plan an operator exists.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum Level {
@@ -132,6 +143,20 @@ const OPERATORS: &[(&str, Family, Engine, Level)] = &[
         Level::Logical,
     ),
     ("AppendData", Family::Command, Engine::Spark, Level::Any),
+    // Python UDFs: the input rows plus one computed column per UDF
+    // (`Arguments: [norm_key(o_custkey#34L)#514L], [pythonUDF0#515L]`).
+    (
+        "ArrowEvalPython",
+        Family::Project,
+        Engine::Spark,
+        Level::Physical,
+    ),
+    (
+        "BatchEvalPython",
+        Family::Project,
+        Engine::Spark,
+        Level::Physical,
+    ),
     ("BatchScan", Family::Scan, Engine::Spark, Level::Physical),
     (
         "BroadcastExchange",
@@ -196,6 +221,9 @@ const OPERATORS: &[(&str, Family, Engine, Level)] = &[
         Engine::Spark,
         Level::Physical,
     ),
+    // The result rows of an eagerly run command (`spark.sql("INSERT ...")`
+    // then `.collect()`): its tree repeats the command's, which ran before.
+    ("CommandResult", Family::Command, Engine::Spark, Level::Any),
     (
         "ContinuousScan",
         Family::Scan,
@@ -571,12 +599,43 @@ const OPERATORS: &[(&str, Family, Engine, Level)] = &[
         Engine::Spark,
         Level::Logical,
     ),
+    // Hands its input rows unchanged to the write command above it: the key
+    // columns of an INSERT's joins pass through it.
+    ("WriteFiles", Family::PassThrough, Engine::Spark, Level::Any),
+];
+
+/// Accelerator operators whose names are not `Photon`/`Gpu` + a Spark
+/// operator's name, with the accelerator-neutral family they map to.
+/// (`PhotonBroadcastHashJoin`, `GpuProject`, ... are found through the
+/// Spark row of the name after the prefix; see [`operator`].) Sorted.
+const ACCELERATED: &[(&str, Family, Engine)] = &[
+    ("GpuBringBackToHost", Family::PassThrough, Engine::Gpu),
+    ("GpuCoalesceBatches", Family::PassThrough, Engine::Gpu),
+    ("GpuColumnarExchange", Family::Exchange, Engine::Gpu),
+    ("GpuColumnarToRow", Family::PassThrough, Engine::Gpu),
+    ("GpuFileGpuScan", Family::Scan, Engine::Gpu),
+    ("GpuFileSourceScanExec", Family::Scan, Engine::Gpu),
+    ("GpuRowToColumnar", Family::PassThrough, Engine::Gpu),
+    ("GpuScan", Family::Scan, Engine::Gpu),
+    ("GpuShuffleCoalesce", Family::PassThrough, Engine::Gpu),
+    ("GpuSubqueryBroadcast", Family::Exchange, Engine::Gpu),
+    ("GpuTopN", Family::TopK, Engine::Gpu),
+    ("PhotonAgg", Family::Aggregate, Engine::Photon),
+    ("PhotonGroupingAgg", Family::Aggregate, Engine::Photon),
+    ("PhotonResultStage", Family::PassThrough, Engine::Photon),
+    ("PhotonScan", Family::Scan, Engine::Photon),
     (
-        "WriteFiles",
-        Family::Command,
-        Engine::Spark,
-        Level::Physical,
+        "PhotonShuffleExchangeSink",
+        Family::Exchange,
+        Engine::Photon,
     ),
+    (
+        "PhotonShuffleExchangeSource",
+        Family::Exchange,
+        Engine::Photon,
+    ),
+    ("PhotonShuffleMapStage", Family::PassThrough, Engine::Photon),
+    ("PhotonTopK", Family::TopK, Engine::Photon),
 ];
 
 /// Words after `Scan` that name a scan of no table (`Scan OneRowRelation[]`,
@@ -589,6 +648,12 @@ const LOCAL_SCANS: &[&str] = &["ExistingRDD", "OneRowRelation"];
 /// `HashAggregate(keys=[...])`).
 pub fn operator_word(name: &str) -> &str {
     let t = name.trim_start();
+    // Spark 2 marks whole-stage-codegen'd operators with a bare `*`
+    // (`*BroadcastHashJoin`), where Spark 3 prints `*(1) `.
+    let t = match t.strip_prefix('*') {
+        Some(rest) if rest.starts_with(|c: char| c.is_ascii_alphabetic()) => rest,
+        _ => t,
+    };
     let end = t.find([' ', '(', '[']).unwrap_or(t.len());
     &t[..end]
 }
@@ -621,6 +686,23 @@ pub fn operator(name: &str, level: Level) -> Operator {
         };
         return Operator { family, engine };
     }
+    if let Ok(i) = ACCELERATED.binary_search_by(|(n, ..)| (*n).cmp(word)) {
+        let (_, family, engine) = ACCELERATED[i];
+        return Operator { family, engine };
+    }
+    // `PhotonBroadcastHashJoin`, `GpuShuffledHashJoin`, `GpuProject`: the
+    // Spark operator of the same name, run by the accelerator.
+    for (prefix, engine) in [("Photon", Engine::Photon), ("Gpu", Engine::Gpu)] {
+        if let Some(rest) = word.strip_prefix(prefix) {
+            let base = operator(rest, level);
+            if base.family != Family::Unknown && base.engine == Engine::Spark {
+                return Operator {
+                    family: base.family,
+                    engine,
+                };
+            }
+        }
+    }
     // Families whose members share a naming pattern.
     if word.ends_with("Command")
         || word.starts_with("WriteFiles")
@@ -644,6 +726,66 @@ mod tests {
         for w in OPERATORS.windows(2) {
             assert!(w[0].0 < w[1].0, "{} before {}", w[0].0, w[1].0);
         }
+        for w in ACCELERATED.windows(2) {
+            assert!(w[0].0 < w[1].0, "{} before {}", w[0].0, w[1].0);
+        }
+    }
+
+    #[test]
+    fn photon_gpu_and_spark2_operators_map_to_neutral_families() {
+        let op = |n| operator(n, Level::Physical);
+        let join = |s| Family::Join(s);
+        // Names as the public Databricks 13.3 Photon and RAPIDS logs print them.
+        for (name, family, engine) in [
+            (
+                "PhotonBroadcastHashJoin",
+                join(JoinStrategy::BroadcastHashJoin),
+                Engine::Photon,
+            ),
+            (
+                "PhotonShuffledHashJoin",
+                join(JoinStrategy::ShuffledHashJoin),
+                Engine::Photon,
+            ),
+            (
+                "PhotonBroadcastNestedLoopJoin",
+                join(JoinStrategy::BroadcastNestedLoopJoin),
+                Engine::Photon,
+            ),
+            ("PhotonScan parquet ", Family::Scan, Engine::Photon),
+            ("PhotonProject", Family::Project, Engine::Photon),
+            ("PhotonAgg", Family::Aggregate, Engine::Photon),
+            (
+                "PhotonShuffleExchangeSource",
+                Family::Exchange,
+                Engine::Photon,
+            ),
+            (
+                "GpuShuffledHashJoin",
+                join(JoinStrategy::ShuffledHashJoin),
+                Engine::Gpu,
+            ),
+            (
+                "GpuBroadcastHashJoin",
+                join(JoinStrategy::BroadcastHashJoin),
+                Engine::Gpu,
+            ),
+            ("GpuScan parquet ", Family::Scan, Engine::Gpu),
+            ("GpuProject", Family::Project, Engine::Gpu),
+            ("GpuColumnarExchange", Family::Exchange, Engine::Gpu),
+            ("GpuHashAggregate", Family::Aggregate, Engine::Gpu),
+            (
+                "*BroadcastHashJoin",
+                join(JoinStrategy::BroadcastHashJoin),
+                Engine::Spark,
+            ),
+            ("*FileScan csv", Family::Scan, Engine::Spark),
+            ("*Project", Family::Project, Engine::Spark),
+        ] {
+            assert_eq!(op(name), Operator { family, engine }, "{name}");
+        }
+        assert_eq!(op("PhotonNoSuchThing").family, Family::Unknown);
+        assert_eq!(op("CommandResult").family, Family::Command);
     }
 
     #[test]
@@ -661,8 +803,11 @@ mod tests {
         assert_eq!(f("InsertIntoHadoopFsRelationCommand"), Family::Command);
         assert_eq!(f("CreateTableAsSelect"), Family::Command);
         assert_eq!(f("LogicalRelation"), Family::Scan);
-        // Spark 2's codegen marker is not stripped (yet): unknown, counted.
-        assert_eq!(f("*BroadcastHashJoin"), Family::Unknown);
+        // Spark 2's codegen marker is stripped.
+        assert_eq!(
+            f("*BroadcastHashJoin"),
+            Family::Join(JoinStrategy::BroadcastHashJoin)
+        );
         assert_eq!(f("Join"), Family::Join(JoinStrategy::Join));
         // Known to one parser's table only before the registry existed.
         assert_eq!(f("SubqueryAdaptiveBroadcast"), Family::SubqueryRoot);

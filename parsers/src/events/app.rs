@@ -52,7 +52,12 @@ const INTERESTING_PROPERTIES: &[&str] = &[
     "spark.eventLog.rolling.enabled",
     "spark.master",
     "spark.sql.catalogImplementation",
+    DATABRICKS_RUNTIME,
 ];
+
+/// Databricks logs have no `SparkListenerLogStart`; the runtime names
+/// itself in the environment (`13.3.x-aarch64-photon-scala2.12`).
+const DATABRICKS_RUNTIME: &str = "spark.databricks.clusterUsageTags.sparkVersion";
 
 /// What one application log held, apart from its records.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -106,6 +111,9 @@ struct ExecState {
     /// Why the record lacks events, when it does (first reason found).
     incomplete: Option<String>,
     root_execution_id: Option<u64>,
+    /// Root of the execution started before this one (what a
+    /// `CommandResult` reports on).
+    prev_root: Option<u64>,
     description: Option<String>,
     start_ms: Option<i64>,
     end_ms: Option<i64>,
@@ -153,6 +161,8 @@ struct State<'f, T> {
     stage_exec: HashMap<u64, u64>,
     done: Vec<(u64, T)>,
     finish: &'f mut dyn FnMut(QueryRecord, &PlanSet) -> T,
+    /// Root execution id of the last execution started.
+    last_root: Option<u64>,
     /// The rolling parts found missing so far, as `part 5` / `parts 5-7`
     /// (for the records' `incomplete` reasons).
     gap: Option<String>,
@@ -179,6 +189,7 @@ pub fn read_app<T>(
         done: Vec::new(),
         finish: &mut finish,
         gap: None,
+        last_root: None,
         ended_unseen: 0,
     };
     let mut warnings = Vec::new();
@@ -428,7 +439,11 @@ impl<T> State<'_, T> {
             }
             EventKind::SqlExecutionStart => {
                 let s: SqlExecutionStart = serde_json::from_slice(line).map_err(bad)?;
+                let prev_root = self
+                    .last_root
+                    .replace(s.root_execution_id.unwrap_or(s.execution_id));
                 let st = self.execs.entry(s.execution_id).or_default();
+                st.prev_root = prev_root;
                 st.started = true;
                 st.root_execution_id = s.root_execution_id;
                 st.description = s.description.map(|d| d.into_owned());
@@ -479,6 +494,11 @@ impl<T> State<'_, T> {
                 for k in INTERESTING_PROPERTIES {
                     if let Some(v) = e.spark_properties.get(*k) {
                         self.summary.properties.insert((*k).to_string(), v.clone());
+                    }
+                }
+                if self.summary.spark_version.is_none() {
+                    if let Some(v) = e.spark_properties.get(DATABRICKS_RUNTIME) {
+                        self.summary.spark_version = Some(format!("databricks-{v}"));
                     }
                 }
             }
@@ -540,6 +560,10 @@ impl<T> State<'_, T> {
             adaptive_final: record::is_adaptive_final(st.plan_text.as_deref(), &set),
             executor_run_ms: st.run_ms,
             executor_cpu_ms: st.cpu_ns / 1_000_000,
+            result_of: root_node
+                .as_deref()
+                .filter(|n| crate::plan::operator_word(n) == "CommandResult")
+                .and(st.prev_root),
             root_node,
             is_command,
             scans: record::scan_records(&set, &st.metrics),

@@ -528,6 +528,12 @@ fn make_node(text: &str, children: Vec<PlanNode>, subqueries: Vec<PlanNode>) -> 
             }
         }
     }
+    // Spark 2's codegen marker is a bare `*` (`*BroadcastHashJoin`).
+    if let Some(r) = t.strip_prefix('*') {
+        if r.starts_with(|c: char| c.is_ascii_alphabetic()) {
+            t = r;
+        }
+    }
     // Unresolved operators of parsed plans: `'Project`.
     let t = t.strip_prefix('\'').unwrap_or(t);
     // Explain mode `cost` appends the statistics.
@@ -856,6 +862,18 @@ fn scan(name: &str, rest: &str) -> PlanNode {
             };
             let output = parse_attr_list(cols);
             let mut words = head.split_whitespace();
+            if name == "Scan" && head.trim().is_empty() {
+                // `Scan[obj#1]`: an RDD of objects (`ExternalRDD` in the
+                // logical plans), named by its object column.
+                return node(
+                    NodeKind::Scan(ScanInfo {
+                        table: crate::plan::formatted::scan_table(name, None, cols),
+                        ..ScanInfo::default()
+                    }),
+                    name,
+                    output,
+                );
+            }
             match (words.next(), words.next()) {
                 (Some(format), Some(table)) => node(
                     NodeKind::Scan(ScanInfo {

@@ -472,7 +472,7 @@ impl Builder<'_> {
             Family::Scan => {
                 let location = d.get("Location").map(str::to_string);
                 NodeKind::Scan(ScanInfo {
-                    table: scan_table(name, location.as_deref()),
+                    table: scan_table(name, location.as_deref(), args),
                     format: scan_format(name),
                     location,
                     pushed_filters: d.get("PushedFilters").map(str::to_string),
@@ -483,6 +483,9 @@ impl Builder<'_> {
             }
             Family::Filter => NodeKind::Filter {
                 condition: parse_expr(d.get("Condition").unwrap_or("")),
+            },
+            Family::Project if is_python_eval(name) => NodeKind::Project {
+                list: python_eval_list(args, &attrs_of_list(d.get("Input").unwrap_or(""))),
             },
             Family::Project => NodeKind::Project {
                 list: parse_expr_list(d.get("Output").unwrap_or("")),
@@ -505,6 +508,19 @@ impl Builder<'_> {
                 let null_aware = strategy == JoinStrategy::BroadcastHashJoin
                     && join_type == JoinType::LeftAnti
                     && self.null_aware_build(idx, label);
+                if d.get("Left keys").is_none() && !args.is_empty() {
+                    // RAPIDS prints no key lines: `Arguments: [ws_warehouse_sk#682],
+                    // [w_warehouse_sk#100], Inner, GpuBuildRight`, the
+                    // simpleString's arguments.
+                    if let NodeKind::Join(mut j) = super::spark_plan_info::join_info(strategy, args)
+                    {
+                        if !matches!(join_type, JoinType::Unparsed(_)) {
+                            j.join_type = join_type;
+                        }
+                        j.condition = condition.or(j.condition);
+                        return NodeKind::Join(j);
+                    }
+                }
                 NodeKind::Join(JoinInfo {
                     strategy,
                     join_type,
@@ -609,6 +625,55 @@ fn stated_output(kind: &NodeKind, d: &Detail) -> Vec<Attr> {
         Some(i) if !kind.defines_output() => attrs_of_list(i),
         _ => Vec::new(),
     }
+}
+
+/// `BatchEvalPython` / `ArrowEvalPython`: evaluates Python UDFs.
+pub(crate) fn is_python_eval(name: &str) -> bool {
+    ::plan::operator_word(name).ends_with("EvalPython")
+}
+
+/// The project list a Python UDF evaluation amounts to: its input, then each
+/// UDF call aliased to its result column (`[norm_key(o_custkey#34L)#514L],
+/// [pythonUDF0#515L]` gives `norm_key(o_custkey#34L) AS pythonUDF0#515L`),
+/// so a key computed by a UDF is an expression over the UDF's arguments.
+pub(crate) fn python_eval_list(args: &str, input: &[Attr]) -> Vec<Expr> {
+    let parts = split_top(args);
+    // Each call prints with its own exprId (`norm_key(x#1)#514L`): drop it.
+    let calls: Vec<Expr> = parts
+        .first()
+        .map(|s| {
+            let inner = s.trim().trim_start_matches('[');
+            let inner = inner.strip_suffix(']').unwrap_or(inner);
+            split_top(inner)
+                .into_iter()
+                .map(|c| {
+                    let c = c.trim();
+                    let call = match c.rfind('#') {
+                        Some(h)
+                            if !c[h + 1..].is_empty()
+                                && c[h + 1..]
+                                    .trim_end_matches('L')
+                                    .bytes()
+                                    .all(|b| b.is_ascii_digit()) =>
+                        {
+                            &c[..h]
+                        }
+                        _ => c,
+                    };
+                    parse_expr(call)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let results = parts.get(1).map(|s| attrs_of_list(s)).unwrap_or_default();
+    let mut list: Vec<Expr> = input.iter().cloned().map(Expr::Attr).collect();
+    for (call, attr) in calls.into_iter().zip(results) {
+        list.push(Expr::Alias {
+            child: Box::new(call),
+            attr,
+        });
+    }
+    list
 }
 
 /// The output `Expand` and `Generate` state in their arguments (formatted
@@ -722,34 +787,105 @@ fn attach_missing_targets(b: &Builder<'_>, root: PlanNode) -> Result<PlanNode> {
 // ---------------------------------------------------------------------------
 // Helpers shared with the sparkPlanInfo parser.
 
-/// The table a scan reads, from its node name: `Scan parquet
-/// spark_catalog.default.orders`, `Scan parquet default.orders` (older
-/// Spark), `BatchScan cat.db.t`, `Scan hive default.t`; for a path-based read
-/// the location's path(s).
-pub(crate) fn scan_table(name: &str, location: Option<&str>) -> String {
-    let mut words = name.split_whitespace();
-    let first = words.next().unwrap_or("");
-    let rest: Vec<&str> = if first == "Scan" || first == "FileScan" {
-        words.skip(1).collect()
-    } else {
-        words.collect()
+/// Data source formats a scan name may print before what it reads.
+const FORMATS: &[&str] = &[
+    "avro",
+    "binaryfile",
+    "csv",
+    "delta",
+    "hive",
+    "iceberg",
+    "json",
+    "orc",
+    "parquet",
+    "text",
+];
+
+/// What a scan reads, from its node name, its location and its arguments:
+///
+/// - a catalog table: `Scan parquet spark_catalog.default.orders`, `Scan
+///   parquet default.orders` (older Spark), `Scan hive default.t`,
+///   `BatchScan cat.db.t[...]` (DataSource V2 catalog table);
+/// - a path: `BatchScan parquet file:/data/orders` (a V2 file read), or the
+///   location of a scan that names no table (`Scan parquet ` of a V1 path
+///   read, `PhotonScan parquet `, `GpuScan parquet `), so one directory has
+///   one identity whatever the scan node;
+/// - a JDBC table: `Scan JDBCRelation(TBLS) [numPartitions=1]` is `jdbc:TBLS`;
+/// - an RDD: `Scan` with `Arguments: obj#94: int, ParallelCollectionRDD[41]
+///   at makeRDD at ...` is `rdd:ParallelCollectionRDD[41]`; with nothing
+///   naming it, `rdd:` and its object (`rdd:obj#1`).
+///
+/// Never empty, and never starts with a format name.
+pub(crate) fn scan_table(name: &str, location: Option<&str>, args: &str) -> String {
+    let name = name.trim();
+    let (head, cols) = match name.find('[') {
+        Some(p) if !name[..p].contains("JDBCRelation(") => (&name[..p], &name[p..]),
+        _ => (name, ""),
     };
+    let mut words = head.split_whitespace().peekable();
+    let op = words.next().unwrap_or("");
+    let op = op.trim_start_matches('*');
+    let mut rest: Vec<&str> = words.collect();
+    if let Some(jdbc) = rest.first().and_then(|w| {
+        w.strip_prefix("JDBCRelation(")
+            .and_then(|r| r.rsplit_once(')'))
+            .map(|(t, _)| t)
+    }) {
+        return format!("jdbc:{jdbc}");
+    }
+    // The format word: always printed by `Scan`-style names, and by
+    // `BatchScan` of a file source (`BatchScan parquet file:/...`).
+    let skip_format = match rest.as_slice() {
+        // `Scan <format> <table>`, `Scan <format>` (format words have no
+        // `.`, `:` or `/`; a lone `Scan default.t` of old Spark has no format).
+        [f, ..] if op != "BatchScan" => rest.len() > 1 || !f.contains(['.', ':', '/']),
+        [f, _, ..] => FORMATS.contains(&f.to_ascii_lowercase().as_str()),
+        _ => false,
+    };
+    if skip_format {
+        rest.remove(0);
+    }
     let table = rest.join(" ");
     if !table.is_empty() {
         return table;
     }
-    match location {
-        Some(loc) => location_paths(loc),
-        None => String::new(),
+    if let Some(loc) = location.map(location_paths).filter(|l| !l.is_empty()) {
+        return loc;
     }
+    // No table and no location: an RDD (`Scan` / `Scan[obj#1]`).
+    let rdd = args
+        .split(',')
+        .map(str::trim)
+        .find_map(|a| {
+            let w = a.split_whitespace().next()?;
+            (w.contains("RDD[")).then_some(w)
+        })
+        .map(str::to_string)
+        .or_else(|| {
+            // `Scan[obj#1]`: the object column is all that names it.
+            let c = if cols.is_empty() {
+                args.trim()
+            } else {
+                cols.trim()
+            };
+            let c = c.strip_prefix('[')?.split(']').next()?.trim();
+            (!c.is_empty()).then(|| c.to_string())
+        })
+        .unwrap_or_else(|| "unnamed".to_string());
+    format!("rdd:{rdd}")
 }
 
-/// `parquet` from `Scan parquet ...`.
+/// `parquet` from `Scan parquet ...`, `PhotonScan parquet `, `BatchScan
+/// parquet file:/...`.
 pub(crate) fn scan_format(name: &str) -> Option<String> {
     let mut words = name.split_whitespace();
-    match words.next() {
-        Some("Scan") | Some("FileScan") => words.next().map(str::to_string),
-        _ => None,
+    let op = words.next()?.trim_start_matches('*');
+    let f = words.next()?;
+    let known = FORMATS.contains(&f.to_ascii_lowercase().as_str());
+    match op {
+        "BatchScan" if !known => None,
+        _ if f.starts_with("JDBCRelation(") => Some("jdbc".to_string()),
+        _ => Some(f.to_ascii_lowercase()),
     }
 }
 
@@ -1193,7 +1329,7 @@ Arguments: isFinalPlan=true
 
     #[test]
     fn scan_names_give_the_table_or_the_path() {
-        let t = |name: &str, loc: Option<&str>| scan_table(name, loc);
+        let t = |name: &str, loc: Option<&str>| scan_table(name, loc, "");
         assert_eq!(
             t("Scan parquet spark_catalog.default.orders", None),
             "spark_catalog.default.orders"
@@ -1219,6 +1355,45 @@ Arguments: isFinalPlan=true
             scan_format("Scan parquet default.orders").as_deref(),
             Some("parquet")
         );
+        // Names of the real logs in tests/data/lineage and tests/data/public:
+        // a V2 file read is its path, never `parquet file:/...`.
+        assert_eq!(
+            t("BatchScan parquet file:/tmp/w/orders", None),
+            "file:/tmp/w/orders"
+        );
+        assert_eq!(
+            scan_format("BatchScan parquet file:/tmp/w/orders").as_deref(),
+            Some("parquet")
+        );
+        assert_eq!(scan_format("BatchScan local.db.orders"), None);
+        assert_eq!(
+            t(
+                "PhotonScan parquet ",
+                Some("InMemoryFileIndex [s3://b/store_sales]")
+            ),
+            "s3://b/store_sales"
+        );
+        assert_eq!(
+            t(
+                "GpuScan parquet ",
+                Some("InMemoryFileIndex [gs://b/web_sales]")
+            ),
+            "gs://b/web_sales"
+        );
+        assert_eq!(
+            t("Scan JDBCRelation(TBLS) [numPartitions=1] ", None),
+            "jdbc:TBLS"
+        );
+        assert_eq!(
+            scan_table(
+                "Scan",
+                None,
+                "obj#94: int, ParallelCollectionRDD[41] at makeRDD at QualificationInfoUtils.scala:92"
+            ),
+            "rdd:ParallelCollectionRDD[41]"
+        );
+        assert_eq!(scan_table("Scan", None, "[obj#1]"), "rdd:obj#1");
+        assert_eq!(scan_table("Scan", None, ""), "rdd:unnamed");
         // Operator names resolve through the one registry.
         let p = parse(
             "== Physical Plan ==\nMystery (2)\n+- Scan OneRowRelation (1)\n\n\n\

@@ -27,7 +27,8 @@ use serde::Deserialize;
 use super::expr::{parse_expr, parse_expr_list};
 use super::formatted::{
     argument_output, attrs_of_list, expand_projections, first_hash_number, generate_kind,
-    location_paths, scan_format, scan_table, split_top, window_kind,
+    is_python_eval, location_paths, python_eval_list, scan_format, scan_table, split_top,
+    window_kind,
 };
 use super::plan_error;
 use crate::{Error, Result};
@@ -190,13 +191,29 @@ fn named_arg<'a>(args: &'a str, key: &str) -> Option<&'a str> {
     })
 }
 
+/// `Location: InMemoryFileIndex(1 paths)[...]` inside a simpleString.
+fn location_in(text: &str) -> Option<String> {
+    let at = text.find("Location: ")? + "Location: ".len();
+    let rest = &text[at..];
+    let open = rest.find('[')?;
+    let close = open + rest[open..].find(']')?;
+    Some(rest[..=close].to_string())
+}
+
 fn kind_of(family: Family, name: &str, info: &SparkPlanInfo, args: &str) -> NodeKind {
     let md = |k: &str| info.metadata.get(k).cloned();
     match family {
         Family::Scan => {
-            let location = md("Location");
+            // V2 and RAPIDS scans have no metadata: the location is only in
+            // the simpleString (`..., Location: InMemoryFileIndex(1
+            // paths)[file:/...], ...`).
+            let location = md("Location").or_else(|| location_in(args));
             NodeKind::Scan(ScanInfo {
-                table: scan_table(name, location.as_deref().map(location_paths).as_deref()),
+                table: scan_table(
+                    name,
+                    location.as_deref().map(location_paths).as_deref(),
+                    args,
+                ),
                 format: scan_format(name).or_else(|| md("Format").map(|f| f.to_ascii_lowercase())),
                 location,
                 pushed_filters: md("PushedFilters"),
@@ -207,6 +224,10 @@ fn kind_of(family: Family, name: &str, info: &SparkPlanInfo, args: &str) -> Node
         }
         Family::Filter => NodeKind::Filter {
             condition: parse_expr(args),
+        },
+        // sparkPlanInfo does not print a UDF node's input: the UDF results.
+        Family::Project if is_python_eval(name) => NodeKind::Project {
+            list: python_eval_list(args, &[]),
         },
         Family::Project => NodeKind::Project { list: list(args) },
         Family::Aggregate => NodeKind::Aggregate {
@@ -249,7 +270,7 @@ fn kind_of(family: Family, name: &str, info: &SparkPlanInfo, args: &str) -> Node
 /// `SortMergeJoin [lk], [rk], Inner, cond?, isSkewJoin`,
 /// `BroadcastNestedLoopJoin BuildRight, LeftOuter, cond?`,
 /// `CartesianProduct cond?`.
-fn join_info(strategy: JoinStrategy, args: &str) -> NodeKind {
+pub(crate) fn join_info(strategy: JoinStrategy, args: &str) -> NodeKind {
     let parts: Vec<&str> = split_top(args)
         .into_iter()
         .filter(|p| !is_truncation(p))
@@ -267,7 +288,8 @@ fn join_info(strategy: JoinStrategy, args: &str) -> NodeKind {
             keys.push(list(p));
         } else if let Some(t) = as_type().filter(|_| join_type.is_none()) {
             join_type = Some(t);
-        } else if *p == "BuildRight" || *p == "BuildLeft" {
+        } else if p.ends_with("BuildRight") || p.ends_with("BuildLeft") {
+            // `BuildRight`, RAPIDS' `GpuBuildRight`.
             // The build side does not change lineage.
         } else if *p == "true" || *p == "false" {
             flags.push(*p == "true");
