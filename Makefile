@@ -6,7 +6,7 @@ OUT ?= analysis
 # by scripts/make_bench_log.py with real pyspark when missing).
 BENCH_LOG ?= target/bench/big-eventlog
 
-.PHONY: analyze test bench ci fmt clippy planner-eval build spark-venv
+.PHONY: analyze test bench ci fmt clippy planner-eval build spark-venv test-spark report-check
 
 build:
 	$(CARGO) build --release --bin lakeaudit
@@ -34,6 +34,17 @@ bench:
 	scripts/bench.sh $(BENCH_LOG)
 	$(CARGO) bench -p lakeaudit-parsers
 
+## report.html in a real browser: headless Chromium (Debian's `chromium`)
+## renders the report of the TPC-H SortMergeJoin log and of the xss log to
+## PNGs and dumps their DOM into REPORT_CHECK_OUT; the test fails when
+## Chromium is missing, anything failed to load or was blocked, the graph
+## lacks a planned table or edge, or a name from a log became markup.
+REPORT_CHECK_OUT ?= target/report-check
+report-check:
+	LAKEAUDIT_REQUIRE_BROWSER=1 LAKEAUDIT_REPORT_CHECK_OUT=$(REPORT_CHECK_OUT) \
+		$(CARGO) test --test tests report::browser -- --nocapture
+	@ls -l $(REPORT_CHECK_OUT)
+
 include planner/Makefile.fragment
 
 ## A Python venv with pyspark 4.0.1 for the scripts that run real Spark
@@ -43,3 +54,9 @@ spark-venv: $(SPARK_VENV)/bin/python
 $(SPARK_VENV)/bin/python:
 	python3 -m venv $(SPARK_VENV)
 	$(SPARK_VENV)/bin/pip install -q pyspark==4.0.1
+
+## The map on Spark (pyspark local[2]) and the reduce here give the
+## single-machine answers on samples/ (skips when Java is absent).
+test-spark: spark-venv
+	$(CARGO) build --bin lakeaudit
+	spark/test_spark.sh $(SPARK_VENV)/bin/python $${CARGO_TARGET_DIR:-target}/debug/lakeaudit

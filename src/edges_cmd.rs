@@ -59,7 +59,7 @@ pub fn run(
     out: Option<&Path>,
 ) -> Result<bool> {
     let stats = pipeline::table_stats(args)?;
-    let data = pipeline::load(inputs);
+    let data = pipeline::load(inputs)?;
     let selected = pipeline::select(&data.records, args)?;
     let fallback = stats.row_fallback();
     let cost = CostMeasure::from(args.cost);

@@ -10,9 +10,10 @@ mod output;
 mod pipeline;
 mod plan_cmd;
 mod queries;
+mod records;
 
 use anyhow::Result;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -38,8 +39,16 @@ struct Cli {
 struct Inputs {
     /// Event logs: files, Spark rolling-log directories, directories of
     /// logs (searched recursively), or `-` for standard input.
-    #[arg(required = true, value_name = "PATH")]
+    #[arg(
+        required_unless_present = "records",
+        conflicts_with = "records",
+        value_name = "PATH"
+    )]
     paths: Vec<String>,
+    /// Read the records a `spark/lakeaudit_map.py` job wrote (its output
+    /// directory, or any `queries --format parquet` file) instead of logs.
+    #[arg(long, value_name = "DIR")]
+    records: Option<PathBuf>,
     /// Name standard input's log NAME in errors and in the records' `log`
     /// field (for logs piped in, `lakeaudit queries --name app-123 -`).
     #[arg(long, value_name = "NAME")]
@@ -62,6 +71,10 @@ enum Command {
         /// Write to FILE instead of standard output.
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
+        /// Also write one JSON line per application read (its summary: id,
+        /// log, lines, bytes, event counts) to FILE.
+        #[arg(long, value_name = "FILE")]
+        apps: Option<PathBuf>,
     },
     /// The weighted join-edge table: frequency F, data volume D, cost C and
     /// the Join Importance Score per (table pair, key columns).
@@ -163,7 +176,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             inputs,
             format,
             output,
-        } => queries::run(&inputs, format, output.as_deref())?,
+            apps,
+        } => queries::run(&inputs, format, output.as_deref(), apps.as_deref())?,
         Command::Edges {
             inputs,
             score,
@@ -179,6 +193,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
             format,
             output.as_deref(),
         )?,
+        Command::Plan {
+            plan,
+            format,
+            output,
+            ..
+        } if plan.instance.is_some() => plan_cmd::run_instance(&plan, format, output.as_deref())?,
         Command::Plan {
             inputs,
             score,
@@ -229,8 +249,19 @@ fn report_problems(errors: &[String], warnings: &[String]) {
     }
 }
 
+/// The command line, with `plan`'s log paths optional under `--instance`.
+fn parse_cli() -> Cli {
+    let cmd = Cli::command().mut_subcommand("plan", |c| {
+        c.mut_arg("paths", |a| {
+            a.required(false).required_unless_present("instance")
+        })
+    });
+    let mut matches = cmd.get_matches();
+    Cli::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| e.exit())
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = parse_cli();
     match run(cli) {
         Ok(code) => code,
         Err(e) => {

@@ -35,10 +35,14 @@ pub fn read_options(inputs: &Inputs) -> ReadOptions {
 }
 
 /// Read all inputs; lineage runs while each execution's plans are alive.
+/// With `--records`, read the records a Spark map job wrote instead.
 /// Then one identity per location: a path read of a catalog table's
 /// location (seen in any input) is reported under the catalog name.
-pub fn load(inputs: &Inputs) -> Ingested<Exec> {
-    let mut data = read(inputs);
+pub fn load(inputs: &Inputs) -> Result<Ingested<Exec>> {
+    let mut data = match &inputs.records {
+        Some(dir) => crate::records::load(dir)?,
+        None => read(inputs),
+    };
     let mut locations = Locations::default();
     for e in &data.records {
         for s in &e.record.scans {
@@ -59,7 +63,7 @@ pub fn load(inputs: &Inputs) -> Ingested<Exec> {
             e.relationships.dedup();
         }
     }
-    data
+    Ok(data)
 }
 
 fn read(inputs: &Inputs) -> Ingested<Exec> {

@@ -3,21 +3,28 @@
 
 use crate::edges_cmd::ScoreArgs;
 use crate::pipeline::{self, Exec};
-use anyhow::{Context, Result};
+use crate::PlanFormat;
+use anyhow::{bail, Context, Result};
 use graph::edges::CostMeasure;
 use graph::time::{format_time, parse_duration};
-use planner::{human, parse_size, Planned, PlannerConfig, TableStats};
+use planner::{
+    human, human_budget, parse_size, plan_instance, BudgetCurve, LeftOut, Plan, PlanInstance,
+    Planned, PlannerConfig, TableProfile, TableStats,
+};
 use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
 
 /// Planner flags.
 #[derive(clap::Args, Debug, Clone)]
 pub struct PlanArgs {
-    /// Rewrite budget B (bytes; `500GB`, `2TiB`, ...). Default: 25% of the
-    /// candidate tables' total size.
+    /// Rewrite budget B (bytes; `500GB`, `2TiB`, ...). Default: no limit,
+    /// plan every change that pays (the budget curve shows what smaller
+    /// budgets would buy).
     #[arg(long)]
     pub budget: Option<String>,
-    /// Storage budget S for rewritten bytes kept until VACUUM. Default: 25%
-    /// of the candidate tables' total size.
+    /// Storage budget S for rewritten bytes kept until VACUUM. Default: no
+    /// limit.
     #[arg(long)]
     pub storage_budget: Option<String>,
     /// Fraction of a joined pair's scanned bytes saved when both tables are
@@ -43,6 +50,10 @@ pub struct PlanArgs {
     /// Window the plan is made for: the most recent window of this length.
     #[arg(long, default_value = "7d")]
     pub window: String,
+    /// Plan a planning instance written as JSON (planner/INSTANCE.md)
+    /// instead of logs; `--budget`/`--storage-budget` override its budgets.
+    #[arg(long, value_name = "FILE.json", conflicts_with = "paths")]
+    pub instance: Option<PathBuf>,
 }
 
 impl PlanArgs {
@@ -61,6 +72,56 @@ impl PlanArgs {
     }
 }
 
+impl PlanArgs {
+    fn algorithm(&self) -> planner::Algorithm {
+        if self.exact {
+            planner::Algorithm::Exact
+        } else {
+            planner::Algorithm::Improved
+        }
+    }
+}
+
+/// `plan --instance FILE.json`: plan a stated instance. Returns false (no
+/// input failed) or an error naming the file.
+pub fn run_instance(args: &PlanArgs, format: PlanFormat, out: Option<&Path>) -> Result<bool> {
+    let Some(path) = args.instance.as_deref() else {
+        bail!("--instance FILE.json is needed");
+    };
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read instance {}", path.display()))?;
+    let mut inst =
+        PlanInstance::from_json(&text).with_context(|| format!("instance {}", path.display()))?;
+    if let Some(b) = args.budget.as_deref() {
+        inst.budget = Some(parse_size(b)?);
+    }
+    if let Some(b) = args.storage_budget.as_deref() {
+        inst.storage_budget = Some(parse_size(b)?);
+    }
+    let planned = plan_instance(&inst, args.algorithm())
+        .with_context(|| format!("instance {}", path.display()))?;
+    let mut o = crate::output::open_out(out)?;
+    match format {
+        PlanFormat::Text => o.write_all(
+            render(
+                &planned.plan,
+                None,
+                &planned.tables,
+                &planned.left_out,
+                &planned.budget_curve,
+            )
+            .as_bytes(),
+        )?,
+        PlanFormat::Json => {
+            serde_json::to_writer_pretty(&mut o, &planned)?;
+            o.write_all(b"\n")?;
+        }
+        PlanFormat::Sql => o.write_all(planner::ddl(&planned.plan).as_bytes())?,
+    }
+    o.flush()?;
+    Ok(false)
+}
+
 /// Make the plan for the most recent window.
 pub fn make_plan(
     execs: &[Exec],
@@ -68,11 +129,7 @@ pub fn make_plan(
     args: &PlanArgs,
     stats: &TableStats,
 ) -> Result<Planned> {
-    let algorithm = if args.exact {
-        planner::Algorithm::Exact
-    } else {
-        planner::Algorithm::Improved
-    };
+    let algorithm = args.algorithm();
     planner::plan_latest_window(
         pipeline::select(execs, score)?,
         parse_duration(&args.window)?,
@@ -87,29 +144,30 @@ pub fn make_plan(
 
 /// The plan as text for a person.
 pub fn render_text(p: &Planned) -> String {
-    let plan = &p.plan;
+    render(&p.plan, p.window, &p.profiles, &p.left_out, &p.curve)
+}
+
+/// A plan, the window it is for, the table profiles it used, the paying
+/// edges it leaves out and its budget curve, as text.
+fn render(
+    plan: &Plan,
+    window: Option<(i64, i64)>,
+    profiles: &[TableProfile],
+    missed: &[LeftOut],
+    curve: &BudgetCurve,
+) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "Layout plan ({} planner)", plan.algorithm);
-    if let Some((a, b)) = p.window {
+    if let Some((a, b)) = window {
         let _ = writeln!(s, "window: {} .. {}", format_time(a), format_time(b));
     }
     let _ = writeln!(
         s,
-        "rewrite {} of budget {}{}; storage {} of budget {}{}",
+        "rewrite {} (budget: {}); storage {} (budget: {})",
         human(plan.rewrite_cost as f64),
-        human(plan.budget as f64),
-        if plan.budget_defaulted {
-            " (default: 25% of candidate tables)"
-        } else {
-            ""
-        },
+        human_budget(plan.budget),
         human(plan.storage_cost as f64),
-        human(plan.storage_budget as f64),
-        if plan.storage_budget_defaulted {
-            " (default: 25% of candidate tables)"
-        } else {
-            ""
-        },
+        human_budget(plan.storage_budget),
     );
     let _ = writeln!(
         s,
@@ -135,8 +193,7 @@ pub fn render_text(p: &Planned) -> String {
                 ""
             }
         );
-        let src = p
-            .profiles
+        let src = profiles
             .iter()
             .find(|x| x.table == t.table)
             .map(|x| x.source.as_str())
@@ -167,7 +224,6 @@ pub fn render_text(p: &Planned) -> String {
             let _ = writeln!(s, "  {}  JIS {:.3}", e.label, e.jis);
         }
     }
-    let missed = &p.left_out;
     if !missed.is_empty() {
         let _ = writeln!(
             s,
@@ -186,5 +242,35 @@ pub fn render_text(p: &Planned) -> String {
     for e in &plan.skipped {
         let _ = writeln!(s, "skipped {}: {}", e.edge.label, e.reason);
     }
+    render_curve(&mut s, curve);
     s
+}
+
+/// The budget curve, one line per step: what each rewrite budget buys.
+fn render_curve(s: &mut String, c: &BudgetCurve) {
+    if c.points.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "\nBudget curve (best NPV per rewrite budget{}; storage budget: {}):",
+        if c.exact { ", exact" } else { "" },
+        human_budget(c.storage_budget)
+    );
+    let _ = writeln!(
+        s,
+        "  {:>12}  {:>12}  {:>6}  {:>5}",
+        "budget", "NPV", "tables", "edges"
+    );
+    for pt in &c.points {
+        let _ = writeln!(
+            s,
+            "  {:>12}  {:>12}  {:>6}  {:>5}{}",
+            human(pt.budget as f64),
+            human(pt.npv),
+            pt.tables_changed,
+            pt.edges_served,
+            if pt.chosen { "  <- this plan" } else { "" }
+        );
+    }
 }

@@ -7,8 +7,16 @@ use anyhow::Result;
 use std::path::Path;
 
 /// Run the command; returns whether some input failed.
-pub fn run(inputs: &Inputs, format: Format, out: Option<&Path>) -> Result<bool> {
-    let data = pipeline::load(inputs);
+pub fn run(
+    inputs: &Inputs,
+    format: Format,
+    out: Option<&Path>,
+    apps: Option<&Path>,
+) -> Result<bool> {
+    let data = pipeline::load(inputs)?;
+    if let Some(p) = apps {
+        output::write_jsonl(&data.apps, &mut *output::open_out(Some(p))?)?;
+    }
     match format {
         Format::Jsonl => output::write_jsonl(&data.records, &mut *output::open_out(out)?)?,
         other => {
@@ -100,6 +108,15 @@ pub fn columns(execs: &[Exec], terminal: bool) -> Vec<Col> {
             .iter()
             .map(|e| serde_json::to_string(&e.relationships).ok())
             .collect(),
+    ));
+    cols.push(Col::Bool(
+        "is_command",
+        recs.iter().map(|r| Some(r.is_command)).collect(),
+    ));
+    cols.push(Col::Str("plan_error", s(&|r| r.plan_error.clone())));
+    cols.push(Col::Int(
+        "result_of",
+        i(&|r| r.result_of.and_then(|x| i64::try_from(x).ok())),
     ));
     cols
 }

@@ -2,6 +2,7 @@
 //! logs of the repository (`tests/data/spark-logs/` and `samples/`).
 
 mod common;
+mod report;
 
 mod queries {
     use super::common::*;
@@ -382,18 +383,8 @@ mod planning {
 
     #[test]
     fn smj_workload_plan_clusters_lineitem_and_orders_on_the_order_key() {
-        // The default budget (25% of the candidate tables) cannot pay for a
-        // rewrite of lineitem, 64% of the bytes here; give a real budget.
-        let text = ok(&[
-            "plan",
-            &logs("tpch-smj"),
-            "--budget",
-            "100MB",
-            "--storage-budget",
-            "100MB",
-            "--format",
-            "json",
-        ]);
+        // No flags: no budget is invented, every change that pays is planned.
+        let text = ok(&["plan", &logs("tpch-smj"), "--format", "json"]);
         let plan: serde_json::Value = serde_json::from_str(&text).unwrap();
         let keys_of = |t: &str| {
             plan["tables"]
@@ -413,16 +404,22 @@ mod planning {
             Some(serde_json::json!(["o_orderkey"])),
             "{text}"
         );
-        let sql = ok(&[
-            "plan",
-            &logs("tpch-smj"),
-            "--budget",
-            "100MB",
-            "--storage-budget",
-            "100MB",
-            "--format",
-            "sql",
-        ]);
+        assert_eq!(plan["budget"], serde_json::Value::Null);
+        assert_eq!(plan["storage_budget"], serde_json::Value::Null);
+        // The budget curve ends at this plan, and smaller budgets buy less.
+        let curve = &plan["budget_curve"];
+        let points = curve["points"].as_array().unwrap();
+        assert!(points.len() >= 2, "{curve}");
+        let last = points.last().unwrap();
+        assert_eq!(curve["chosen"].as_u64(), Some(points.len() as u64 - 1));
+        assert_eq!(last["chosen"], true);
+        assert_eq!(last["budget"], plan["rewrite_cost"]);
+        assert!((last["npv"].as_f64().unwrap() - plan["total_npv"].as_f64().unwrap()).abs() < 1.0);
+        for w in points.windows(2) {
+            assert!(w[0]["budget"].as_u64() < w[1]["budget"].as_u64(), "{curve}");
+            assert!(w[0]["npv"].as_f64() < w[1]["npv"].as_f64(), "{curve}");
+        }
+        let sql = ok(&["plan", &logs("tpch-smj"), "--format", "sql"]);
         assert!(
             sql.contains(
                 "ALTER TABLE `spark_catalog`.`default`.`lineitem` CLUSTER BY (`l_orderkey`);"
@@ -430,6 +427,116 @@ mod planning {
             "{sql}"
         );
         assert!(sql.contains("ANALYZE TABLE `spark_catalog`.`default`.`orders` COMPUTE STATISTICS FOR ALL COLUMNS;"), "{sql}");
+    }
+
+    /// A stated budget is a constraint: the plan stays within it, and the
+    /// curve marks the plan's point with larger budgets' plans after it.
+    #[test]
+    fn a_budget_limits_the_plan_and_the_curve_marks_it() {
+        let text = ok(&[
+            "plan",
+            &logs("tpch-smj"),
+            "--budget",
+            "10MB",
+            "--format",
+            "json",
+        ]);
+        let plan: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(plan["budget"].as_u64(), Some(10_000_000));
+        let rewrite = plan["rewrite_cost"].as_u64().unwrap();
+        assert!(rewrite > 0 && rewrite <= 10_000_000, "{text}");
+        let curve = &plan["budget_curve"];
+        let points = curve["points"].as_array().unwrap();
+        let chosen = curve["chosen"].as_u64().unwrap() as usize;
+        assert_eq!(points[chosen]["budget"].as_u64(), Some(rewrite));
+        assert!(
+            chosen + 1 < points.len(),
+            "larger budgets buy more: {curve}"
+        );
+        // No plan within 10 MB is worth more than the chosen one.
+        for p in points
+            .iter()
+            .filter(|p| p["budget"].as_u64() <= Some(10_000_000))
+        {
+            assert!(
+                p["npv"].as_f64() <= points[chosen]["npv"].as_f64(),
+                "{curve}"
+            );
+        }
+        let text = ok(&["plan", &logs("tpch-smj"), "--budget", "10MB"]);
+        assert!(text.contains("Budget curve"), "{text}");
+        assert_eq!(text.matches("<- this plan").count(), 1, "{text}");
+    }
+
+    fn instance(rel: &str) -> String {
+        testdata::data(&format!("instances/{rel}"))
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    /// A stated instance (planner/INSTANCE.md), hand-computed: A–B on
+    /// order_id (40 G saved over 4 windows, 24 G of rewrite and storage)
+    /// beats A–C on customer_id (30 G for 24 G); D is already on k, so D–E
+    /// costs only E's replacement (8 G for 6 G). Discount 0.
+    #[test]
+    fn instance_file_plans_with_both_planners() {
+        const G: f64 = 1e9;
+        for extra in [&[][..], &["--exact"][..]] {
+            let mut args = vec!["plan", "--format", "json"];
+            let path = instance("conflict.json");
+            args.extend(["--instance", &path]);
+            args.extend(extra);
+            let text = ok(&args);
+            let plan: serde_json::Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(
+                plan["chosen_keys"],
+                serde_json::json!({"A": ["order_id"], "B": ["order_id"], "C": [], "D": ["k"], "E": ["k"]}),
+                "{extra:?}"
+            );
+            assert_eq!(plan["total_npv"].as_f64(), Some(18.0 * G), "{extra:?}");
+            assert_eq!(plan["rewrite_cost"].as_u64(), Some(15_000_000_000));
+            let npvs: Vec<f64> = plan["budget_curve"]["points"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p["npv"].as_f64().unwrap() / G)
+                .collect();
+            assert_eq!(npvs, vec![2.0, 16.0, 18.0], "{extra:?}");
+            assert_eq!(plan["budget_curve"]["chosen"].as_u64(), Some(2));
+        }
+        // A budget on the command line is a constraint: 12 GB buys A–B only.
+        let path = instance("conflict.json");
+        let text = ok(&[
+            "plan",
+            "--instance",
+            &path,
+            "--budget",
+            "12GB",
+            "--format",
+            "json",
+        ]);
+        let plan: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(plan["total_npv"].as_f64(), Some(16.0 * G));
+        assert_eq!(plan["budget_curve"]["chosen"].as_u64(), Some(1));
+        assert_eq!(plan["chosen_keys"]["E"], serde_json::json!([]));
+        let sql = ok(&["plan", "--instance", &path, "--format", "sql"]);
+        assert!(
+            sql.contains("CREATE OR REPLACE TABLE `E` USING delta CLUSTER BY (`k`)"),
+            "{sql}"
+        );
+    }
+
+    #[test]
+    fn bad_instance_names_the_file_and_the_edge() {
+        let path = instance("bad-key.json");
+        let o = run(&["plan", "--instance", &path]);
+        assert_eq!(o.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("bad-key.json") && err.contains("edges[1].right_key"),
+            "{err}"
+        );
+        assert!(o.stdout.is_empty());
     }
 
     #[test]
@@ -814,5 +921,87 @@ mod inputs {
         );
         let plain = ok(&["queries", &file_in("spark4-plain", "03630")]);
         assert_eq!(without_log(&o.stdout), without_log(plain.as_bytes()));
+    }
+}
+
+/// `--records`: the reduce on records (a Spark map's output, or any
+/// `queries --format parquet` file) gives the single-machine answers.
+mod records {
+    use super::common::*;
+    use std::path::Path;
+
+    fn bytes(dir: &str, f: &str) -> Vec<u8> {
+        std::fs::read(Path::new(dir).join(f)).unwrap_or_else(|e| panic!("{dir}/{f}: {e}"))
+    }
+
+    #[test]
+    fn the_reduce_on_records_gives_the_outputs_of_the_logs_byte_for_byte() {
+        let samples = sample("");
+        let dir = super::queries::tempdir("records");
+        let (logs_out, records_out) = (format!("{dir}/logs"), format!("{dir}/records"));
+        let parquet = format!("{dir}/queries.parquet");
+        ok(&["analyze", &samples, "--out", &logs_out]);
+        ok(&["queries", &samples, "--format", "parquet", "-o", &parquet]);
+        ok(&["analyze", "--records", &parquet, "--out", &records_out]);
+        for f in [
+            "edges.csv",
+            "edges.parquet",
+            "drift.csv",
+            "plan.json",
+            "plan.sql",
+        ] {
+            assert!(
+                bytes(&logs_out, f) == bytes(&records_out, f),
+                "{f} differs between the logs and their records"
+            );
+        }
+        // Every record survives the round trip through Parquet unchanged.
+        assert_eq!(
+            ok(&["queries", "--records", &parquet]),
+            ok(&["queries", &samples])
+        );
+        for cmd in [
+            &["edges", "--format", "csv"][..],
+            &["plan", "--format", "json"],
+            &["drift", "--format", "csv"],
+        ] {
+            let from_logs = ok(&[cmd, &[samples.as_str()]].concat());
+            let from_records = ok(&[cmd, &["--records", parquet.as_str()]].concat());
+            assert_eq!(from_logs, from_records, "lakeaudit {cmd:?}");
+        }
+    }
+
+    #[test]
+    fn records_that_are_missing_or_not_records_are_clear_errors() {
+        let dir = super::queries::tempdir("records-bad");
+        let o = run(&["edges", "--records", &format!("{dir}/nothing-here")]);
+        assert_eq!(o.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("nothing-here: no such file"), "{err}");
+        // A Parquet file of another shape names itself and the column.
+        let edges = format!("{dir}/edges.parquet");
+        ok(&[
+            "edges",
+            &sample("spark4-zstd"),
+            "--format",
+            "parquet",
+            "-o",
+            &edges,
+        ]);
+        let o = run(&["edges", "--records", &edges]);
+        assert_eq!(o.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("edges.parquet") && err.contains("app_id"),
+            "{err}"
+        );
+        // Logs and records are not mixed.
+        let o = run(&["edges", &sample("spark4-zstd"), "--records", &edges]);
+        assert_eq!(
+            o.status.code(),
+            Some(2),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
     }
 }

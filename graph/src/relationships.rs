@@ -54,7 +54,7 @@ use plan::{
     Attr, BinaryOp, Engine, Expr, ExprId, JoinStrategy, NodeId, NodeKind, Plan, PlanNode,
     Recursion, SubqueryExpr, SubqueryKind, TreeNode, TreeNodeVisitor, UnaryOp,
 };
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// A side of a relationship: the plan crate's join side.
@@ -62,7 +62,7 @@ pub use plan::Side;
 
 /// One join relationship between columns of two tables (or of one table
 /// with itself).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Relationship {
     /// Canonical table of the left side (for a non-simple side: the table
     /// of its source columns, tables joined with `+` if several, empty if
@@ -102,7 +102,7 @@ pub struct Relationship {
     /// Whether the key compares nulls as equal (`a <=> b`, which physical
     /// plans print as the key pairs `coalesce(a, 0) = coalesce(b, 0)` and
     /// `isnull(a) = isnull(b)`). Serialized only when true.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub null_safe: bool,
     /// The engine that ran the join (`spark`, `photon`, `gpu`).
     pub engine: Engine,

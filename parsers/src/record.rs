@@ -6,11 +6,11 @@
 use crate::plan::{
     self, Expr, JoinInfo, NodeKind, Plan, PlanNode, PlanSource, Recursion, ScanInfo, TreeNode,
 };
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 
 /// A scan of a table (or path) in the executed plan, with its SQL metrics.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ScanRecord {
     /// Catalog name as Spark prints it, or the location for path reads.
     pub table: String,
@@ -36,7 +36,7 @@ pub struct ScanRecord {
 }
 
 /// A join operator of the executed plan.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct JoinRecord {
     /// `SortMergeJoin`, `BroadcastHashJoin`, ..., or `Join` for logical plans.
     pub strategy: String,
@@ -55,7 +55,7 @@ pub struct JoinRecord {
 }
 
 /// One SQL execution.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct QueryRecord {
     /// Application id.
     pub app_id: String,

@@ -140,10 +140,16 @@ fn runbook(out: &mut String, d: &TableDecision) {
 /// contribution first, so a run stopped half-way has done the most valuable part).
 pub fn ddl(plan: &Plan) -> String {
     let mut out = String::new();
+    let of = |b: Option<u64>| b.map_or("no".to_string(), |b| format!("{b} bytes"));
     let _ = writeln!(
         out,
-        "-- lakeaudit layout plan ({}): NPV {:.0} bytes, rewrite {} of {} bytes budget, storage {} of {} bytes",
-        plan.algorithm, plan.total_npv, plan.rewrite_cost, plan.budget, plan.storage_cost, plan.storage_budget
+        "-- lakeaudit layout plan ({}): NPV {:.0} bytes, rewrite {} bytes of {} budget, storage {} bytes of {} budget",
+        plan.algorithm,
+        plan.total_npv,
+        plan.rewrite_cost,
+        of(plan.budget),
+        plan.storage_cost,
+        of(plan.storage_budget)
     );
     let changed: Vec<&TableDecision> = plan.tables.iter().filter(|d| d.changed).collect();
     if changed.is_empty() {
@@ -254,10 +260,8 @@ mod tests {
             total_npv: 150_000_000.0,
             rewrite_cost: 3_000_000,
             storage_cost: 3_000_000,
-            budget: 10_000_000,
-            storage_budget: 10_000_000,
-            budget_defaulted: false,
-            storage_budget_defaulted: false,
+            budget: Some(10_000_000),
+            storage_budget: Some(10_000_000),
             annuity_factor: 3.546,
             excluded_broadcast: vec![],
             skipped: vec![],
@@ -273,17 +277,15 @@ mod tests {
             total_npv: 0.0,
             rewrite_cost: 0,
             storage_cost: 0,
-            budget: 0,
-            storage_budget: 0,
-            budget_defaulted: true,
-            storage_budget_defaulted: true,
+            budget: None,
+            storage_budget: None,
             annuity_factor: 3.546,
             excluded_broadcast: vec![],
             skipped: vec![],
             algorithm: "greedy".to_string(),
         };
         insta::assert_snapshot!(ddl(&plan), @r"
-        -- lakeaudit layout plan (greedy): NPV 0 bytes, rewrite 0 of 0 bytes budget, storage 0 of 0 bytes
+        -- lakeaudit layout plan (greedy): NPV 0 bytes, rewrite 0 bytes of no budget, storage 0 bytes of no budget
         -- no table changes layout
         ");
     }

@@ -55,6 +55,16 @@ pub enum Error {
         /// Why it was refused.
         reason: &'static str,
     },
+    /// A planning instance ([`crate::instance`]) that is not well formed.
+    #[error("{}{at}: {reason}", line.map(|l| format!("line {l}: ")).unwrap_or_default())]
+    Instance {
+        /// The 1-based line, for a document that cannot be read as JSON.
+        line: Option<usize>,
+        /// Where in the instance (`tables[2].candidates[0]`, `edges[7]`, ...).
+        at: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// A time or window length the graph crate refused.
     #[error(transparent)]
     Time(#[from] graph::Error),

@@ -74,9 +74,9 @@ pub struct PlannerConfig {
     pub discount: f64,
     /// Storage cost per rewritten byte: old files are kept until VACUUM (1.0).
     pub retention_factor: f64,
-    /// Rewrite budget B in bytes; `None`: 25% of the candidate tables' bytes.
+    /// Rewrite budget B in bytes; `None`: no limit (every change that pays).
     pub budget: Option<u64>,
-    /// Storage budget S in bytes; `None`: 25% of the candidate tables' bytes.
+    /// Storage budget S in bytes; `None`: no limit.
     pub storage_budget: Option<u64>,
     /// Plan for edges that ran only as BroadcastHashJoin too.
     pub include_broadcast: bool,
@@ -119,9 +119,15 @@ pub enum Algorithm {
     Greedy,
     /// Greedy ranked by marginal NPV per rewritten byte.
     GreedyPerByte,
-    /// Default: several greedy starts, then bounded local search.
+    /// Several greedy starts, then bounded local search, on the whole
+    /// instance at once (the default planner before it split instances).
+    LocalSearch,
+    /// Default: the instance split into connected components, each solved by
+    /// branch and bound when small and by [`Algorithm::LocalSearch`]
+    /// otherwise, combined under the shared budgets by a knapsack.
     Improved,
-    /// Branch and bound over per-table key choices (small instances only).
+    /// Branch and bound per connected component, combined exactly (each
+    /// component within the exact solver's size limits).
     Exact,
 }
 
@@ -131,6 +137,7 @@ impl Algorithm {
         match self {
             Algorithm::Greedy => "greedy",
             Algorithm::GreedyPerByte => "greedy-per-byte",
+            Algorithm::LocalSearch => "local-search",
             Algorithm::Improved => "improved",
             Algorithm::Exact => "exact",
         }
@@ -202,14 +209,10 @@ pub struct Plan {
     pub rewrite_cost: u64,
     /// Σ bytes kept until VACUUM.
     pub storage_cost: u64,
-    /// Rewrite budget B used.
-    pub budget: u64,
-    /// Storage budget S used.
-    pub storage_budget: u64,
-    /// True when `budget` was defaulted (25% of candidate tables' bytes).
-    pub budget_defaulted: bool,
-    /// True when `storage_budget` was defaulted.
-    pub storage_budget_defaulted: bool,
+    /// Rewrite budget B used (`None`: no limit).
+    pub budget: Option<u64>,
+    /// Storage budget S used (`None`: no limit).
+    pub storage_budget: Option<u64>,
     /// Annuity factor `(1 − (1+r)^−H) / r` used.
     pub annuity_factor: f64,
     /// Broadcast-only edges left out (METHOD.md: reported, not planned for).

@@ -34,6 +34,25 @@ pub(crate) struct PTable {
     pub previous: Layout,
     /// Option 0 = current layout (its clustering keys, or empty), then proposals.
     pub options: Vec<Vec<String>>,
+    /// Rewrite cost of each option in bytes (0 for option 0).
+    pub rewrite: Vec<u64>,
+    /// Storage cost of each option in bytes (0 for option 0).
+    pub storage: Vec<u64>,
+    /// The same costs as floats, for the objective.
+    pub rewrite_f: Vec<f64>,
+    pub storage_f: Vec<f64>,
+}
+
+impl PTable {
+    /// Add an option with its costs; returns its index.
+    pub fn push_option(&mut self, key: Vec<String>, rewrite: u64, storage: u64) -> usize {
+        self.options.push(key);
+        self.rewrite.push(rewrite);
+        self.storage.push(storage);
+        self.rewrite_f.push(rewrite as f64);
+        self.storage_f.push(storage as f64);
+        self.options.len() - 1
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -72,13 +91,10 @@ pub(crate) struct Problem {
     pub pairs: HashMap<(usize, usize), Vec<usize>>,
     pub budget: f64,
     pub storage_budget: f64,
-    pub retention: f64,
     pub annuity: f64,
     // Reporting only.
-    pub budget_u64: u64,
-    pub storage_budget_u64: u64,
-    pub budget_defaulted: bool,
-    pub storage_budget_defaulted: bool,
+    pub budget_u64: Option<u64>,
+    pub storage_budget_u64: Option<u64>,
     pub excluded_broadcast: Vec<EdgeRef>,
     pub skipped: Vec<SkippedEdge>,
     pub input_edges: Vec<EdgeRef>,
@@ -114,6 +130,15 @@ fn check_config(c: &PlannerConfig) -> Result<()> {
     Ok(())
 }
 
+/// [`key_of`], borrowing `cols` when they already are sorted and distinct.
+fn sorted_key(cols: &[String]) -> std::borrow::Cow<'_, [String]> {
+    if cols.windows(2).all(|w| w[0] < w[1]) {
+        std::borrow::Cow::Borrowed(cols)
+    } else {
+        std::borrow::Cow::Owned(key_of(cols))
+    }
+}
+
 /// Sorted, deduplicated key: Delta ignores the order of clustering columns.
 fn key_of(cols: &[String]) -> Vec<String> {
     let mut k: Vec<String> = cols.to_vec();
@@ -130,7 +155,99 @@ fn edge_ref(i: usize, e: &EdgeDemand) -> EdgeRef {
     }
 }
 
+/// Incidence lists and the edges between each pair of distinct tables.
+type EdgeIndex = (Vec<Vec<usize>>, HashMap<(usize, usize), Vec<usize>>);
+
+fn index_edges(n_tables: usize, edges: &[PEdge]) -> EdgeIndex {
+    let mut adj = vec![Vec::new(); n_tables];
+    let mut pairs: HashMap<(usize, usize), Vec<usize>> = HashMap::new();
+    for (id, e) in edges.iter().enumerate() {
+        adj[e.a].push(id);
+        if e.a != e.b {
+            adj[e.b].push(id);
+            pairs
+                .entry((e.a.min(e.b), e.a.max(e.b)))
+                .or_default()
+                .push(id);
+        }
+    }
+    (adj, pairs)
+}
+
+/// Deterministic tie-break: rank edges by (left table, left key, right
+/// table, right key, input index).
+fn rank_edges(tables: &[PTable], pedges: &mut [PEdge]) {
+    // Names and keys compared once, as ranks; the edges then sort on integers.
+    let mut by_name: Vec<usize> = (0..tables.len()).collect();
+    by_name.sort_by(|&x, &y| tables[x].name.cmp(&tables[y].name));
+    let mut table_rank = vec![0usize; tables.len()];
+    for (r, &t) in by_name.iter().enumerate() {
+        table_rank[t] = r;
+    }
+    let option_rank: Vec<Vec<usize>> = tables
+        .iter()
+        .map(|t| {
+            let mut o: Vec<usize> = (0..t.options.len()).collect();
+            o.sort_by(|&x, &y| t.options[x].cmp(&t.options[y]));
+            let mut r = vec![0usize; o.len()];
+            for (i, &k) in o.iter().enumerate() {
+                r[k] = i;
+            }
+            r
+        })
+        .collect();
+    let keys: Vec<(usize, usize, usize, usize, usize)> = pedges
+        .iter()
+        .map(|e| {
+            (
+                table_rank[e.a],
+                option_rank[e.a][e.ka],
+                table_rank[e.b],
+                option_rank[e.b][e.kb],
+                e.input,
+            )
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..pedges.len()).collect();
+    order.sort_unstable_by_key(|&x| keys[x]);
+    for (r, &e) in order.iter().enumerate() {
+        pedges[e].rank = r;
+    }
+}
+
 impl Problem {
+    /// An instance from already indexed tables and edges (edges' `rank` is
+    /// set here), for inputs that state options and costs themselves.
+    #[allow(clippy::too_many_arguments)]
+    pub fn assemble(
+        tables: Vec<PTable>,
+        mut edges: Vec<PEdge>,
+        annuity: f64,
+        budget: Option<u64>,
+        storage_budget: Option<u64>,
+        input_edges: Vec<EdgeRef>,
+        input_scan: Vec<f64>,
+    ) -> Problem {
+        rank_edges(&tables, &mut edges);
+        let (adj, pairs) = index_edges(tables.len(), &edges);
+        let limit = |b: Option<u64>| b.map_or(f64::INFINITY, |b| b as f64);
+        Problem {
+            tables,
+            edges,
+            adj,
+            pairs,
+            budget: limit(budget),
+            storage_budget: limit(storage_budget),
+            annuity,
+            budget_u64: budget,
+            storage_budget_u64: storage_budget,
+            excluded_broadcast: Vec::new(),
+            skipped: Vec::new(),
+            input_edges,
+            input_scan,
+        }
+    }
+
     pub fn build(
         profiles: &[TableProfile],
         edges: &[EdgeDemand],
@@ -163,6 +280,10 @@ impl Problem {
                 partitioned,
                 previous,
                 options: vec![current],
+                rewrite: vec![0],
+                storage: vec![0],
+                rewrite_f: vec![0.0],
+                storage_f: vec![0.0],
             });
         }
         // Option lookup per table; filled as edges propose keys.
@@ -220,8 +341,10 @@ impl Problem {
                 skipped.push(skip("no profile for one of its tables".to_string()));
                 continue;
             };
-            let ka_cols = key_of(&e.left_columns);
-            let kb_cols = key_of(&e.right_columns);
+            // Keys as given when already sorted and distinct (the usual
+            // case), so the option lookup needs no allocation.
+            let ka_cols = sorted_key(&e.left_columns);
+            let kb_cols = sorted_key(&e.right_columns);
             if ka_cols.len() > config.max_cluster_columns
                 || kb_cols.len() > config.max_cluster_columns
             {
@@ -241,19 +364,21 @@ impl Problem {
                 ));
                 continue;
             }
-            let mut opt = |t: usize, k: Vec<String>| -> usize {
+            let retention = config.retention_factor;
+            let mut opt = |t: usize, k: &[String]| -> usize {
                 let tbl = &mut tables[t];
                 let m = &mut option_ix[t];
-                if let Some(&o) = m.get(&k) {
+                if let Some(&o) = m.get(k) {
                     return o;
                 }
-                tbl.options.push(k.clone());
-                let o = tbl.options.len() - 1;
-                m.insert(k, o);
+                // A full rewrite of the table; its old files are kept until VACUUM.
+                let storage = (retention * tbl.bytes as f64).ceil() as u64;
+                let o = tbl.push_option(k.to_vec(), tbl.bytes, storage);
+                m.insert(k.to_vec(), o);
                 o
             };
-            let ka = opt(a, ka_cols);
-            let kb = opt(b, kb_cols);
+            let ka = opt(a, &ka_cols);
+            let kb = opt(b, &kb_cols);
             let w = config.scan_reduction * e.scanned_bytes * annuity;
             pedges.push(PEdge {
                 input: i,
@@ -265,72 +390,19 @@ impl Problem {
                 rank: 0,
             });
         }
-        // Deterministic tie-break: rank edges by (left table, left key, right table, right key, input index).
-        let mut order: Vec<usize> = (0..pedges.len()).collect();
-        order.sort_by(|&x, &y| {
-            let (ex, ey) = (&pedges[x], &pedges[y]);
-            let kx = (
-                &tables[ex.a].name,
-                &tables[ex.a].options[ex.ka],
-                &tables[ex.b].name,
-                &tables[ex.b].options[ex.kb],
-                ex.input,
-            );
-            let ky = (
-                &tables[ey.a].name,
-                &tables[ey.a].options[ey.ka],
-                &tables[ey.b].name,
-                &tables[ey.b].options[ey.kb],
-                ey.input,
-            );
-            kx.cmp(&ky)
-        });
-        for (r, &e) in order.iter().enumerate() {
-            pedges[e].rank = r;
-        }
-        let mut adj = vec![Vec::new(); tables.len()];
-        let mut pairs: HashMap<(usize, usize), Vec<usize>> = HashMap::new();
-        let mut candidate = vec![false; tables.len()];
-        for (id, e) in pedges.iter().enumerate() {
-            adj[e.a].push(id);
-            candidate[e.a] = true;
-            candidate[e.b] = true;
-            if e.a != e.b {
-                adj[e.b].push(id);
-                pairs
-                    .entry((e.a.min(e.b), e.a.max(e.b)))
-                    .or_default()
-                    .push(id);
-            }
-        }
-        let candidate_bytes: u64 = tables
-            .iter()
-            .zip(&candidate)
-            .filter(|(_, c)| **c)
-            .map(|(t, _)| t.bytes)
-            .fold(0u64, u64::saturating_add);
-        let default_budget = candidate_bytes / 4;
-        let (budget_u64, budget_defaulted) = match config.budget {
-            Some(b) => (b, false),
-            None => (default_budget, true),
-        };
-        let (storage_budget_u64, storage_budget_defaulted) = match config.storage_budget {
-            Some(b) => (b, false),
-            None => (default_budget, true),
-        };
+        rank_edges(&tables, &mut pedges);
+        let (adj, pairs) = index_edges(tables.len(), &pedges);
+        let limit = |b: Option<u64>| b.map_or(f64::INFINITY, |b| b as f64);
         Ok(Problem {
             tables,
             edges: pedges,
             adj,
             pairs,
-            budget: budget_u64 as f64,
-            storage_budget: storage_budget_u64 as f64,
-            retention: config.retention_factor,
+            budget: limit(config.budget),
+            storage_budget: limit(config.storage_budget),
             annuity,
-            budget_u64,
-            storage_budget_u64,
-            budget_defaulted,
-            storage_budget_defaulted,
+            budget_u64: config.budget,
+            storage_budget_u64: config.storage_budget,
             excluded_broadcast,
             skipped,
             input_edges,
@@ -338,18 +410,61 @@ impl Problem {
         })
     }
 
-    /// Rewrite bytes of table `t` on option `k`.
-    pub fn rewrite(&self, t: usize, k: usize) -> f64 {
-        if k == 0 {
-            0.0
-        } else {
-            self.tables[t].bytes as f64
+    /// The part of the instance made of `tables` (indices, ascending) and
+    /// `edges` (every edge among them), re-indexed, with the same budgets.
+    /// Reporting fields are left empty: a part is solved, never rendered.
+    pub fn subproblem(&self, tables: &[usize], edges: &[usize]) -> Problem {
+        let mut local = vec![usize::MAX; self.tables.len()];
+        for (i, &t) in tables.iter().enumerate() {
+            local[t] = i;
+        }
+        let sub_edges: Vec<PEdge> = edges
+            .iter()
+            .map(|&id| {
+                let e = &self.edges[id];
+                PEdge {
+                    a: local[e.a],
+                    b: local[e.b],
+                    ..e.clone()
+                }
+            })
+            .collect();
+        let (adj, pairs) = index_edges(tables.len(), &sub_edges);
+        Problem {
+            tables: tables.iter().map(|&t| self.tables[t].clone()).collect(),
+            edges: sub_edges,
+            adj,
+            pairs,
+            budget: self.budget,
+            storage_budget: self.storage_budget,
+            annuity: self.annuity,
+            budget_u64: self.budget_u64,
+            storage_budget_u64: self.storage_budget_u64,
+            excluded_broadcast: Vec::new(),
+            skipped: Vec::new(),
+            input_edges: Vec::new(),
+            input_scan: Vec::new(),
         }
     }
 
+    /// The same instance under other budgets (bytes; `f64::INFINITY`: none).
+    pub fn with_budgets(&self, budget: f64, storage_budget: f64) -> Problem {
+        let mut p = self.clone();
+        p.budget = budget;
+        p.storage_budget = storage_budget;
+        p
+    }
+
+    /// Rewrite bytes of table `t` on option `k`.
+    #[inline]
+    pub fn rewrite(&self, t: usize, k: usize) -> f64 {
+        self.tables[t].rewrite_f[k]
+    }
+
     /// Storage bytes of table `t` on option `k`.
+    #[inline]
     pub fn storage(&self, t: usize, k: usize) -> f64 {
-        self.retention * self.rewrite(t, k)
+        self.tables[t].storage_f[k]
     }
 
     /// Serving edge `e` alone, from the current layouts: the bytes its
@@ -421,8 +536,8 @@ impl Problem {
             if k == 0 && list.is_empty() {
                 continue;
             }
-            let rewrite_bytes = if k == 0 { 0 } else { tbl.bytes };
-            let storage_bytes = (self.retention * rewrite_bytes as f64).ceil() as u64;
+            let rewrite_bytes = tbl.rewrite[k];
+            let storage_bytes = tbl.storage[k];
             rewrite_cost = rewrite_cost.saturating_add(rewrite_bytes);
             storage_cost = storage_cost.saturating_add(storage_bytes);
             let gain: f64 = list.iter().map(|(_, s)| s).sum();
@@ -460,8 +575,6 @@ impl Problem {
             storage_cost,
             budget: self.budget_u64,
             storage_budget: self.storage_budget_u64,
-            budget_defaulted: self.budget_defaulted,
-            storage_budget_defaulted: self.storage_budget_defaulted,
             annuity_factor: self.annuity,
             excluded_broadcast: self.excluded_broadcast.clone(),
             skipped: self.skipped.clone(),

@@ -54,6 +54,11 @@ pub fn human(bytes: f64) -> String {
     }
 }
 
+/// A budget as a short human figure, `no limit` when there is none.
+pub fn human_budget(budget: Option<u64>) -> String {
+    budget.map_or_else(|| "no limit".to_string(), |b| human(b as f64))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -70,5 +75,7 @@ mod tests {
         assert_eq!(human(1_610_612_736.0), "1.5 GiB");
         assert_eq!(human(-209_715_200.0), "-200.0 MiB");
         assert_eq!(human(12.0), "12 B");
+        assert_eq!(human_budget(None), "no limit");
+        assert_eq!(human_budget(Some(2048)), "2.0 KiB");
     }
 }

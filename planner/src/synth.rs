@@ -126,6 +126,29 @@ pub fn random_instance(seed: u64) -> Instance {
     let mut rng = SplitMix64::new(seed.wrapping_mul(0xA24B_AED4_963E_E407) ^ 0x5EED);
     let snowflake = rng.chance(0.5);
     let n = 4 + rng.below(6) as usize;
+    let (tables, edges) = schema(&mut rng, n, snowflake, "");
+    let pct = rng.range(0.2, 0.5);
+    let kind = if snowflake { "snowflake" } else { "star" };
+    with_budget(
+        Instance {
+            name: format!("{kind}-{seed}"),
+            tables,
+            edges,
+            config: PlannerConfig::default(),
+        },
+        pct,
+    )
+}
+
+/// One star or snowflake schema of `n` tables named `{prefix}t{i}`, connected
+/// (every dimension joins a fact or another dimension), with extra edges on a
+/// small column pool, broadcast-only edges, partitioned and clustered tables.
+fn schema(
+    rng: &mut SplitMix64,
+    n: usize,
+    snowflake: bool,
+    prefix: &str,
+) -> (Vec<TableProfile>, Vec<EdgeDemand>) {
     let facts = if n >= 7 && rng.chance(0.4) { 2 } else { 1 };
     let mut tables = Vec::new();
     for i in 0..n {
@@ -134,9 +157,9 @@ pub fn random_instance(seed: u64) -> Instance {
         } else {
             10f64.powf(rng.range(6.5, 9.5))
         } as u64;
-        tables.push(table(format!("t{i}"), bytes));
+        tables.push(table(format!("{prefix}t{i}"), bytes));
     }
-    let name = |i: usize| format!("t{i}");
+    let name = |i: usize| format!("{prefix}t{i}");
     let mut edges = Vec::new();
     let mut parent = vec![0usize; n];
     for d in facts..n {
@@ -147,7 +170,7 @@ pub fn random_instance(seed: u64) -> Instance {
             rng.below(facts as u64) as usize
         };
         let p = parent[d];
-        let w = scanned(&mut rng, tables[p].bytes, tables[d].bytes);
+        let w = scanned(rng, tables[p].bytes, tables[d].bytes);
         let fk = format!("fk{d}");
         if rng.chance(0.12) {
             edges.push(edge(
@@ -162,7 +185,7 @@ pub fn random_instance(seed: u64) -> Instance {
         }
     }
     if facts == 2 {
-        let w = scanned(&mut rng, tables[0].bytes, tables[1].bytes);
+        let w = scanned(rng, tables[0].bytes, tables[1].bytes);
         edges.push(edge(&name(0), &["order_id"], &name(1), &["order_id"], w));
     }
     // Extra edges on a small column pool per table: repeats and conflicts.
@@ -177,7 +200,7 @@ pub fn random_instance(seed: u64) -> Instance {
         } else {
             pool[rng.below(pool.len() as u64) as usize]
         };
-        let w = scanned(&mut rng, tables[a].bytes, tables[b].bytes);
+        let w = scanned(rng, tables[a].bytes, tables[b].bytes);
         edges.push(edge(&name(a), &[ca], &name(b), &[cb], w));
     }
     for e in &mut edges {
@@ -196,11 +219,54 @@ pub fn random_instance(seed: u64) -> Instance {
             t.clustered_by = vec![pool[rng.below(pool.len() as u64) as usize].to_string()];
         }
     }
+    (tables, edges)
+}
+
+/// Tables per part of a [`component_instance`]: 3..=[`COMPONENT_MAX_TABLES`].
+pub const COMPONENT_MAX_TABLES: usize = 12;
+
+/// Several independent schemas in one instance: 30–60 tables in 3–10
+/// star/snowflake parts of 3–12 tables each that share no table (so no
+/// edge), competing for one budget of 20–50% of the planned tables' bytes.
+/// Each part's spanning tree runs as SortMergeJoin, so the parts are
+/// exactly the connected components the planner sees.
+/// Each part is small enough for the exact solver; the whole is not.
+pub fn component_instance(seed: u64) -> Instance {
+    let mut rng = SplitMix64::new(seed.wrapping_mul(0x9FB2_1C65_1E98_DF25) ^ 0xC0C0);
+    let parts = 3 + rng.below(8) as usize;
+    let lo = 30.max(3 * parts);
+    let hi = 60.min(COMPONENT_MAX_TABLES * parts);
+    let total = lo + rng.below((hi - lo + 1) as u64) as usize;
+    // Every part starts at 3 tables; the rest go one by one to parts with room.
+    let mut sizes = vec![3usize; parts];
+    let mut left = total - 3 * parts;
+    while left > 0 {
+        let i = rng.below(parts as u64) as usize;
+        if sizes[i] < COMPONENT_MAX_TABLES {
+            sizes[i] += 1;
+            left -= 1;
+        }
+    }
+    let mut tables = Vec::new();
+    let mut edges = Vec::new();
+    for (i, &n) in sizes.iter().enumerate() {
+        let snowflake = rng.chance(0.5);
+        let (t, mut e) = schema(&mut rng, n, snowflake, &format!("p{i}."));
+        // The schema's spanning tree (its first n − 1 edges) is planned for,
+        // so each part is one connected component of the planned edges.
+        for tree in e.iter_mut().take(n - 1) {
+            if tree.broadcast_only() {
+                tree.smj_count = tree.bhj_count;
+                tree.bhj_count = 0;
+            }
+        }
+        tables.extend(t);
+        edges.extend(e);
+    }
     let pct = rng.range(0.2, 0.5);
-    let kind = if snowflake { "snowflake" } else { "star" };
     with_budget(
         Instance {
-            name: format!("{kind}-{seed}"),
+            name: format!("parts-{seed}"),
             tables,
             edges,
             config: PlannerConfig::default(),
@@ -339,7 +405,8 @@ pub fn paper_configs() -> Vec<Instance> {
 }
 
 /// A large synthetic graph: a few hub (fact) tables with many foreign keys
-/// each, many dimension tables, and dimension–dimension edges; default budgets.
+/// each, many dimension tables, and dimension–dimension edges; budgets of
+/// 25% of the planned tables' bytes.
 pub fn large_instance(n_tables: usize, n_edges: usize, seed: u64) -> Instance {
     let mut rng = SplitMix64::new(seed ^ 0x1A2B_3C4D);
     let n_tables = n_tables.max(2);
@@ -380,10 +447,13 @@ pub fn large_instance(n_tables: usize, n_edges: usize, seed: u64) -> Instance {
         let w = scanned(&mut rng, tables[a].bytes, tables[b].bytes) * 0.05;
         edges.push(edge(&tables[a].table, &[&ca], &tables[b].table, &[&cb], w));
     }
-    Instance {
-        name: format!("large-{n_tables}x{n_edges}"),
-        tables,
-        edges,
-        config: PlannerConfig::default(),
-    }
+    with_budget(
+        Instance {
+            name: format!("large-{n_tables}x{n_edges}"),
+            tables,
+            edges,
+            config: PlannerConfig::default(),
+        },
+        0.25,
+    )
 }

@@ -2,6 +2,7 @@
 //! demands, the most recent window with executions is planned for, and the
 //! paying edges the plan leaves out are named with what they would need.
 
+use crate::curve::BudgetCurve;
 use crate::model::{Algorithm, EdgeDemand, Plan, PlannerConfig, TableProfile};
 use crate::problem::Problem;
 use crate::Result;
@@ -43,6 +44,8 @@ pub struct Planned {
     pub plan: Plan,
     /// Paying edges the plan does not serve, best first (see [`left_out`]).
     pub left_out: Vec<LeftOut>,
+    /// NPV against rewrite budget, the plan's point marked (see [`crate::curve`]).
+    pub curve: BudgetCurve,
 }
 
 /// The JSON form of a [`Planned`]: the plan's fields, the window, and the
@@ -58,6 +61,8 @@ pub struct PlanJson<'a> {
     pub window_end_ms: Option<i64>,
     /// Table sizes and layouts used, with their source.
     pub table_profiles: &'a [TableProfile],
+    /// NPV against rewrite budget, the plan's point marked.
+    pub budget_curve: &'a BudgetCurve,
 }
 
 impl Planned {
@@ -68,6 +73,7 @@ impl Planned {
             window_start_ms: self.window.map(|w| w.0),
             window_end_ms: self.window.map(|w| w.1),
             table_profiles: &self.profiles,
+            budget_curve: &self.curve,
         }
     }
 }
@@ -83,6 +89,11 @@ pub fn left_out(
     plan: &Plan,
 ) -> Result<Vec<LeftOut>> {
     let problem = Problem::build(profiles, demands, config)?;
+    Ok(left_out_of(&problem, plan))
+}
+
+/// [`left_out`] on an indexed instance.
+pub(crate) fn left_out_of(problem: &Problem, plan: &Plan) -> Vec<LeftOut> {
     let served: BTreeSet<usize> = plan
         .tables
         .iter()
@@ -95,7 +106,7 @@ pub fn left_out(
         .filter_map(|e| {
             let (rewrite_bytes, standalone_npv) = problem.standalone(e);
             (standalone_npv > 0.0).then(|| LeftOut {
-                label: demands[e.input].label(),
+                label: problem.input_edges[e.input].label.clone(),
                 rewrite_bytes,
                 standalone_npv,
             })
@@ -106,7 +117,7 @@ pub fn left_out(
             .total_cmp(&a.standalone_npv)
             .then_with(|| a.label.cmp(&b.label))
     });
-    Ok(out)
+    out
 }
 
 /// A paying edge the plan does not serve.
@@ -137,7 +148,7 @@ pub fn plan_latest_window(
         None => (None, facts),
     };
     let demands = demands(&build_edges(&facts, cost, fallback));
-    let plan = crate::plan_with(&profiles, &demands, &config, algorithm)?;
+    let (plan, curve) = crate::plan_and_curve(&profiles, &demands, &config, algorithm)?;
     let left_out = left_out(&profiles, &demands, &config, &plan)?;
     Ok(Planned {
         profiles,
@@ -146,5 +157,6 @@ pub fn plan_latest_window(
         config,
         plan,
         left_out,
+        curve,
     })
 }

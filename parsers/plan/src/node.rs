@@ -1,7 +1,7 @@
 //! Plan operators: [`PlanNode`], what each is ([`NodeKind`]), joins and
 //! scans, and [`Plan`], a finished tree.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::ops::Deref;
 
@@ -10,7 +10,7 @@ use crate::registry::{operator_word, Engine};
 use crate::tree::{Recursion, TreeNode};
 
 /// Physical join operators, plus `Join` for logical plans.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum JoinStrategy {
     /// `SortMergeJoin`.
     SortMergeJoin,
@@ -41,7 +41,7 @@ impl JoinStrategy {
 }
 
 /// A side of a join (or of a relationship between two sides).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Side {
     /// The left side.

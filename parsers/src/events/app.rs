@@ -12,7 +12,7 @@ use super::types::*;
 use crate::error::{Error, Location};
 use crate::io::{LineReader, LogInput};
 use crate::record::{self, PlanSet, QueryRecord};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -60,7 +60,7 @@ const INTERESTING_PROPERTIES: &[&str] = &[
 const DATABRICKS_RUNTIME: &str = "spark.databricks.clusterUsageTags.sparkVersion";
 
 /// What one application log held, apart from its records.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct AppSummary {
     /// Application id (from ApplicationStart, else the log's name).
     pub app_id: String,

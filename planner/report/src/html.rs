@@ -1,0 +1,417 @@
+//! `report.html`: one self-contained page.
+//!
+//! Markup comes from maud templates, which escape every interpolated value;
+//! the charts are plotters SVG (which escapes its text) and the join graph
+//! is maud SVG. The page loads nothing: its Content-Security-Policy is
+//! `default-src 'none'` with only the page's own `<style>` and `<script>`
+//! allowed, by SHA-256 hash, so even a name that slipped through escaping
+//! could not run a script or fetch anything.
+
+use crate::joingraph::{self, layout_text};
+use crate::{charts, ReportData, Result};
+use base64::Engine as _;
+use graph::time::format_time;
+use maud::{html, Markup, PreEscaped, DOCTYPE};
+use planner::{human, human_budget};
+use sha2::{Digest, Sha256};
+
+/// Edges listed in the page's edge table.
+pub const MAX_EDGE_ROWS: usize = 500;
+
+const STYLE: &str = r#"
+:root { color-scheme: light; --ink: #1b2631; --muted: #566573; --rule: #d5d8dc; --accent: #ca6f1e; }
+* { box-sizing: border-box; }
+body { margin: 0 auto; max-width: 1180px; padding: 24px 28px 60px; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; color: var(--ink); background: #fbfcfc; }
+h1 { font-size: 26px; margin: 0 0 4px; }
+h2 { font-size: 20px; margin: 34px 0 8px; padding-bottom: 4px; border-bottom: 2px solid var(--rule); }
+h3 { font-size: 16px; margin: 20px 0 6px; }
+p, li { max-width: 980px; }
+.muted { color: var(--muted); }
+nav a { margin-right: 14px; color: #1f618d; }
+figure { margin: 8px 0; }
+figcaption { color: var(--muted); font-size: 13px; margin-top: 4px; }
+svg { max-width: 100%; height: auto; }
+.chart, .joingraph { background: #fff; border: 1px solid var(--rule); border-radius: 6px; }
+.legend { list-style: none; padding: 0; margin: 6px 0; display: flex; flex-wrap: wrap; gap: 4px 18px; font-size: 13px; }
+.legend li { display: flex; align-items: center; gap: 6px; }
+.legend svg { border: 0; }
+table { border-collapse: collapse; margin: 8px 0 12px; font-size: 13.5px; background: #fff; }
+th, td { border: 1px solid var(--rule); padding: 4px 8px; vertical-align: top; text-align: left; }
+th { background: #f2f3f4; white-space: nowrap; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.name { overflow-wrap: anywhere; max-width: 520px; }
+table.sortable th { cursor: pointer; user-select: none; }
+table.sortable th::after { content: " \2195"; color: #aab7b8; }
+table.sortable th[aria-sort=ascending]::after { content: " \2191"; color: var(--ink); }
+table.sortable th[aria-sort=descending]::after { content: " \2193"; color: var(--ink); }
+code, pre { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, "Liberation Mono", monospace; font-size: 12.5px; }
+pre { background: #f4f6f6; border: 1px solid var(--rule); border-radius: 6px; padding: 10px 12px; overflow-x: auto; white-space: pre-wrap; overflow-wrap: anywhere; }
+.nowrap { white-space: nowrap; }
+.replan { color: #c0392b; font-weight: 600; }
+.keep { color: #1e8449; }
+.changed { color: var(--accent); font-weight: 600; }
+ul.problems li { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12.5px; overflow-wrap: anywhere; }
+tr.chosen td { background: #fef5e7; }
+"#;
+
+/// Sorts tables of class `sortable` by the clicked column (numbers by
+/// their `data-v`), counts the join graph's tables and labels drawn outside
+/// the picture (`data-outside`), and marks the page once it ran
+/// (`data-script="ran"`); the browser check reads both marks.
+const SCRIPT: &str = r#"
+(function () {
+  function cmp(a, b, i) {
+    var x = a.cells[i], y = b.cells[i];
+    var p = x.getAttribute('data-v'), q = y.getAttribute('data-v');
+    if (p !== null && q !== null) { return parseFloat(p) - parseFloat(q); }
+    return x.textContent.localeCompare(y.textContent);
+  }
+  document.querySelectorAll('table.sortable').forEach(function (t) {
+    var heads = t.tHead.rows[0].cells;
+    Array.prototype.forEach.call(heads, function (th, i) {
+      th.tabIndex = 0;
+      function sort() {
+        var asc = th.getAttribute('aria-sort') !== 'ascending';
+        Array.prototype.forEach.call(heads, function (h) { h.removeAttribute('aria-sort'); });
+        th.setAttribute('aria-sort', asc ? 'ascending' : 'descending');
+        var body = t.tBodies[0];
+        var rows = Array.prototype.slice.call(body.rows);
+        rows.sort(function (a, b) { var c = cmp(a, b, i); return asc ? c : -c; });
+        rows.forEach(function (r) { body.appendChild(r); });
+      }
+      th.addEventListener('click', sort);
+      th.addEventListener('keydown', function (e) { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); sort(); } });
+    });
+  });
+  // The join graph checks itself with the browser's own text metrics:
+  // every table, table label and edge label drawn inside the picture.
+  var g = document.querySelector('svg.joingraph');
+  if (g) {
+    var vb = g.viewBox.baseVal, out = [];
+    g.querySelectorAll('g.node circle, g.node text, g.edge-labels text').forEach(function (el) {
+      var b = el.getBBox();
+      if (b.x < vb.x - 0.5 || b.y < vb.y - 0.5 ||
+          b.x + b.width > vb.x + vb.width + 0.5 || b.y + b.height > vb.y + vb.height + 0.5) {
+        var p = el.closest('[data-table],[data-edge]');
+        out.push(p ? (p.getAttribute('data-table') || p.getAttribute('data-edge')) : el.tagName);
+      }
+    });
+    g.setAttribute('data-outside', String(out.length));
+    if (out.length) { g.setAttribute('data-outside-names', out.join(' | ')); }
+  }
+  document.documentElement.setAttribute('data-script', 'ran');
+})();
+"#;
+
+/// `'sha256-…'` of an inline element's text, for the CSP.
+fn csp_hash(text: &str) -> String {
+    let digest = Sha256::digest(text.as_bytes());
+    format!(
+        "'sha256-{}'",
+        base64::engine::general_purpose::STANDARD.encode(digest)
+    )
+}
+
+/// The page's Content-Security-Policy: nothing may load; only this page's
+/// style and script may apply or run.
+pub fn content_security_policy() -> String {
+    format!(
+        "default-src 'none'; style-src {}; script-src {}; base-uri 'none'; form-action 'none'",
+        csp_hash(STYLE),
+        csp_hash(SCRIPT)
+    )
+}
+
+/// A right-aligned number cell that sorts by `v`.
+fn num(v: f64, shown: String) -> Markup {
+    html! { td class="num" data-v=(format!("{v}")) { (shown) } }
+}
+
+/// Render `report.html`.
+pub fn html(d: &ReportData<'_>) -> Result<String> {
+    let plan = &d.planned.plan;
+    let i = &d.inputs;
+    let span = match i.span {
+        Some((a, b)) => format!("{} .. {}", format_time(a), format_time(b)),
+        None => "unknown".into(),
+    };
+    let jg = joingraph::build(d);
+    let drift_svg = if d.drift.is_empty() {
+        None
+    } else {
+        Some(charts::drift(d.drift, d.drift_threshold)?)
+    };
+    let curve = &d.planned.curve;
+    let budget_svg = if curve.points.is_empty() {
+        None
+    } else {
+        Some(charts::budget(curve, plan.budget)?)
+    };
+    let changed: Vec<_> = plan.tables.iter().filter(|t| t.changed).collect();
+    let page = html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta http-equiv="Content-Security-Policy" content=(content_security_policy());
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                meta name="generator" content={ "lakeaudit " (env!("CARGO_PKG_VERSION")) };
+                title { "lakeaudit report" }
+                style { (PreEscaped(STYLE)) }
+            }
+            body {
+                header {
+                    h1 { "lakeaudit report" }
+                    p id="summary" {
+                        "Input: " (i.applications) " application(s), " (i.executions)
+                        " SQL executions (" (i.queries) " queries, " (i.executions - i.queries)
+                        " setup commands), " (span) "."
+                    }
+                    nav {
+                        a href="#graph" { "Join graph" }
+                        a href="#plan" { "Layout plan" }
+                        a href="#budget" { "Budget curve" }
+                        a href="#drift" { "Drift" }
+                        a href="#edges" { "Join edges" }
+                        a href="#inputs" { "Inputs" }
+                    }
+                }
+                section id="graph" {
+                    h2 { "Join graph" }
+                    figure {
+                        (joingraph::svg(&jg))
+                        figcaption {
+                            "Tables joined by the workload (" (jg.nodes.len()) " tables, "
+                            (jg.edges.len()) " edges"
+                            @if jg.hidden_tables > 0 || jg.hidden_edges > 0 {
+                                "; not drawn: " (jg.hidden_tables) " tables and "
+                                (jg.hidden_edges) " edges of lower JIS"
+                            }
+                            "). Line width is the edge's JIS over the whole input; the plan's status is that of the "
+                            @if let Some((a, b)) = d.planned.window {
+                                "window planned for, " (format_time(a)) " .. " (format_time(b))
+                            } @else {
+                                "whole input"
+                            }
+                            ". Hover a table or an edge for its figures."
+                        }
+                    }
+                    (joingraph::legend())
+                }
+                section id="plan" {
+                    h2 { "Layout plan" }
+                    @if let Some((a, b)) = d.planned.window {
+                        p { "For the most recent " (d.window) " window, " (format_time(a)) " .. " (format_time(b)) "." }
+                    }
+                    @if changed.is_empty() {
+                        p { "No layout change pays for itself within the budgets." }
+                    } @else {
+                        table class="sortable" id="plan-tables" {
+                            thead { tr {
+                                th { "table" } th { "CLUSTER BY" } th { "now" }
+                                th class="num" { "rewrite" } th class="num" { "storage kept" }
+                                th class="num" { "edges served" } th class="num" { "NPV share" }
+                            } }
+                            tbody {
+                                @for t in &changed {
+                                    tr data-table=(t.table) {
+                                        td class="name" { code { (t.table) } }
+                                        td class="name changed" { (t.keys.join(", "))
+                                            @if t.replace { " (partitioned: replace)" } }
+                                        td class="name" { (layout_text(&t.previous)) }
+                                        (num(t.rewrite_bytes as f64, human(t.rewrite_bytes as f64)))
+                                        (num(t.storage_bytes as f64, human(t.storage_bytes as f64)))
+                                        (num(t.edges_served.len() as f64, t.edges_served.len().to_string()))
+                                        (num(t.npv_contribution, human(t.npv_contribution)))
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    p id="budget-use" {
+                        "Budget use: rewrite " (human(plan.rewrite_cost as f64)) " (budget: " (human_budget(plan.budget)) ")"
+                        ", storage " (human(plan.storage_cost as f64)) " (budget: " (human_budget(plan.storage_budget)) ")"
+                        ". NPV " strong { (human(plan.total_npv)) } " (" (plan.algorithm) " planner)."
+                    }
+                    @if !d.planned.left_out.is_empty() {
+                        h3 { "Would pay on their own but are not in the plan" }
+                        p class="muted" { "The budget, or a conflicting key on a shared table, keeps them out." }
+                        table class="sortable" id="left-out" {
+                            thead { tr { th { "edge" } th class="num" { "rewrite needed" } th class="num" { "stand-alone NPV" } } }
+                            tbody {
+                                @for m in &d.planned.left_out {
+                                    tr {
+                                        td class="name" { (m.label) }
+                                        (num(m.rewrite_bytes, human(m.rewrite_bytes)))
+                                        (num(m.standalone_npv, human(m.standalone_npv)))
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    @if !plan.excluded_broadcast.is_empty() {
+                        p { (plan.excluded_broadcast.len()) " broadcast-only edge(s) were reported but not planned for (clustering does not help a broadcast join)." }
+                    }
+                    @if !plan.skipped.is_empty() {
+                        h3 { "Edges the planner could not plan for" }
+                        ul { @for s in &plan.skipped { li { (s.edge.label) ": " (s.reason) } } }
+                    }
+                    h3 { "SQL (" code { "plan.sql" } ")" }
+                    pre id="plan-sql" { code { (d.sql) } }
+                }
+                section id="budget" {
+                    h2 { "Budget curve" }
+                    @match &budget_svg {
+                        Some(svg) => {
+                            p {
+                                "The best NPV the planner finds under each rewrite budget, from the cheapest single change ("
+                                (human(curve.cheapest_change as f64)) ") to the plan with no rewrite limit; the storage budget stays at "
+                                (human_budget(curve.storage_budget)) "."
+                                @if !curve.exact { " Points are the default planner's plans (some components are too large to solve exactly)." }
+                            }
+                            figure {
+                                div class="chart" { (PreEscaped(svg)) }
+                                figcaption {
+                                    "Each step is a plan; its budget is the rewrite it needs, and its NPV holds until the next step. The ring marks the plan above"
+                                    @if let Some(b) = plan.budget { ", the dashed line the rewrite budget given (" (human(b as f64)) ")" }
+                                    "."
+                                }
+                            }
+                            table class="sortable" id="budget-curve" {
+                                thead { tr {
+                                    th class="num" { "rewrite budget" } th class="num" { "NPV" } th class="num" { "storage kept" }
+                                    th class="num" { "tables changed" } th class="num" { "edges served" } th { "plan" }
+                                } }
+                                tbody {
+                                    @for pt in &curve.points {
+                                        tr class=[pt.chosen.then_some("chosen")] {
+                                            (num(pt.budget as f64, human(pt.budget as f64)))
+                                            (num(pt.npv, human(pt.npv)))
+                                            (num(pt.storage_cost as f64, human(pt.storage_cost as f64)))
+                                            (num(pt.tables_changed as f64, pt.tables_changed.to_string()))
+                                            (num(pt.edges_served as f64, pt.edges_served.to_string()))
+                                            td { @if pt.chosen { strong { "chosen" } } }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                        None => {
+                            p id="budget-curve-empty" { "No layout change pays for itself at any rewrite budget." }
+                        }
+                    }
+                }
+                section id="drift" {
+                    h2 { "Drift (" (d.window) " windows, threshold " (d.drift_threshold) ")" }
+                    @match &drift_svg {
+                        None => p { "The input spans one window: no drift to measure." },
+                        Some(svg) => {
+                            figure {
+                                div class="chart" { (PreEscaped(svg)) }
+                                figcaption { "Drift of each window against the one before; red points are above the threshold (re-plan)." }
+                            }
+                            table class="sortable" id="drift-table" {
+                                thead { tr {
+                                    th { "window start" } th class="num" { "executions" } th class="num" { "edges" }
+                                    th class="num" { "drift" } th { "verdict" } th { "new edges" } th { "gone edges" }
+                                } }
+                                tbody {
+                                    @for r in d.drift {
+                                        tr {
+                                            td class="nowrap" { (format_time(r.window_start_ms)) }
+                                            (num(r.executions as f64, r.executions.to_string()))
+                                            (num(r.edges as f64, r.edges.to_string()))
+                                            (num(r.drift, format!("{:.3}", r.drift)))
+                                            @if r.replan { td class="replan" { "re-plan" } } @else { td class="keep" { "keep the plan" } }
+                                            td class="name" { @for (k, e) in r.new_edges.iter().enumerate() { @if k > 0 { br; } (e) } }
+                                            td class="name" { @for (k, e) in r.gone_edges.iter().enumerate() { @if k > 0 { br; } (e) } }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                section id="edges" {
+                    h2 { "Join edges" }
+                    @if d.edges.is_empty() {
+                        p { "No equi-join relationships were found." }
+                    } @else {
+                        p class="muted" {
+                            "Over the whole input, best JIS first"
+                            @if d.edges.len() > MAX_EDGE_ROWS { " (the first " (MAX_EDGE_ROWS) " of " (d.edges.len()) ")" }
+                            ". All of them: " code { "edges.csv" } ", " code { "edges.parquet" } ". Click a column to sort."
+                        }
+                        table class="sortable" id="edge-table" {
+                            thead { tr {
+                                th { "edge" } th class="num" { "F" } th class="num" { "D (rows×rows)" }
+                                th class="num" { "C (ms)" } th class="num" { "JIS" } th class="num" { "SMJ" }
+                                th class="num" { "BHJ" } th class="num" { "other" } th class="num" { "scanned" }
+                            } }
+                            tbody {
+                                @for r in d.edges.iter().take(MAX_EDGE_ROWS) {
+                                    tr {
+                                        td class="name" { (r.key().label()) }
+                                        (num(r.frequency as f64, r.frequency.to_string()))
+                                        (num(r.data_volume, format!("{:.3e}", r.data_volume)))
+                                        (num(r.cost, format!("{:.0}", r.cost)))
+                                        (num(r.jis, format!("{:.3}", r.jis)))
+                                        (num(r.smj_count as f64, r.smj_count.to_string()))
+                                        (num(r.bhj_count as f64, r.bhj_count.to_string()))
+                                        (num(r.other_count as f64, r.other_count.to_string()))
+                                        (num(r.scanned_bytes, human(r.scanned_bytes)))
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                section id="inputs" {
+                    h2 { "Inputs" }
+                    table class="sortable" id="apps" {
+                        thead { tr {
+                            th { "application" } th { "name" } th { "Spark" } th class="num" { "lines" }
+                            th class="num" { "events skipped" } th class="num" { "never ended" }
+                            th { "unknown plan operators" }
+                        } }
+                        tbody {
+                            @for a in &d.apps {
+                                tr {
+                                    td { code { (a.app_id) } }
+                                    td class="name" { (a.name) }
+                                    td { (a.spark_version.as_deref().unwrap_or("?")) }
+                                    (num(a.lines as f64, a.lines.to_string()))
+                                    (num(a.skipped_events as f64, a.skipped_events.to_string()))
+                                    (num(a.unfinished_executions as f64, a.unfinished_executions.to_string()))
+                                    td class="name" {
+                                        @for (k, (op, n)) in a.unknown_operators.iter().enumerate() {
+                                            @if k > 0 { ", " } code { (op) } " (" (n) ")"
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    @if d.errors.is_empty() && d.warnings.is_empty() {
+                        p { "All inputs were read without errors." }
+                    } @else {
+                        @if !d.warnings.is_empty() {
+                            h3 { "Warnings" }
+                            ul class="problems" id="warnings" { @for w in d.warnings { li { (w) } } }
+                        }
+                        @if !d.errors.is_empty() {
+                            h3 { "Errors" }
+                            ul class="problems" id="errors" { @for w in d.errors { li { (w) } } }
+                        }
+                    }
+                }
+                footer class="muted" {
+                    p { "Written by lakeaudit " (env!("CARGO_PKG_VERSION")) ". The Markdown summary is "
+                        code { "report.md" } "." }
+                }
+                script { (PreEscaped(SCRIPT)) }
+            }
+        }
+    };
+    Ok(page.into_string())
+}

@@ -1,0 +1,410 @@
+//! `report.md`, and the two ways a name from the logs enters Markdown
+//! safely: as escaped text ([`text`]) or as a code span ([`code`]).
+//!
+//! Spark accepts almost any text as a column or application name (and any
+//! path is a table name), and many Markdown viewers render raw HTML, so a
+//! column named `<img src=x onerror=alert(1)>` would otherwise become an
+//! image with a script handler. Both functions leave ordinary names
+//! (letters, digits, `_` inside words, `.`, `(`, `,`, `-`, `/`, `:`...)
+//! unchanged, so the report of a normal workload reads as it always did.
+
+use crate::ReportData;
+use graph::time::format_time;
+use planner::{human, human_budget, BudgetCurve};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// `s` as Markdown text that renders as exactly `s`: `<`, `>` and `&`
+/// become entities (no HTML can start), and the characters with Markdown
+/// meaning (`\`, `` ` ``, `*`, `[`, `]`, `|`, `~`, and `_` where it could
+/// start or end emphasis) get a backslash. Control characters (a newline
+/// would end a list item or table row) are shown as `\n`, `\u{1b}`, ...
+///
+/// ```
+/// use report::markdown::text;
+/// assert_eq!(text("orders(o_orderkey)"), "orders(o_orderkey)");
+/// assert_eq!(text("<img src=x>"), "&lt;img src=x&gt;");
+/// assert_eq!(text("a|b*c*"), r"a\|b\*c\*");
+/// ```
+pub fn text(s: &str) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = String::with_capacity(s.len());
+    for (i, &c) in chars.iter().enumerate() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '\\' | '`' | '*' | '[' | ']' | '|' | '~' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '_' => {
+                // Inside a word (`l_orderkey`) an underscore cannot open or
+                // close emphasis: leave it, so ordinary names stay as they are.
+                let word = |j: Option<usize>| {
+                    j.and_then(|j| chars.get(j))
+                        .is_some_and(|c| c.is_alphanumeric())
+                };
+                if !(word(i.checked_sub(1)) && word(Some(i + 1))) {
+                    out.push('\\');
+                }
+                out.push('_');
+            }
+            c if c.is_control() => out.extend(c.escape_default()),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `s` as a Markdown code span: the fence is one backtick longer than the
+/// longest run of backticks in `s` (CommonMark), padded with a space when
+/// `s` starts or ends with a backtick (or with a space at both ends). Inside a code span nothing is markup
+/// (HTML included). Control characters are shown escaped, as in [`text`].
+/// Not for table cells (GFM splits cells on `|` even inside code spans).
+///
+/// ```
+/// use report::markdown::code;
+/// assert_eq!(code("spark_catalog.default.orders"), "`spark_catalog.default.orders`");
+/// assert_eq!(code("a`b"), "``a`b``");
+/// assert_eq!(code("`x"), "`` `x ``");
+/// ```
+pub fn code(s: &str) -> String {
+    let body: String = s
+        .chars()
+        .flat_map(|c| {
+            let esc: Vec<char> = if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                vec![c]
+            };
+            esc
+        })
+        .collect();
+    let mut longest = 0;
+    let mut run = 0;
+    for c in body.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let fence = "`".repeat(longest + 1);
+    // CommonMark strips one space from each end when both ends have one:
+    // pad then too, so the name's own spaces survive.
+    let spaced = body.starts_with(' ') && body.ends_with(' ') && body.trim() != "";
+    let pad = if body.starts_with('`') || body.ends_with('`') || spaced {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{body}{pad}{fence}")
+}
+
+/// `, plan operators lakeaudit does not know: X (n), Y (m)` for an input
+/// whose plans hold operators the operator registry lacks; empty otherwise.
+fn unknown_operators(ops: &BTreeMap<String, u64>) -> String {
+    if ops.is_empty() {
+        return String::new();
+    }
+    let list: Vec<String> = ops
+        .iter()
+        .map(|(op, n)| format!("{} ({n})", code(op)))
+        .collect();
+    format!(
+        ", plan operators lakeaudit does not know: {}",
+        list.join(", ")
+    )
+}
+
+/// `; new edges: a, b` (escaped), or nothing for no edges.
+fn edge_list(what: &str, edges: &[String]) -> String {
+    if edges.is_empty() {
+        return String::new();
+    }
+    let named: Vec<String> = edges.iter().map(|e| text(e)).collect();
+    format!("; {what}: {}", named.join(", "))
+}
+
+/// The budget curve as a table, the chosen plan marked.
+fn budget_curve(s: &mut String, c: &BudgetCurve) {
+    let _ = writeln!(s, "## Budget curve\n");
+    if c.points.is_empty() {
+        let _ = writeln!(
+            s,
+            "No layout change pays for itself at any rewrite budget.\n"
+        );
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "The best NPV under each rewrite budget (storage budget: {}){}:\n",
+        human_budget(c.storage_budget),
+        if c.exact {
+            ""
+        } else {
+            "; the default planner's plans, some components being too large to solve exactly"
+        }
+    );
+    let _ = writeln!(
+        s,
+        "| rewrite budget | NPV | storage kept | tables changed | edges served | |"
+    );
+    let _ = writeln!(s, "|---:|---:|---:|---:|---:|---|");
+    for p in &c.points {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} |",
+            human(p.budget as f64),
+            human(p.npv),
+            human(p.storage_cost as f64),
+            p.tables_changed,
+            p.edges_served,
+            if p.chosen { "**chosen**" } else { "" }
+        );
+    }
+    let _ = writeln!(s);
+}
+
+/// The Markdown report.
+pub fn render(d: &ReportData<'_>) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "# lakeaudit report\n");
+    let i = &d.inputs;
+    let span = match i.span {
+        Some((a, b)) => format!("{} .. {}", format_time(a), format_time(b)),
+        None => "unknown".into(),
+    };
+    let _ = writeln!(
+        s,
+        "Input: {} application(s), {} SQL executions ({} queries, {} setup commands), {span}.\n",
+        i.applications,
+        i.executions,
+        i.queries,
+        i.executions - i.queries
+    );
+    let _ = writeln!(s, "## Top join edges\n");
+    if d.edges.is_empty() {
+        let _ = writeln!(s, "No equi-join relationships were found.\n");
+    } else {
+        let _ = writeln!(s, "| edge | F | D (rows×rows) | C (ms) | JIS | SMJ | BHJ |");
+        let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|");
+        for r in d.edges.iter().take(10) {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {:.3e} | {:.0} | {:.3} | {} | {} |",
+                text(&r.key().label()),
+                r.frequency,
+                r.data_volume,
+                r.cost,
+                r.jis,
+                r.smj_count,
+                r.bhj_count
+            );
+        }
+        let _ = writeln!(
+            s,
+            "\n{} edges in all: `edges.csv`, `edges.parquet`.\n",
+            d.edges.len()
+        );
+    }
+    let window = text(d.window);
+    let p = &d.planned.plan;
+    let _ = writeln!(s, "## Layout plan\n");
+    if let Some((a, b)) = d.planned.window {
+        let _ = writeln!(
+            s,
+            "For the most recent {window} window, {} .. {}.\n",
+            format_time(a),
+            format_time(b)
+        );
+    }
+    let changed: Vec<_> = p.tables.iter().filter(|t| t.changed).collect();
+    if changed.is_empty() {
+        let _ = writeln!(s, "No layout change pays for itself within the budgets.\n");
+    }
+    for t in &changed {
+        let _ = writeln!(
+            s,
+            "- {}: CLUSTER BY ({}){} — rewrite {}, serves {} edge(s)",
+            code(&t.table),
+            text(&t.keys.join(", ")),
+            if t.replace {
+                " (partitioned: replace)"
+            } else {
+                ""
+            },
+            human(t.rewrite_bytes as f64),
+            t.edges_served.len()
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\nBudget use: rewrite {} (budget: {}), storage {} (budget: {}). NPV {} ({} planner). SQL: `plan.sql`.\n",
+        human(p.rewrite_cost as f64),
+        human_budget(p.budget),
+        human(p.storage_cost as f64),
+        human_budget(p.storage_budget),
+        human(p.total_npv),
+        p.algorithm
+    );
+    let missed = &d.planned.left_out;
+    if !missed.is_empty() {
+        let _ = writeln!(s, "Would pay on their own but are not in the plan (budget, or a conflicting key on a shared table):\n");
+        for m in missed.iter().take(5) {
+            let _ = writeln!(
+                s,
+                "- {}: needs a rewrite of {}, stand-alone NPV {}",
+                text(&m.label),
+                human(m.rewrite_bytes),
+                human(m.standalone_npv)
+            );
+        }
+        let _ = writeln!(s);
+    }
+    if !p.excluded_broadcast.is_empty() {
+        let _ = writeln!(
+            s,
+            "{} broadcast-only edge(s) were reported but not planned for (clustering does not help a broadcast join).\n",
+            p.excluded_broadcast.len()
+        );
+    }
+    budget_curve(&mut s, &d.planned.curve);
+    let _ = writeln!(
+        s,
+        "## Drift ({window} windows, threshold {})\n",
+        d.drift_threshold
+    );
+    if d.drift.is_empty() {
+        let _ = writeln!(s, "The input spans one window: no drift to measure.\n");
+    }
+    for r in d.drift {
+        let _ = writeln!(
+            s,
+            "- {}: drift {:.3} → {}{}{}",
+            format_time(r.window_start_ms),
+            r.drift,
+            if r.replan { "re-plan" } else { "keep the plan" },
+            edge_list("new edges", &r.new_edges),
+            edge_list("gone edges", &r.gone_edges),
+        );
+    }
+    let _ = writeln!(s, "\n## Inputs\n");
+    for a in &d.apps {
+        let _ = writeln!(
+            s,
+            "- {} {} (Spark {}), {} lines ({} events of kinds lakeaudit does not use, skipped){}{}",
+            code(&a.app_id),
+            text(&a.name),
+            text(a.spark_version.as_deref().unwrap_or("?")),
+            a.lines,
+            a.skipped_events,
+            unknown_operators(&a.unknown_operators),
+            if a.unfinished_executions > 0 {
+                format!(", {} execution(s) never ended", a.unfinished_executions)
+            } else {
+                String::new()
+            }
+        );
+    }
+    if d.errors.is_empty() && d.warnings.is_empty() {
+        let _ = writeln!(s, "\nAll inputs were read without errors.");
+    } else {
+        let _ = writeln!(s, "\nWarnings and errors:\n");
+        for w in d.warnings.iter().chain(d.errors) {
+            let _ = writeln!(s, "- {}", text(w));
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_operators_are_listed_per_input_only_when_there_are_some() {
+        assert_eq!(unknown_operators(&BTreeMap::new()), "");
+        let ops = BTreeMap::from([
+            ("MapPartitions".to_string(), 3),
+            ("Mystery".to_string(), 1),
+            ("<b>`x".to_string(), 2),
+        ]);
+        assert_eq!(
+            unknown_operators(&ops),
+            ", plan operators lakeaudit does not know: ``<b>`x`` (2), `MapPartitions` (3), `Mystery` (1)"
+        );
+    }
+
+    #[test]
+    fn ordinary_names_are_unchanged() {
+        for s in [
+            "spark_catalog.default.lineitem(l_orderkey) = spark_catalog.default.orders(o_orderkey)",
+            "lineitem(l_partkey,l_suppkey) = partsupp(ps_partkey,ps_suppkey)",
+            "samples/spark4-inprogress/local-1796017880835-cut.inprogress:146: last line is truncated (log in progress); skipped",
+            "file:/data/eventlog_v2_local-1/x.parquet",
+            "week1",
+            "4.0.1",
+        ] {
+            assert_eq!(text(s), s);
+            assert_eq!(code(s), format!("`{s}`"));
+        }
+    }
+
+    #[test]
+    fn markup_becomes_text() {
+        assert_eq!(
+            text("<img src=x onerror=alert(1)>"),
+            "&lt;img src=x onerror=alert(1)&gt;"
+        );
+        assert_eq!(
+            text("t</td><script>alert(1)</script>"),
+            "t&lt;/td&gt;&lt;script&gt;alert(1)&lt;/script&gt;"
+        );
+        assert_eq!(
+            text("[x](javascript:alert(1))"),
+            r"\[x\](javascript:alert(1))"
+        );
+        assert_eq!(text("a`b|c*d*"), r"a\`b\|c\*d\*");
+        // An entity in a name stays text.
+        assert_eq!(text("&lt;"), "&amp;lt;");
+        assert_eq!(text(r"a\b"), r"a\\b");
+        assert_eq!(text("~~gone~~"), r"\~\~gone\~\~");
+    }
+
+    #[test]
+    fn underscores_are_escaped_only_where_they_could_emphasise() {
+        assert_eq!(text("l_orderkey"), "l_orderkey");
+        assert_eq!(text("_c0"), r"\_c0");
+        assert_eq!(text("x_ y"), r"x\_ y");
+        assert_eq!(text("_delta_log"), r"\_delta_log");
+        assert_eq!(text("__"), r"\_\_");
+    }
+
+    #[test]
+    fn control_characters_cannot_break_a_line() {
+        assert_eq!(text("a\nb"), r"a\nb");
+        assert_eq!(code("a\r\nb"), r"`a\r\nb`");
+        assert!(!text("a\u{1b}[31mb").contains('\u{1b}'));
+    }
+
+    #[test]
+    fn code_spans_hold_any_backticks() {
+        assert_eq!(code("a`b"), "``a`b``");
+        assert_eq!(code("a``b`"), "``` a``b` ```");
+        assert_eq!(code("<b>"), "`<b>`");
+        // The content between the fences is the name, whatever it holds.
+        assert_eq!(code(" a "), "`  a  `");
+        for name in ["`", "``", "a```b", "` x `"] {
+            let c = code(name);
+            let fence_len = c.chars().take_while(|&c| c == '`').count();
+            let longest_inside = name.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+            assert!(fence_len > longest_inside, "{c}");
+            let inner = &c[fence_len..c.len() - fence_len];
+            let inner = if inner.starts_with(' ') && inner.ends_with(' ') && inner.len() > 1 {
+                &inner[1..inner.len() - 1]
+            } else {
+                inner
+            };
+            assert_eq!(inner, name);
+        }
+    }
+}

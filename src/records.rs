@@ -1,0 +1,332 @@
+//! `--records`: the reduce's input, the per-execution records a Spark map job
+//! (`spark/lakeaudit_map.py`) wrote, or any `queries --format parquet` file.
+//!
+//! A job's output directory holds three Parquet tables:
+//!
+//! - `records/` (partitioned by `date=`): the columns of `queries --format
+//!   parquet`, one row per SQL execution;
+//! - `apps/`: one row per log the map read, with the application summary
+//!   (`summary`, the JSON `queries --apps` writes);
+//! - `errors/`: `log, reason, level` for logs that failed (or warned) on the
+//!   map.
+//!
+//! The files are read one at a time with only the columns needed, each row
+//! turned back into the record the single-machine run builds, and the logs
+//! merged by the same rule (`parsers::events::merge_apps`: one copy of an
+//! application read twice), so every later stage sees the same input.
+
+use crate::ingest::Ingested;
+use crate::pipeline::Exec;
+use anyhow::{bail, Context, Result};
+use parsers::events::{merge_apps, AppResult, AppSummary};
+use parsers::record::QueryRecord;
+use polars::prelude::{Column, DataFrame};
+use polars_io::prelude::ParquetReader;
+use polars_io::SerReader;
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+/// Columns of a records table (those of `queries --format parquet` the
+/// records are rebuilt from; `tables`, `join_count` and
+/// `relationship_count` are derived and not read).
+const RECORD_COLUMNS: &[&str] = &[
+    "app_id",
+    "execution_id",
+    "root_execution_id",
+    "app_name",
+    "spark_version",
+    "start_ms",
+    "end_ms",
+    "duration_ms",
+    "executor_run_ms",
+    "executor_cpu_ms",
+    "plan_source",
+    "adaptive_final",
+    "root_node",
+    "error",
+    "incomplete",
+    "description",
+    "log",
+    "scans",
+    "joins",
+    "relationships",
+    "is_command",
+    "plan_error",
+    "result_of",
+];
+
+/// Read the records under `path` (a job's output directory, a directory of
+/// records Parquet files, or one Parquet file).
+pub fn load(path: &Path) -> Result<Ingested<Exec>> {
+    if !path.exists() {
+        bail!("--records {}: no such file or directory", path.display());
+    }
+    let (records_dir, apps_dir, errors_dir) = if path.join("records").is_dir() {
+        (
+            path.join("records"),
+            Some(path.join("apps")),
+            Some(path.join("errors")),
+        )
+    } else {
+        (path.to_path_buf(), None, None)
+    };
+    let files = parquet_files(&records_dir)?;
+    if files.is_empty() {
+        bail!(
+            "--records {}: no Parquet files of records found",
+            path.display()
+        );
+    }
+    // Records grouped by the log they came from: the unit the map read.
+    let mut by_log: BTreeMap<String, Vec<Exec>> = BTreeMap::new();
+    for f in &files {
+        for e in read_records(f)? {
+            by_log.entry(e.record.log.clone()).or_default().push(e);
+        }
+    }
+    let mut summaries: BTreeMap<String, AppSummary> = BTreeMap::new();
+    if let Some(dir) = apps_dir.filter(|d| d.is_dir()) {
+        for f in parquet_files(&dir)? {
+            for s in read_apps(&f)? {
+                summaries.insert(s.log.clone(), s);
+            }
+        }
+    }
+    let mut errors = Vec::new();
+    let mut warnings = Vec::new();
+    if let Some(dir) = errors_dir.filter(|d| d.is_dir()) {
+        for f in parquet_files(&dir)? {
+            for (log, reason, level) in read_errors(&f)? {
+                let line = if reason.starts_with(&log) {
+                    reason
+                } else {
+                    format!("{log}: {reason}")
+                };
+                if level == "warning" {
+                    warnings.push(line);
+                } else {
+                    errors.push(line);
+                }
+            }
+        }
+    }
+    // Logs that gave records, plus logs that gave none but were read.
+    for log in summaries.keys() {
+        by_log.entry(log.clone()).or_default();
+    }
+    let results: Vec<AppResult<Exec>> = by_log
+        .into_iter()
+        .map(|(log, mut records)| {
+            records.sort_by_key(|e| e.record.execution_id);
+            let summary = summaries.remove(&log).unwrap_or_else(|| {
+                // A plain `queries` Parquet file carries no summaries: what
+                // the records say.
+                let first = records.first().map(|e| &e.record);
+                AppSummary {
+                    app_id: first.map(|r| r.app_id.clone()).unwrap_or_default(),
+                    app_name: first.map(|r| r.app_name.clone()).unwrap_or_default(),
+                    spark_version: first.and_then(|r| r.spark_version.clone()),
+                    log: log.clone(),
+                    ..AppSummary::default()
+                }
+            });
+            AppResult {
+                summary,
+                records,
+                warnings: Vec::new(),
+                errors: Vec::new(),
+            }
+        })
+        .collect();
+    let merged = merge_apps(results);
+    warnings.extend(merged.warnings);
+    errors.sort();
+    warnings.sort();
+    Ok(Ingested {
+        apps: merged.apps,
+        records: merged.records,
+        errors,
+        warnings,
+    })
+}
+
+/// Parquet files under `path` (or `path` itself), in path order; names
+/// starting with `_` or `.` (Spark's `_SUCCESS`, `.crc` files) are skipped.
+fn parquet_files(path: &Path) -> Result<Vec<PathBuf>> {
+    if path.is_file() {
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let mut out = Vec::new();
+    let mut stack = vec![path.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let entries =
+            std::fs::read_dir(&dir).with_context(|| format!("cannot read {}", dir.display()))?;
+        for entry in entries {
+            let entry = entry.with_context(|| format!("cannot read {}", dir.display()))?;
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with('_') || name.starts_with('.') {
+                continue;
+            }
+            let p = entry.path();
+            if entry.file_type()?.is_dir() {
+                stack.push(p);
+            } else if name.ends_with(".parquet") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+fn read_columns(path: &Path, columns: &[&str]) -> Result<DataFrame> {
+    let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    ParquetReader::new(file)
+        .with_columns(Some(columns.iter().map(|c| c.to_string()).collect()))
+        .finish()
+        .with_context(|| format!("{}: not a records Parquet file", path.display()))
+}
+
+/// Typed access to one column of a file, naming the file in errors.
+struct Cols<'a> {
+    df: &'a DataFrame,
+    path: &'a Path,
+}
+
+impl<'a> Cols<'a> {
+    fn col(&self, name: &str) -> Result<&'a Column> {
+        self.df
+            .column(name)
+            .with_context(|| format!("{}: no column `{name}`", self.path.display()))
+    }
+
+    fn str(&self, name: &str) -> Result<Vec<Option<&'a str>>> {
+        let c = self
+            .col(name)?
+            .str()
+            .with_context(|| format!("{}: column `{name}` is not text", self.path.display()))?;
+        Ok((0..c.len()).map(|i| c.get(i)).collect())
+    }
+
+    fn int(&self, name: &str) -> Result<Vec<Option<i64>>> {
+        let c = self.col(name)?.i64().with_context(|| {
+            format!(
+                "{}: column `{name}` is not a 64-bit integer",
+                self.path.display()
+            )
+        })?;
+        Ok((0..c.len()).map(|i| c.get(i)).collect())
+    }
+
+    fn bool(&self, name: &str) -> Result<Vec<Option<bool>>> {
+        let c = self.col(name)?.bool().with_context(|| {
+            format!("{}: column `{name}` is not a boolean", self.path.display())
+        })?;
+        Ok((0..c.len()).map(|i| c.get(i)).collect())
+    }
+}
+
+fn read_records(path: &Path) -> Result<Vec<Exec>> {
+    let df = read_columns(path, RECORD_COLUMNS)?;
+    let c = Cols { df: &df, path };
+    let app_id = c.str("app_id")?;
+    let execution_id = c.int("execution_id")?;
+    let root_execution_id = c.int("root_execution_id")?;
+    let app_name = c.str("app_name")?;
+    let spark_version = c.str("spark_version")?;
+    let start_ms = c.int("start_ms")?;
+    let end_ms = c.int("end_ms")?;
+    let duration_ms = c.int("duration_ms")?;
+    let run_ms = c.int("executor_run_ms")?;
+    let cpu_ms = c.int("executor_cpu_ms")?;
+    let plan_source = c.str("plan_source")?;
+    let adaptive_final = c.bool("adaptive_final")?;
+    let root_node = c.str("root_node")?;
+    let error = c.str("error")?;
+    let incomplete = c.str("incomplete")?;
+    let description = c.str("description")?;
+    let log = c.str("log")?;
+    let scans = c.str("scans")?;
+    let joins = c.str("joins")?;
+    let relationships = c.str("relationships")?;
+    let is_command = c.bool("is_command")?;
+    let plan_error = c.str("plan_error")?;
+    let result_of = c.int("result_of")?;
+    let owned = |v: Option<&str>| v.map(str::to_string);
+    let mut out = Vec::with_capacity(df.height());
+    for i in 0..df.height() {
+        let row = || format!("{}: row {}", path.display(), i + 1);
+        let json = |name: &str, v: Option<&'_ str>| {
+            v.map(str::to_string)
+                .with_context(|| format!("{}: `{name}` is null", row()))
+        };
+        let id = execution_id[i]
+            .and_then(|x| u64::try_from(x).ok())
+            .with_context(|| format!("{}: `execution_id` is null or negative", row()))?;
+        let record = QueryRecord {
+            app_id: owned(app_id[i]).with_context(|| format!("{}: `app_id` is null", row()))?,
+            app_name: owned(app_name[i]).unwrap_or_default(),
+            spark_version: owned(spark_version[i]),
+            log: owned(log[i]).unwrap_or_default(),
+            execution_id: id,
+            root_execution_id: root_execution_id[i].and_then(|x| u64::try_from(x).ok()),
+            start_ms: start_ms[i],
+            end_ms: end_ms[i],
+            duration_ms: duration_ms[i],
+            error: owned(error[i]),
+            description: owned(description[i]),
+            plan_source: owned(plan_source[i]),
+            adaptive_final: adaptive_final[i].unwrap_or(false),
+            executor_run_ms: run_ms[i].unwrap_or(0),
+            executor_cpu_ms: cpu_ms[i].unwrap_or(0),
+            root_node: owned(root_node[i]),
+            is_command: is_command[i].unwrap_or(false),
+            result_of: result_of[i].and_then(|x| u64::try_from(x).ok()),
+            scans: serde_json::from_str(&json("scans", scans[i])?)
+                .with_context(|| format!("{}: `scans`", row()))?,
+            joins: serde_json::from_str(&json("joins", joins[i])?)
+                .with_context(|| format!("{}: `joins`", row()))?,
+            plan_error: owned(plan_error[i]),
+            incomplete: owned(incomplete[i]),
+        };
+        let relationships = serde_json::from_str(&json("relationships", relationships[i])?)
+            .with_context(|| format!("{}: `relationships`", row()))?;
+        out.push(Exec {
+            record,
+            relationships,
+        });
+    }
+    Ok(out)
+}
+
+fn read_apps(path: &Path) -> Result<Vec<AppSummary>> {
+    let df = read_columns(path, &["summary"])?;
+    let c = Cols { df: &df, path };
+    c.str("summary")?
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let s =
+                s.with_context(|| format!("{}: row {}: `summary` is null", path.display(), i + 1))?;
+            serde_json::from_str(s)
+                .with_context(|| format!("{}: row {}: `summary`", path.display(), i + 1))
+        })
+        .collect()
+}
+
+fn read_errors(path: &Path) -> Result<Vec<(String, String, String)>> {
+    let df = read_columns(path, &["log", "reason", "level"])?;
+    let c = Cols { df: &df, path };
+    let (log, reason, level) = (c.str("log")?, c.str("reason")?, c.str("level")?);
+    Ok((0..df.height())
+        .map(|i| {
+            (
+                log[i].unwrap_or_default().to_string(),
+                reason[i].unwrap_or_default().to_string(),
+                level[i].unwrap_or("error").to_string(),
+            )
+        })
+        .collect())
+}
