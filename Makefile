@@ -28,7 +28,8 @@ clippy:
 ## What CI runs: formatting, lints, tests.
 ci: fmt clippy test
 
-## End-to-end throughput and peak memory, then the criterion benches.
+## Speed as a ratio to `zstd -dc` on the same log (1 and 2 threads),
+## end-to-end throughput and peak memory, then the criterion benches.
 bench:
 	scripts/bench.sh $(BENCH_LOG)
 	$(CARGO) bench -p lakeaudit-parsers

@@ -61,6 +61,13 @@ where
     } else {
         ProgressBar::hidden()
     };
+    // One application is read by one thread; when there are fewer logs than
+    // threads, each reader also decompresses on a thread of its own (ahead
+    // of the line scan), so that one log uses two cores.
+    let opts = &ReadOptions {
+        decode_ahead: opts.decode_ahead || found.inputs.len() < rayon::current_num_threads(),
+        ..opts.clone()
+    };
     let results: Vec<AppResult<T>> = found
         .inputs
         .par_iter()

@@ -28,7 +28,9 @@ use output::Format;
 struct Cli {
     #[command(subcommand)]
     command: Command,
-    /// Worker threads for reading logs (default: all cores).
+    /// Worker threads for reading logs (default: all cores). One log is
+    /// read by one thread, plus a decompression thread when there are
+    /// fewer logs than threads (so `--threads 1` uses one core).
     #[arg(long, global = true)]
     threads: Option<usize>,
 }

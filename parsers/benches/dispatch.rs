@@ -3,10 +3,12 @@
 //! - `classify`: the per-line dispatcher over every line of a decompressed
 //!   log held in memory (the check every line of every log goes through).
 //! - `task_end_typed`: the typed `SparkListenerTaskEnd` parse, the most
-//!   frequent parse in task-heavy logs.
+//!   frequent event in task-heavy logs, and `task_end_skim`: what the
+//!   reader does instead (`types::skim::task_end`, reading the fields by key).
 //! - `read_records`: the whole per-application reader (decompression, line
 //!   splitting, dispatch, typed events, plan parsing at execution end) over
-//!   the tpch-default rolling zstd log.
+//!   the tpch-default rolling zstd log, inline and with decompression on a
+//!   helper thread (`ReadOptions::decode_ahead`).
 //!
 //! Throughput is decompressed log bytes. Inputs are the repository's real
 //! TPC-H logs (`tests/data/spark-logs`); the task-heavy log of `make bench`
@@ -22,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
-use parsers::events::types::TaskEnd;
+use parsers::events::types::{skim, TaskEnd};
 use parsers::events::{classify, read_records, EventKind, ReadOptions};
 use parsers::io::discover;
 
@@ -174,6 +176,33 @@ fn bench_classify(c: &mut Criterion) {
         });
     }
     g.finish();
+
+    let mut g = c.benchmark_group("task_end_skim");
+    g.sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3));
+    for (name, text) in &inputs {
+        let tasks: Vec<&[u8]> = lines(text)
+            .filter(|l| classify(l) == Some(EventKind::TaskEnd))
+            .collect();
+        let bytes: usize = tasks.iter().map(|l| l.len()).sum();
+        g.throughput(Throughput::Bytes(bytes as u64));
+        g.bench_function(*name, |b| {
+            b.iter(|| {
+                let mut sum = 0i64;
+                for l in &tasks {
+                    let (r, (run, cpu)) = skim::task_end(black_box(l), |_, u| {
+                        sum = sum.wrapping_add(u.unwrap_or(0));
+                    });
+                    if r.is_ok() {
+                        sum = sum.wrapping_add(run).wrapping_add(cpu);
+                    }
+                }
+                sum
+            })
+        });
+    }
+    g.finish();
 }
 
 fn bench_read_records(c: &mut Criterion) {
@@ -184,19 +213,24 @@ fn bench_read_records(c: &mut Criterion) {
     let [input] = found.inputs.as_slice() else {
         panic!("expected one input in {}", dir.display());
     };
-    let opts = ReadOptions::default();
     let mut g = c.benchmark_group("read_records");
     g.sample_size(10)
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(5));
     g.throughput(Throughput::Bytes(bytes));
-    g.bench_function("tpch-default", |b| {
-        b.iter(|| {
-            let app = read_records(black_box(input), &opts);
-            assert!(app.errors.is_empty());
-            app.records.len()
-        })
-    });
+    for (name, ahead) in [("tpch-default", false), ("tpch-default/decode-ahead", true)] {
+        let opts = ReadOptions {
+            decode_ahead: ahead,
+            ..ReadOptions::default()
+        };
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                let app = read_records(black_box(input), &opts);
+                assert!(app.errors.is_empty());
+                app.records.len()
+            })
+        });
+    }
     g.finish();
 }
 

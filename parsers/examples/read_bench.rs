@@ -40,7 +40,12 @@ fn main() -> ExitCode {
     }
     let t = Instant::now();
     let found = discover(&paths);
-    let opts = ReadOptions::default();
+    // As `lakeaudit` does: decompress ahead on a thread of its own when
+    // there are fewer logs than threads.
+    let opts = ReadOptions {
+        decode_ahead: found.inputs.len() < rayon::current_num_threads(),
+        ..ReadOptions::default()
+    };
     let apps: Vec<_> = found
         .inputs
         .par_iter()

@@ -232,7 +232,10 @@ fn collect_scans(p: &PlanNode) -> Vec<(&PlanNode, &ScanInfo)> {
 /// Build the scans of a record: scans of the executed plan with metric
 /// values looked up through `sparkPlanInfo` (matched by table and output
 /// exprIds, else by table and order of appearance).
-pub fn scan_records(set: &PlanSet, values: &HashMap<u64, i64>) -> Vec<ScanRecord> {
+pub fn scan_records<S: std::hash::BuildHasher>(
+    set: &PlanSet,
+    values: &HashMap<u64, i64, S>,
+) -> Vec<ScanRecord> {
     let Some(plan) = set.physical.as_ref() else {
         return Vec::new();
     };

@@ -204,6 +204,7 @@ pub mod skim {
         cell.get_or_init(|| Finder::new(key))
     }
 
+    #[inline]
     fn int_at(line: &[u8], at: usize) -> Option<i64> {
         let rest = line.get(at..)?;
         let rest = &rest[rest.iter().take_while(|b| b.is_ascii_whitespace()).count()..];
@@ -211,11 +212,20 @@ pub mod skim {
             Some(b'-') => (true, &rest[1..]),
             _ => (false, rest),
         };
-        let n = digits.iter().take_while(|b| b.is_ascii_digit()).count();
+        // As `str::parse::<i64>` of the digits: `None` on overflow.
+        let mut v: i64 = 0;
+        let mut n = 0;
+        for &b in digits {
+            let d = b.wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            v = v.checked_mul(10)?.checked_add(i64::from(d))?;
+            n += 1;
+        }
         if n == 0 {
             return None;
         }
-        let v: i64 = std::str::from_utf8(&digits[..n]).ok()?.parse().ok()?;
         Some(if neg { -v } else { v })
     }
 
@@ -235,37 +245,103 @@ pub mod skim {
     }
 
     /// `Stage ID` of a task end event.
+    #[inline]
     pub fn stage_id(line: &[u8]) -> Option<u64> {
+        // Spark writes it right after the event name: no search then.
+        const HEAD: &[u8] = b"{\"Event\":\"SparkListenerTaskEnd\",\"Stage ID\":";
         static F: OnceLock<Finder<'static>> = OnceLock::new();
-        int_of(line, &F, b"\"Stage ID\":").and_then(|v| u64::try_from(v).ok())
+        let v = if line.starts_with(HEAD) {
+            int_at(line, HEAD.len())
+        } else {
+            int_of(line, &F, b"\"Stage ID\":")
+        };
+        v.and_then(|v| u64::try_from(v).ok())
     }
 
     /// `Executor Run Time` (ms) and `Executor CPU Time` (ns); 0 when absent.
     pub fn times(line: &[u8]) -> (i64, i64) {
+        times_after(line, 0)
+    }
+
+    /// [`times`], looking for the keys from byte `from` on first (Spark
+    /// writes `Task Metrics` after the accumulables, and `Executor CPU
+    /// Time` right after `Executor Run Time`), then from the start. Each
+    /// key occurs once in a task end event, so the result is that of
+    /// [`times`] with less of the line searched.
+    pub fn times_after(line: &[u8], from: usize) -> (i64, i64) {
+        let (run, cpu, _) = times_at(line, from);
+        (run, cpu)
+    }
+
+    /// [`times_after`], and where the `Executor Run Time` key is.
+    fn times_at(line: &[u8], from: usize) -> (i64, i64, Option<usize>) {
         static RUN: OnceLock<Finder<'static>> = OnceLock::new();
         static CPU: OnceLock<Finder<'static>> = OnceLock::new();
-        (
-            int_of(line, &RUN, b"\"Executor Run Time\":").unwrap_or(0),
-            int_of(line, &CPU, b"\"Executor CPU Time\":").unwrap_or(0),
-        )
+        const RUN_KEY: &[u8] = b"\"Executor Run Time\":";
+        const CPU_KEY: &[u8] = b"\"Executor CPU Time\":";
+        let find = |f: &Finder<'_>, from: usize| {
+            line.get(from..)
+                .and_then(|rest| f.find(rest))
+                .map(|i| from + i)
+                .or_else(|| f.find(line))
+        };
+        let key = find(finder(&RUN, RUN_KEY), from);
+        let run_at = key.map(|i| i + RUN_KEY.len());
+        let run = run_at.and_then(|at| int_at(line, at)).unwrap_or(0);
+        let cpu = find(finder(&CPU, CPU_KEY), run_at.unwrap_or(from))
+            .and_then(|i| int_at(line, i + CPU_KEY.len()))
+            .unwrap_or(0);
+        (run, cpu, key)
     }
+
+    /// What a task end contributes: its SQL-metric updates (through
+    /// `each`, as [`sql_updates`]) and `(run ms, CPU ns)` (as [`times`]);
+    /// a bad SQL update is an error, after the times were read.
+    ///
+    /// Fewer bytes are searched than by calling both: Spark writes `Task
+    /// Metrics` last, a kilobyte or so from the line's end, so its keys are
+    /// looked for in the last [`TAIL`] bytes first (then in the whole line);
+    /// and it writes `Task Info`, holding the accumulables, before `Task
+    /// Metrics`, so when `"Task Info":` comes before `"Executor Run Time":`
+    /// (a key only `Task Metrics` has) the SQL updates are looked for only
+    /// up to that key.
+    pub fn task_end(
+        line: &[u8],
+        each: impl FnMut(u64, Option<i64>),
+    ) -> (Result<(), String>, (i64, i64)) {
+        static INFO: OnceLock<Finder<'static>> = OnceLock::new();
+        let (run, cpu, key) = times_at(line, line.len().saturating_sub(TAIL));
+        let info = key.and_then(|k| finder(&INFO, b"\"Task Info\":").find(line.get(..k)?));
+        let sql_end = match (info, key) {
+            (Some(_), Some(k)) => k,
+            _ => line.len(),
+        };
+        let sql = sql_updates(line.get(..sql_end).unwrap_or(line), each).map(|_| ());
+        (sql, (run, cpu))
+    }
+
+    /// How far from a task end's end [`task_end`] first looks for `Task
+    /// Metrics` keys.
+    pub const TAIL: usize = 2048;
 
     /// The SQL-metric updates (`"Metadata":"sql"`) of the `Accumulables`
     /// array as `(accumulator id, update)`. Spark writes every accumulable
     /// as a flat object starting with `{"ID":<n>` whose `"Update"` is a
     /// number or a decimal string, so the object holding a
     /// `"Metadata":"sql"` starts at the nearest `{"ID":` before it, and its
-    /// two numbers are read in place.
-    pub fn sql_updates(line: &[u8], mut each: impl FnMut(u64, Option<i64>)) -> Result<(), String> {
+    /// two numbers are read in place. Returns where the last one ends (0
+    /// if there is none), for [`times_after`].
+    pub fn sql_updates(
+        line: &[u8],
+        mut each: impl FnMut(u64, Option<i64>),
+    ) -> Result<usize, String> {
         static SQL: OnceLock<Finder<'static>> = OnceLock::new();
         static UPDATE: OnceLock<Finder<'static>> = OnceLock::new();
         const ID: &[u8] = b"{\"ID\":";
         const UPD: &[u8] = b"\"Update\":";
         let mut from = 0;
         for pos in finder(&SQL, b"\"Metadata\":\"sql\"").find_iter(line) {
-            let start = line
-                .get(from..pos)
-                .and_then(|w| memchr::memmem::rfind(w, ID))
+            let start = last_object_start(line.get(from..pos).unwrap_or(&[]))
                 .map(|i| from + i)
                 .ok_or("SQL metric update without an ID")?;
             let id = int_at(line, start + ID.len())
@@ -282,7 +358,22 @@ pub mod skim {
             each(id, update);
             from = pos;
         }
-        Ok(())
+        Ok(from)
+    }
+
+    /// Where the last `{"ID":` in `window` starts: the nearest `{` before
+    /// the end that starts one, found by a backward byte scan (an
+    /// accumulable object is short, so this stops soon).
+    fn last_object_start(window: &[u8]) -> Option<usize> {
+        const ID: &[u8; 6] = b"{\"ID\":";
+        let mut end = window.len();
+        while let Some(i) = memchr::memrchr(b'{', window.get(..end)?) {
+            if window.get(i..i + ID.len()) == Some(&ID[..]) {
+                return Some(i);
+            }
+            end = i;
+        }
+        None
     }
 
     /// The whole `Accumulables` array of `Task Info`, parsed on its own
@@ -384,8 +475,19 @@ mod tests {
                 .map(|y| (y.id, y.update))
                 .collect();
             let mut skimmed = Vec::new();
-            skim::sql_updates(line, |id, u| skimmed.push((id, Some(NumOrStr(u))))).unwrap();
+            let last =
+                skim::sql_updates(line, |id, u| skimmed.push((id, Some(NumOrStr(u))))).unwrap();
             assert_eq!(skimmed, sql);
+            assert!(skimmed.is_empty() || last > 0);
+            assert_eq!(
+                skim::times_after(line, last),
+                (m.run_time_ms, m.cpu_time_ns)
+            );
+            let mut both = Vec::new();
+            let (r, times) = skim::task_end(line, |id, u| both.push((id, Some(NumOrStr(u)))));
+            r.unwrap();
+            assert_eq!(both, sql);
+            assert_eq!(times, (m.run_time_ms, m.cpu_time_ns));
             sql_total += sql.len();
         }
         assert_eq!(n, 190);
@@ -398,6 +500,26 @@ mod tests {
         assert_eq!(skim::int_after(br#"{"a":"x"}"#, br#""a":"#), None);
         assert_eq!(skim::stage_id(br#"{"Event":"SparkListenerTaskEnd"}"#), None);
         assert_eq!(skim::times(b"{}"), (0, 0));
+        // `U`s before the update key, and an object without one
+        let line = br#"[{"ID":7,"Name":"Up U\"Update\":","Update":"12","Metadata":"sql"},{"ID":8,"Name":"x","Metadata":"sql"}]"#;
+        let mut got = Vec::new();
+        skim::sql_updates(line, |id, u| got.push((id, u))).unwrap();
+        assert_eq!(got, [(7, Some(12)), (8, None)]);
+        // keys before `from` are still found
+        let line = br#"{"Executor CPU Time":5,"x":1,"Executor Run Time":7}"#;
+        assert_eq!(skim::times_after(line, 30), (7, 5));
+        assert_eq!(skim::times_after(line, line.len() + 9), (7, 5));
+        // the stage id after Spark's own head, and elsewhere
+        assert_eq!(
+            skim::stage_id(br#"{"Event":"SparkListenerTaskEnd","Stage ID":12,"#),
+            Some(12)
+        );
+        assert_eq!(
+            skim::stage_id(
+                br#"{"Event":"SparkListenerTaskEnd","Stage Attempt ID":0,"Stage ID":4}"#
+            ),
+            Some(4)
+        );
         assert!(skim::accumulables(br#"{"Accumulables":[{"ID":"#).is_err());
         // An escaped key inside a string value is not a key.
         let line = br#"{"Task End Reason":{"Description":"\"Stage ID\":7"},"Stage ID":3}"#;

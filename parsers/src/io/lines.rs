@@ -7,10 +7,16 @@
 //! is refilled (or grown, for a line longer than the buffer, up to the cap).
 //! The buffer plays the role of a `BufReader` over the decoder, without the
 //! extra copy that `BufRead::read_until` into a second line buffer would make.
+//!
+//! With [`LineReader::open_ahead`], each part is decompressed on a helper
+//! thread ([`super::ahead`]) while lines are split and handed out here: the
+//! buffer is then the chunk the thread filled, taken over whole, and only
+//! the partial line at a chunk's end is copied (in front of the next chunk).
 
 use std::fs::File;
 use std::io::{self, Read};
 
+use super::ahead::{DecodeAhead, Msg, HEADROOM};
 use super::codec::{self, Source};
 use super::{Codec, LogInput, Part};
 use crate::{Error, Location, Result};
@@ -32,7 +38,9 @@ pub struct LineReader {
     /// Display path of the current part (for errors and `location`).
     part_path: String,
     codec: Codec,
-    src: Option<Box<dyn Read + Send>>,
+    src: Option<Feed>,
+    /// Decompress each part on a helper thread.
+    ahead: bool,
     /// The decoder of the current part reported its end (or a tolerated
     /// truncated tail).
     eof: bool,
@@ -80,11 +88,29 @@ enum Step {
     Done,
 }
 
+/// Where the current part's decompressed bytes come from.
+enum Feed {
+    /// Read (and decoded) on this thread, into the reader's buffer.
+    Inline(Box<dyn Read + Send>),
+    /// Decoded on a helper thread, in chunks.
+    Ahead(DecodeAhead),
+}
+
 impl LineReader {
     /// Prepares to read `input`; no line may be longer than `max_line` bytes
     /// (see [`super::DEFAULT_MAX_LINE`]). Opens the first part, so a missing
     /// or unreadable first file is reported here.
     pub fn open(input: &LogInput, max_line: usize) -> Result<LineReader> {
+        Self::open_ahead(input, max_line, false)
+    }
+
+    /// [`Self::open`], decompressing each part on a helper thread when
+    /// `ahead` is true: decompression and line splitting (and whatever the
+    /// caller does with the lines) then run in parallel, in order, with at
+    /// most a few MiB of decompressed text in flight. The lines, errors and
+    /// warnings are the same as with [`Self::open`]. Worth it when a core
+    /// is free, e.g. one log read with two threads.
+    pub fn open_ahead(input: &LogInput, max_line: usize, ahead: bool) -> Result<LineReader> {
         let mut r = LineReader {
             display: input.display.clone(),
             parts: input.parts.clone(),
@@ -94,6 +120,7 @@ impl LineReader {
             part_path: input.display.clone(),
             codec: Codec::None,
             src: None,
+            ahead,
             eof: false,
             buf: vec![0; INITIAL_BUF],
             start: 0,
@@ -269,7 +296,14 @@ impl LineReader {
             codec: codec.name(),
             reason: e.to_string(),
         })?;
-        self.src = Some(dec);
+        self.src = Some(if self.ahead {
+            Feed::Ahead(DecodeAhead::spawn(dec).map_err(|source| Error::Io {
+                at: self.at(None),
+                source,
+            })?)
+        } else {
+            Feed::Inline(dec)
+        });
         Ok(())
     }
 
@@ -362,6 +396,9 @@ impl LineReader {
         if pending > self.max_line {
             return Err(self.too_long(self.part_line + 1));
         }
+        if matches!(self.src, Some(Feed::Ahead(_))) {
+            return self.fill_ahead();
+        }
         if self.start > 0 {
             self.buf.copy_within(self.start..self.end, 0);
             self.scan -= self.start;
@@ -374,7 +411,7 @@ impl LineReader {
             let new_len = self.buf.len().saturating_mul(2).min(cap);
             self.buf.resize(new_len, 0);
         }
-        let Some(src) = self.src.as_mut() else {
+        let Some(Feed::Inline(src)) = self.src.as_mut() else {
             self.eof = true;
             return Ok(());
         };
@@ -394,6 +431,60 @@ impl LineReader {
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => self.read_error(e)?,
+        }
+        Ok(())
+    }
+
+    /// [`Self::fill`] from the decoding thread: the next chunk becomes the
+    /// buffer, with the pending partial line copied into its headroom (or,
+    /// for a line longer than that, the chunk is appended to the buffer).
+    fn fill_ahead(&mut self) -> Result<()> {
+        let Some(Feed::Ahead(ahead)) = self.src.as_ref() else {
+            self.eof = true;
+            return Ok(());
+        };
+        let (mut chunk, n) = match ahead.recv() {
+            Msg::Data(chunk, n) => (chunk, n),
+            Msg::End => {
+                self.eof = true;
+                return Ok(());
+            }
+            Msg::Err(e) => return self.read_error(e),
+        };
+        let first = self.part_bytes == 0;
+        let pending = self.end - self.start;
+        let scanned = self.scan - self.start;
+        let data = HEADROOM..HEADROOM + n;
+        if pending <= HEADROOM {
+            let at = HEADROOM - pending;
+            if let (Some(dst), Some(src)) = (
+                chunk.get_mut(at..HEADROOM),
+                self.buf.get(self.start..self.end),
+            ) {
+                dst.copy_from_slice(src);
+            }
+            let old = std::mem::replace(&mut self.buf, chunk);
+            ahead.give_back(old);
+            self.start = at;
+            self.end = data.end;
+        } else {
+            // A long line (a plan event): gather it in the buffer.
+            self.buf.copy_within(self.start..self.end, 0);
+            let end = pending + n;
+            if self.buf.len() < end {
+                self.buf.resize(end, 0);
+            }
+            if let (Some(dst), Some(src)) = (self.buf.get_mut(pending..end), chunk.get(data)) {
+                dst.copy_from_slice(src);
+            }
+            ahead.give_back(chunk);
+            self.start = 0;
+            self.end = end;
+        }
+        self.scan = self.start + scanned;
+        self.part_bytes += n as u64;
+        if first {
+            self.check_head()?;
         }
         Ok(())
     }

@@ -50,6 +50,7 @@
 
 use std::path::PathBuf;
 
+mod ahead;
 mod codec;
 mod discover;
 mod lines;

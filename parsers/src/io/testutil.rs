@@ -103,8 +103,27 @@ pub(crate) fn summarize(input: &LogInput) -> crate::Result<Summary> {
     summarize_with(input, DEFAULT_MAX_LINE)
 }
 
+/// Reads the whole input twice, decoding inline and on a helper thread
+/// ([`LineReader::open_ahead`]), and checks that both give the same lines,
+/// flags and error; returns that.
 pub(crate) fn summarize_with(input: &LogInput, max_line: usize) -> crate::Result<Summary> {
-    let mut r = LineReader::open(input, max_line)?;
+    let inline = summarize_mode(input, max_line, false);
+    let ahead = summarize_mode(input, max_line, true);
+    match (&inline, &ahead) {
+        (Ok(a), Ok(b)) => assert_eq!(a, b, "{}: inline vs ahead", input.display),
+        (Err(a), Err(b)) => assert_eq!(
+            a.to_string(),
+            b.to_string(),
+            "{}: inline vs ahead",
+            input.display
+        ),
+        (a, b) => panic!("{}: inline {a:?} vs ahead {b:?}", input.display),
+    }
+    inline
+}
+
+fn summarize_mode(input: &LogInput, max_line: usize, ahead: bool) -> crate::Result<Summary> {
+    let mut r = LineReader::open_ahead(input, max_line, ahead)?;
     let mut s = Summary::default();
     let mut h = std::collections::hash_map::DefaultHasher::new();
     while let Some((line, info)) = r.next_line_info()? {
