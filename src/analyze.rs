@@ -20,8 +20,8 @@ pub fn plan(
     format: PlanFormat,
     out: Option<&Path>,
 ) -> Result<bool> {
-    let stats = pipeline::table_stats(score)?;
-    let data = pipeline::load(inputs)?;
+    let mut data = pipeline::load(inputs)?;
+    let stats = pipeline::table_inputs(score, &mut data)?.stats;
     let planned = plan_cmd::make_plan(&data.records, score, args, &stats)?;
     let mut o = output::open_out(out)?;
     match format {
@@ -47,8 +47,8 @@ pub fn drift(
     format: Format,
     out: Option<&Path>,
 ) -> Result<bool> {
-    let stats = pipeline::table_stats(score)?;
-    let data = pipeline::load(inputs)?;
+    let mut data = pipeline::load(inputs)?;
+    let stats = pipeline::table_inputs(score, &mut data)?.stats;
     let rows = drift_cmd::compute(&data.records, score, &stats, window, threshold, normalize)?;
     if rows.is_empty() {
         eprintln!("lakeaudit: the input spans a single {window} window: no drift to measure");
@@ -73,10 +73,15 @@ pub fn run(
     threshold: f64,
     dir: &Path,
 ) -> Result<bool> {
-    let stats = pipeline::table_stats(score)?;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let data = pipeline::load(inputs)?;
+    let mut data = pipeline::load(inputs)?;
+    let tables = pipeline::table_inputs(score, &mut data)?;
+    let stats = &tables.stats;
     let file = |name: &str| dir.join(name);
+    // table audit
+    if let Some(a) = &tables.audit {
+        a.write_dir(dir, Format::Csv)?;
+    }
 
     // queries
     output::write_columns(
@@ -99,7 +104,7 @@ pub fn run(
     let drift = drift_cmd::compute(
         &data.records,
         score,
-        &stats,
+        stats,
         &args.window,
         threshold,
         Normalize::Window,
@@ -110,7 +115,7 @@ pub fn run(
         Some(&file("drift.csv")),
     )?;
     // plan
-    let planned = plan_cmd::make_plan(&data.records, score, args, &stats)?;
+    let planned = plan_cmd::make_plan(&data.records, score, args, stats)?;
     let mut pj = output::open_out(Some(&file("plan.json")))?;
     serde_json::to_writer_pretty(&mut pj, &planned.json())?;
     pj.write_all(b"\n")?;
