@@ -124,8 +124,13 @@ pub fn run(
     let mut ps = output::open_out(Some(&file("plan.sql")))?;
     ps.write_all(sql.as_bytes())?;
     ps.flush()?;
+    // maintenance
+    let steps = tables
+        .audit
+        .as_ref()
+        .map(|a| upkeep(a, &tables.identity, &data.records, &planned));
     // reports
-    let rd = report_data(
+    let mut rd = report_data(
         &data,
         &edges,
         &drift,
@@ -134,6 +139,7 @@ pub fn run(
         &args.window,
         &sql,
     );
+    rd.maintenance = steps.as_deref();
     for (name, text) in [
         ("report.md", report::markdown::render(&rd)),
         ("report.html", report::html(&rd)?),
@@ -200,5 +206,51 @@ fn report_data<'a>(
         window,
         planned,
         sql,
+        maintenance: None,
     }
+}
+
+/// The maintenance plan of the audited tables: what the logs read from
+/// each, its join importance, and the plan's reclusters.
+fn upkeep(
+    audit: &crate::tables_cmd::Audit,
+    identity: &std::collections::BTreeMap<String, String>,
+    execs: &[pipeline::Exec],
+    planned: &Planned,
+) -> Vec<maintenance::UpkeepStep> {
+    let mut scanned: std::collections::BTreeMap<&str, u64> = std::collections::BTreeMap::new();
+    for s in pipeline::scan_observations(execs) {
+        *scanned.entry(s.table).or_default() += s.bytes.unwrap_or(0).max(0) as u64;
+    }
+    let tables: Vec<maintenance::TableUpkeep<'_>> = audit
+        .state
+        .iter()
+        .map(|s| {
+            let id = identity.get(&s.table).cloned().unwrap_or_else(|| s.table.clone());
+            let jis = planned
+                .demands
+                .iter()
+                .filter(|d| d.left_table == id || d.right_table == id)
+                .map(|d| d.jis)
+                .sum();
+            maintenance::TableUpkeep {
+                workload: maintenance::Workload {
+                    scanned_bytes: scanned.get(id.as_str()).copied().unwrap_or(0),
+                    jis,
+                },
+                recluster: planned
+                    .plan
+                    .tables
+                    .iter()
+                    .find(|t| t.changed && t.table == id)
+                    .map(|t| t.keys.clone()),
+                state: s,
+                compaction: audit.compaction.iter().filter(|c| c.table == s.table).collect(),
+                deletes: audit.deletes.iter().filter(|d| d.table == s.table).collect(),
+                rollup: audit.rollups.iter().find(|r| r.table == s.table),
+                table: id,
+            }
+        })
+        .collect();
+    maintenance::upkeep(&tables)
 }
