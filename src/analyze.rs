@@ -226,7 +226,10 @@ fn upkeep(
         .state
         .iter()
         .map(|s| {
-            let id = identity.get(&s.table).cloned().unwrap_or_else(|| s.table.clone());
+            let id = identity
+                .get(&s.table)
+                .cloned()
+                .unwrap_or_else(|| s.table.clone());
             let jis = planned
                 .demands
                 .iter()
@@ -245,8 +248,16 @@ fn upkeep(
                     .find(|t| t.changed && t.table == id)
                     .map(|t| t.keys.clone()),
                 state: s,
-                compaction: audit.compaction.iter().filter(|c| c.table == s.table).collect(),
-                deletes: audit.deletes.iter().filter(|d| d.table == s.table).collect(),
+                compaction: audit
+                    .compaction
+                    .iter()
+                    .filter(|c| c.table == s.table)
+                    .collect(),
+                deletes: audit
+                    .deletes
+                    .iter()
+                    .filter(|d| d.table == s.table)
+                    .collect(),
                 rollup: audit.rollups.iter().find(|r| r.table == s.table),
                 table: id,
             }

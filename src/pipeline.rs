@@ -4,6 +4,7 @@
 
 use crate::edges_cmd::ScoreArgs;
 use crate::ingest::{ingest, Ingested};
+use crate::tables_cmd::{self, Audit, PolicyArg};
 use crate::Inputs;
 use anyhow::{Context, Result};
 use graph::edges::ExecFacts;
@@ -13,10 +14,9 @@ use graph::tables::Locations;
 use graph::time::TimeRange;
 use parsers::events::ReadOptions;
 use parsers::record::{PlanSet, QueryRecord};
-use crate::tables_cmd::{self, Audit, PolicyArg};
 use planner::{ScanObservation, TableStat, TableStats};
-use std::collections::BTreeMap;
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 /// One execution with the relationships its plan resolves to.
 #[derive(Clone, Debug, Serialize)]

@@ -420,7 +420,8 @@ fn analyze_with_tables_plans_from_real_sizes_and_subsumes_compaction_in_recluste
     }
     // Sizes come from the tables, not the scans: sales' rewrite is its live
     // Delta bytes (reference.json), which the log's parquet reads never saw.
-    let plan: Value = serde_json::from_str(&fs::read_to_string(out.join("plan.json")).unwrap()).unwrap();
+    let plan: Value =
+        serde_json::from_str(&fs::read_to_string(out.join("plan.json")).unwrap()).unwrap();
     let sales_bytes = reference()["sales"]["bytes"].as_u64().unwrap();
     let decisions = plan["tables"].as_array().unwrap();
     let sales = decisions
@@ -437,9 +438,15 @@ fn analyze_with_tables_plans_from_real_sizes_and_subsumes_compaction_in_recluste
     // sales has small files the Delta policy would OPTIMIZE, but the plan
     // reclusters it: one recluster step, no separate compaction.
     let compaction = fs::read_to_string(out.join("compaction.csv")).unwrap();
-    assert!(compaction.lines().any(|l| l.starts_with("sales,") && l.contains(",delta,") && l.contains("OPTIMIZE")));
-    let (_, step, stmt) = maintenance_row(&report, "spark_catalog.default.sales").expect("sales step");
-    assert_eq!((step.as_str(), stmt.as_str()), ("recluster", "`see plan.sql`"));
+    assert!(compaction
+        .lines()
+        .any(|l| l.starts_with("sales,") && l.contains(",delta,") && l.contains("OPTIMIZE")));
+    let (_, step, stmt) =
+        maintenance_row(&report, "spark_catalog.default.sales").expect("sales step");
+    assert_eq!(
+        (step.as_str(), stmt.as_str()),
+        ("recluster", "`see plan.sql`")
+    );
     assert!(!report.contains("OPTIMIZE sales"), "{report}");
     let _ = fs::remove_dir_all(out);
 }
@@ -448,12 +455,14 @@ fn analyze_with_tables_plans_from_real_sizes_and_subsumes_compaction_in_recluste
 fn tables_the_plan_leaves_alone_get_their_own_compaction_ranked_by_value() {
     // A rewrite budget that buys customers and orders_dv but not sales.
     let (out, report) = analyze("budget", &["--budget", "9000"]);
-    let (rank, step, stmt) = maintenance_row(&report, "spark_catalog.default.sales").expect("sales step");
+    let (rank, step, stmt) =
+        maintenance_row(&report, "spark_catalog.default.sales").expect("sales step");
     assert_eq!(step, "compact", "{report}");
     assert!(stmt.contains("OPTIMIZE sales WHERE"), "{stmt}");
     // sales is read most by the logged joins and is all small files: first.
     assert_eq!(rank, 1, "{report}");
-    let (_, step, _) = maintenance_row(&report, "spark_catalog.default.orders_dv").expect("orders_dv step");
+    let (_, step, _) =
+        maintenance_row(&report, "spark_catalog.default.orders_dv").expect("orders_dv step");
     assert_eq!(step, "recluster");
     let _ = fs::remove_dir_all(out);
 }

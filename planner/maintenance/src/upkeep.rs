@@ -199,7 +199,9 @@ fn step(t: &TableUpkeep<'_>) -> Option<(f64, UpkeepStep)> {
             compaction.iter().map(|c| c.bins).sum::<u64>(),
         ));
         if compact_purged > 0 {
-            what.push(format!("dropping {compact_purged} deleted row(s) on the way"));
+            what.push(format!(
+                "dropping {compact_purged} deleted row(s) on the way"
+            ));
         }
     }
     if purge_needed {

@@ -168,10 +168,7 @@ fn budget_curve(s: &mut String, c: &BudgetCurve) {
 fn maintenance_section(s: &mut String, steps: &[maintenance::UpkeepStep]) {
     let _ = writeln!(s, "## Maintenance\n");
     if steps.is_empty() {
-        let _ = writeln!(
-            s,
-            "No audited table needs compaction or delete purging.\n"
-        );
+        let _ = writeln!(s, "No audited table needs compaction or delete purging.\n");
         return;
     }
     let _ = writeln!(
