@@ -370,7 +370,7 @@ fn broken_tables_are_named_and_the_others_still_audited() {
 /// (`scripts/make_tables_log.py`): sales.id = orders_dv.id and
 /// customers.c_custkey = orders_dv.id, eight times each, as SortMergeJoin.
 fn join_log() -> PathBuf {
-    testdata::data("spark-logs/tables-join")
+    testdata::data("tables-join")
 }
 
 fn analyze(name: &str, extra: &[&str]) -> (PathBuf, String) {

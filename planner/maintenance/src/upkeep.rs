@@ -239,3 +239,130 @@ fn step(t: &TableUpkeep<'_>) -> Option<(f64, UpkeepStep)> {
     out.statement = statements.join("; ");
     Some((weight, out))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(name: &str, bytes: u64, files: u64, small: u64) -> TableStateRow {
+        TableStateRow {
+            table: name.into(),
+            format: "delta",
+            bytes,
+            files,
+            small_files: small,
+            rows_physical: 1000,
+            rows_live: 1000,
+            ..Default::default()
+        }
+    }
+
+    fn optimize(name: &str, bytes: u64, files: u64) -> CompactionRow {
+        CompactionRow {
+            table: name.into(),
+            policy: "delta",
+            candidate_files: files,
+            bins: 1,
+            files_before: files,
+            files_after_est: 1,
+            bytes_to_rewrite: bytes,
+            statement: format!("OPTIMIZE {name}"),
+            ..Default::default()
+        }
+    }
+
+    fn table<'a>(
+        s: &'a TableStateRow,
+        c: &'a [CompactionRow],
+        d: &'a [DeleteFileRow],
+        scanned: u64,
+    ) -> TableUpkeep<'a> {
+        TableUpkeep {
+            table: format!("spark_catalog.default.{}", s.table),
+            state: s,
+            compaction: c.iter().collect(),
+            deletes: d.iter().collect(),
+            rollup: None,
+            workload: Workload {
+                scanned_bytes: scanned,
+                jis: 0.5,
+            },
+            recluster: None,
+        }
+    }
+
+    #[test]
+    fn a_recluster_replaces_the_tables_compaction() {
+        let s = state("t", 4000, 10, 10);
+        let c = [optimize("t", 4000, 10)];
+        let mut t = table(&s, &c, &[], 100);
+        t.recluster = Some(vec!["k".into()]);
+        let steps = upkeep(&[t]);
+        assert_eq!(steps.len(), 1);
+        assert_eq!(steps[0].action, Action::Recluster);
+        assert_eq!(steps[0].rewrite_bytes, 4000);
+        assert_eq!(steps[0].statement, "see plan.sql");
+        assert!(steps[0].rewrites.contains("no separate OPTIMIZE"));
+    }
+
+    #[test]
+    fn steps_rank_by_scanned_bytes_times_overhead_unread_tables_last() {
+        let (a, b, c) = (
+            state("a", 1000, 10, 10),
+            state("b", 1000, 10, 5),
+            state("c", 9000, 10, 10),
+        );
+        let (ca, cb, cc) = (
+            [optimize("a", 1000, 10)],
+            [optimize("b", 500, 5)],
+            [optimize("c", 9000, 10)],
+        );
+        // b is read 4x as much as a with half its small-file share: 2x a's value.
+        let steps = upkeep(&[
+            table(&a, &ca, &[], 100),
+            table(&b, &cb, &[], 400),
+            table(&c, &cc, &[], 0),
+        ]);
+        let order: Vec<&str> = steps.iter().map(|s| s.table.as_str()).collect();
+        assert_eq!(
+            order,
+            [
+                "spark_catalog.default.b",
+                "spark_catalog.default.a",
+                "spark_catalog.default.c"
+            ]
+        );
+        assert!(steps.iter().all(|s| s.action == Action::Compact));
+        assert_eq!(steps[0].value, 400.0 * 1.5 * 0.5);
+    }
+
+    #[test]
+    fn deletes_past_their_rule_get_a_purge_unless_compaction_drops_them() {
+        let mut s = state("t", 1000, 2, 0);
+        s.rows_deleted = 100;
+        let d = [DeleteFileRow {
+            table: "t".into(),
+            file_bytes: 500,
+            deleted_rows: 100,
+            verdict: "rewrite_now",
+            rule: "delta_max_deleted_rows_ratio",
+            ..Default::default()
+        }];
+        let steps = upkeep(&[table(&s, &[], &d, 10)]);
+        assert_eq!(steps[0].action, Action::PurgeDeletes);
+        assert_eq!(steps[0].statement, "REORG TABLE t APPLY (PURGE)");
+        assert_eq!((steps[0].rewrite_bytes, steps[0].rows_purged), (500, 100));
+        let mut c = optimize("t", 1000, 2);
+        c.rows_purged = 100;
+        let c = [c];
+        let steps = upkeep(&[table(&s, &c, &d, 10)]);
+        assert_eq!(steps[0].action, Action::CompactAndPurge);
+        assert_eq!(steps[0].statement, "OPTIMIZE t");
+    }
+
+    #[test]
+    fn a_healthy_table_needs_no_step() {
+        let s = state("t", 1000, 1, 0);
+        assert!(upkeep(&[table(&s, &[], &[], 10)]).is_empty());
+    }
+}
