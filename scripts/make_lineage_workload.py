@@ -425,6 +425,12 @@ APPS = [
                                          "spark.sql.autoBroadcastJoinThreshold=-1",
                                          "spark.sql.sources.useV1SourceList="]),
     ("spark35-default", "spark35", ["spark.eventLog.compress=true", "spark.eventLog.compression.codec=zstd"]),
+    # The V2 / no-broadcast settings with plans in extended-mode text: the
+    # same statements through the extended plan parser.
+    ("spark4-v2-extended", "spark4", ["spark.eventLog.compress=true", "spark.eventLog.compression.codec=zstd",
+                                      "spark.sql.autoBroadcastJoinThreshold=-1",
+                                      "spark.sql.sources.useV1SourceList=",
+                                      "spark.sql.ui.explainMode=extended"]),
 ]
 
 # Settings reported in each manifest's `effective` block (as the session saw them).

@@ -13,6 +13,9 @@ use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
 const APPS: [&str; 3] = ["spark4-default", "spark4-v2-nobroadcast", "spark35-default"];
+/// The V2 / no-broadcast settings again with `spark.sql.ui.explainMode=extended`:
+/// the same statements through the extended-text plan parser.
+const EXTENDED_APP: &str = "spark4-v2-extended";
 
 fn data(rel: &str) -> String {
     testdata::data(rel).to_string_lossy().into_owned()
@@ -150,7 +153,7 @@ fn precision_recall(app: &str) -> (f64, f64, Vec<String>) {
 
 #[test]
 fn lineage_workload_precision_and_recall_are_one_in_every_application() {
-    for app in APPS {
+    for app in APPS.into_iter().chain([EXTENDED_APP]) {
         let (p, r, wrong) = precision_recall(app);
         assert!(
             wrong.is_empty(),
@@ -166,7 +169,13 @@ fn lineage_workload_precision_and_recall_are_one_in_every_application() {
 #[test]
 fn edge_frequencies_count_each_statement_once() {
     let truth = truth();
-    for app in APPS {
+    // The extended-text application runs the statements of
+    // spark4-v2-nobroadcast with the same settings: the same frequencies.
+    let runs = APPS
+        .into_iter()
+        .map(|a| (a, a))
+        .chain([(EXTENDED_APP, "spark4-v2-nobroadcast")]);
+    for (app, key) in runs {
         let rows = jsonl(&ok(&[
             "edges",
             "--format",
@@ -193,7 +202,7 @@ fn edge_frequencies_count_each_statement_once() {
                 )
             })
             .collect();
-        let want: BTreeMap<String, u64> = truth["edge_frequency"][app]
+        let want: BTreeMap<String, u64> = truth["edge_frequency"][key]
             .as_object()
             .expect("edge_frequency")
             .iter()
@@ -205,7 +214,7 @@ fn edge_frequencies_count_each_statement_once() {
 
 #[test]
 fn command_results_carry_no_relationships_and_name_their_command() {
-    for app in APPS {
+    for app in APPS.into_iter().chain([EXTENDED_APP]) {
         let recs = records(&data(&format!("lineage/{app}")));
         // 32 reports on the INSERT (31); 35 on the CTAS (33, whose nested
         // insert is 34).
@@ -227,7 +236,7 @@ fn command_results_carry_no_relationships_and_name_their_command() {
 /// A path read of a catalog table's location is that table, V1 or V2.
 #[test]
 fn path_reads_and_catalog_tables_are_one_table() {
-    for app in APPS {
+    for app in APPS.into_iter().chain([EXTENDED_APP]) {
         let recs = records(&data(&format!("lineage/{app}")));
         // path_read_join, path_read_both, path_sql_join.
         for id in [19, 20, 21] {

@@ -29,7 +29,10 @@ pub struct ExecutionPlans<'a> {
 /// optimized plan shares its exprIds and has them, so lineage resolves
 /// through both.
 pub fn execution_relationships(plans: ExecutionPlans<'_>) -> Vec<Relationship> {
-    if plans.physical.is_some_and(is_command_result) {
+    if plans
+        .physical
+        .is_some_and(|p| is_command_result(p) || defines_a_view(p))
+    {
         return Vec::new();
     }
     match (plans.physical, plans.optimized) {
@@ -51,6 +54,24 @@ pub fn is_command_result(plan: &Plan) -> bool {
         n = child;
     }
     plan::operator_word(&n.name) == "CommandResult"
+}
+
+/// Whether a plan only defines a view (`CREATE VIEW`, `ALTER VIEW ... AS`,
+/// `createOrReplaceTempView`): extended explain mode prints the view's
+/// query under the command, but its joins run later, in the executions that
+/// read the view, not here.
+pub fn defines_a_view(plan: &Plan) -> bool {
+    let mut n: &plan::PlanNode = plan;
+    while let (plan::NodeKind::PassThrough, [child]) = (&n.kind, n.children.as_slice()) {
+        n = child;
+    }
+    matches!(n.kind, plan::NodeKind::Command)
+        && n.name.split_whitespace().any(|w| {
+            matches!(
+                w,
+                "CreateViewCommand" | "AlterViewAsCommand" | "CreateTempViewUsing"
+            )
+        })
 }
 
 impl ExecFacts {

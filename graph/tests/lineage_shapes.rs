@@ -1,5 +1,7 @@
 //! Snapshots of the plan shapes of issue 11, per plan source (formatted
-//! text and `sparkPlanInfo` of the same event): a DataSource V2 path read,
+//! text and `sparkPlanInfo` of the same event; extended-mode text from the
+//! application run with `spark.sql.ui.explainMode=extended`): a DataSource
+//! V2 path read,
 //! INSERT INTO ... SELECT, CTAS (command, nested insert) and their
 //! `CommandResult` executions, from the real Spark 4.0.1 logs of
 //! `tests/data/lineage`. Each snapshot lists the scans (what they read)
@@ -72,6 +74,34 @@ fn snapshot(app: &str, log: &str, ids: &[u64]) {
         insta::assert_snapshot!(format!("{app}-{id}-formatted"), shape(&formatted));
         insta::assert_snapshot!(format!("{app}-{id}-spark_plan_info"), shape(&info));
     }
+}
+
+/// The extended-text plans (`explainMode=extended`) of the same statements.
+fn snapshot_extended(app: &str, log: &str, ids: &[u64]) {
+    let events = final_events(log);
+    for id in ids {
+        let e = &events[id];
+        let plans =
+            parsers::plan::extended::parse(e["physicalPlanDescription"].as_str().unwrap_or(""))
+                .expect("extended plan");
+        let physical = plans.physical.expect("a physical plan");
+        insta::assert_snapshot!(format!("{app}-{id}-extended"), shape(&physical));
+    }
+}
+
+const EXTENDED_LOG: &str =
+    "lineage/spark4-v2-extended/eventlog_v2_local-1796101802696/events_1_local-1796101802696.zstd";
+
+#[test]
+fn extended_text_shapes() {
+    // Same statement order as the other applications: 19 and 20 path reads
+    // (`BatchScan parquet file:/...`), 31 INSERT, 32 its CommandResult, 33
+    // CTAS, 34 its nested insert, 35 the CTAS's CommandResult.
+    snapshot_extended(
+        "spark4-v2-extended",
+        EXTENDED_LOG,
+        &[19, 20, 31, 32, 33, 34, 35],
+    );
 }
 
 #[test]

@@ -61,6 +61,7 @@
 //! assert_eq!(p.children[0].children[0].output[0].to_string(), "o_orderkey#17L");
 //! ```
 
+use crate::plan::formatted::{is_python_eval, python_eval_list};
 use std::collections::HashSet;
 
 use serde::Serialize;
@@ -543,8 +544,15 @@ fn make_node(text: &str, children: Vec<PlanNode>, subqueries: Vec<PlanNode>) -> 
     };
     let (name, rest) = split_name(t);
     let mut node = line_operator(name, rest, t);
-    node.children = children;
-    node.subqueries = subqueries;
+    // A cached relation prints the plan it reads as an inner child, indented
+    // like a subquery (`InMemoryTableScan` over `InMemoryRelation` over the
+    // cached plan): it is the data the operator reads, so it is a child.
+    if children.is_empty() && matches!(name, "InMemoryTableScan" | "InMemoryRelation") {
+        node.children = subqueries;
+    } else {
+        node.children = children;
+        node.subqueries = subqueries;
+    }
     node
 }
 
@@ -560,6 +568,15 @@ fn line_operator(name: &str, rest: &str, full: &str) -> PlanNode {
     let op = operator(name, Level::Any);
     let mut n = match op.family {
         // Outputs of project lists are derived from the lists.
+        // `BatchEvalPython [udf(x#1)#5L], [pythonUDF0#6L]`: each call
+        // aliased to its result (extended text does not print the input).
+        Family::Project if is_python_eval(name) => node(
+            NodeKind::Project {
+                list: python_eval_list(rest, &[]),
+            },
+            name,
+            Vec::new(),
+        ),
         Family::Project => node(NodeKind::Project { list: exprs(rest) }, name, Vec::new()),
         Family::Filter => node(
             NodeKind::Filter {
