@@ -448,6 +448,9 @@ fn analyze_with_tables_plans_from_real_sizes_and_subsumes_compaction_in_recluste
         ("recluster", "`see plan.sql`")
     );
     assert!(!report.contains("OPTIMIZE sales"), "{report}");
+    let html = fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains(r#"<section id="maintenance">"#));
+    assert!(html.contains("key drift from (c_custkey, c_nation)"));
     let _ = fs::remove_dir_all(out);
 }
 
