@@ -20,8 +20,8 @@ pub fn plan(
     format: PlanFormat,
     out: Option<&Path>,
 ) -> Result<bool> {
-    let stats = pipeline::table_stats(score)?;
-    let data = pipeline::load(inputs)?;
+    let mut data = pipeline::load(inputs)?;
+    let stats = pipeline::table_inputs(score, &mut data)?.stats;
     let planned = plan_cmd::make_plan(&data.records, score, args, &stats)?;
     let mut o = output::open_out(out)?;
     match format {
@@ -47,8 +47,8 @@ pub fn drift(
     format: Format,
     out: Option<&Path>,
 ) -> Result<bool> {
-    let stats = pipeline::table_stats(score)?;
-    let data = pipeline::load(inputs)?;
+    let mut data = pipeline::load(inputs)?;
+    let stats = pipeline::table_inputs(score, &mut data)?.stats;
     let rows = drift_cmd::compute(&data.records, score, &stats, window, threshold, normalize)?;
     if rows.is_empty() {
         eprintln!("lakeaudit: the input spans a single {window} window: no drift to measure");
@@ -73,10 +73,15 @@ pub fn run(
     threshold: f64,
     dir: &Path,
 ) -> Result<bool> {
-    let stats = pipeline::table_stats(score)?;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let data = pipeline::load(inputs)?;
+    let mut data = pipeline::load(inputs)?;
+    let tables = pipeline::table_inputs(score, &mut data)?;
+    let stats = &tables.stats;
     let file = |name: &str| dir.join(name);
+    // table audit
+    if let Some(a) = &tables.audit {
+        a.write_dir(dir, Format::Csv)?;
+    }
 
     // queries
     output::write_columns(
@@ -99,7 +104,7 @@ pub fn run(
     let drift = drift_cmd::compute(
         &data.records,
         score,
-        &stats,
+        stats,
         &args.window,
         threshold,
         Normalize::Window,
@@ -110,7 +115,7 @@ pub fn run(
         Some(&file("drift.csv")),
     )?;
     // plan
-    let planned = plan_cmd::make_plan(&data.records, score, args, &stats)?;
+    let planned = plan_cmd::make_plan(&data.records, score, args, stats)?;
     let mut pj = output::open_out(Some(&file("plan.json")))?;
     serde_json::to_writer_pretty(&mut pj, &planned.json())?;
     pj.write_all(b"\n")?;
@@ -119,8 +124,13 @@ pub fn run(
     let mut ps = output::open_out(Some(&file("plan.sql")))?;
     ps.write_all(sql.as_bytes())?;
     ps.flush()?;
+    // maintenance
+    let steps = tables
+        .audit
+        .as_ref()
+        .map(|a| upkeep(a, &tables.identity, &data.records, &planned));
     // reports
-    let rd = report_data(
+    let mut rd = report_data(
         &data,
         &edges,
         &drift,
@@ -129,6 +139,7 @@ pub fn run(
         &args.window,
         &sql,
     );
+    rd.maintenance = steps.as_deref();
     for (name, text) in [
         ("report.md", report::markdown::render(&rd)),
         ("report.html", report::html(&rd)?),
@@ -195,5 +206,62 @@ fn report_data<'a>(
         window,
         planned,
         sql,
+        maintenance: None,
     }
+}
+
+/// The maintenance plan of the audited tables: what the logs read from
+/// each, its join importance, and the plan's reclusters.
+fn upkeep(
+    audit: &crate::tables_cmd::Audit,
+    identity: &std::collections::BTreeMap<String, String>,
+    execs: &[pipeline::Exec],
+    planned: &Planned,
+) -> Vec<maintenance::UpkeepStep> {
+    let mut scanned: std::collections::BTreeMap<&str, u64> = std::collections::BTreeMap::new();
+    for s in pipeline::scan_observations(execs) {
+        *scanned.entry(s.table).or_default() += s.bytes.unwrap_or(0).max(0) as u64;
+    }
+    let tables: Vec<maintenance::TableUpkeep<'_>> = audit
+        .state
+        .iter()
+        .map(|s| {
+            let id = identity
+                .get(&s.table)
+                .cloned()
+                .unwrap_or_else(|| s.table.clone());
+            let jis = planned
+                .demands
+                .iter()
+                .filter(|d| d.left_table == id || d.right_table == id)
+                .map(|d| d.jis)
+                .sum();
+            maintenance::TableUpkeep {
+                workload: maintenance::Workload {
+                    scanned_bytes: scanned.get(id.as_str()).copied().unwrap_or(0),
+                    jis,
+                },
+                recluster: planned
+                    .plan
+                    .tables
+                    .iter()
+                    .find(|t| t.changed && t.table == id)
+                    .map(|t| t.keys.clone()),
+                state: s,
+                compaction: audit
+                    .compaction
+                    .iter()
+                    .filter(|c| c.table == s.table)
+                    .collect(),
+                deletes: audit
+                    .deletes
+                    .iter()
+                    .filter(|d| d.table == s.table)
+                    .collect(),
+                rollup: audit.rollups.iter().find(|r| r.table == s.table),
+                table: id,
+            }
+        })
+        .collect();
+    maintenance::upkeep(&tables)
 }

@@ -26,6 +26,12 @@ pub struct ScoreArgs {
     /// partitioned_by, clustered_by) used where the logs lack them.
     #[arg(long, value_name = "FILE")]
     pub table_stats: Option<PathBuf>,
+    /// Delta and Iceberg tables (or warehouse directories holding them) to
+    /// audit: their real sizes, live rows and clustering keys go to the
+    /// planner (over `--table-stats`), matched to the logs' tables by
+    /// location, else by name. Put it after the log paths.
+    #[arg(long, value_name = "WAREHOUSE", num_args = 1..)]
+    pub tables: Vec<PathBuf>,
 }
 
 /// Cost measure flag.
@@ -58,8 +64,8 @@ pub fn run(
     format: Format,
     out: Option<&Path>,
 ) -> Result<bool> {
-    let stats = pipeline::table_stats(args)?;
-    let data = pipeline::load(inputs)?;
+    let mut data = pipeline::load(inputs)?;
+    let stats = pipeline::table_inputs(args, &mut data)?.stats;
     let selected = pipeline::select(&data.records, args)?;
     let fallback = stats.row_fallback();
     let cost = CostMeasure::from(args.cost);

@@ -4,6 +4,7 @@
 
 use crate::edges_cmd::ScoreArgs;
 use crate::ingest::{ingest, Ingested};
+use crate::tables_cmd::{self, Audit, PolicyArg};
 use crate::Inputs;
 use anyhow::{Context, Result};
 use graph::edges::ExecFacts;
@@ -13,8 +14,9 @@ use graph::tables::Locations;
 use graph::time::TimeRange;
 use parsers::events::ReadOptions;
 use parsers::record::{PlanSet, QueryRecord};
-use planner::{ScanObservation, TableStats};
+use planner::{ScanObservation, TableStat, TableStats};
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 /// One execution with the relationships its plan resolves to.
 #[derive(Clone, Debug, Serialize)]
@@ -128,8 +130,72 @@ pub fn scan_observations(execs: &[Exec]) -> impl Iterator<Item = ScanObservation
         })
 }
 
+/// Table facts from outside the logs: `--table-stats` and the audit of
+/// `--tables`.
+pub struct TableInputs {
+    /// Statistics by the logs' table identity: the audited tables' over
+    /// `--table-stats` rows.
+    pub stats: TableStats,
+    /// The audit of `--tables` (`None` without the flag).
+    pub audit: Option<Audit>,
+    /// Audited table name -> its identity in the logs.
+    pub identity: BTreeMap<String, String>,
+}
+
+/// `--table-stats` and `--tables` for the loaded logs: each audited table
+/// is matched to the catalog table the logs saw reading its location,
+/// else to its own name made canonical. Tables that cannot be read join
+/// `data.errors` (the others are still audited).
+pub fn table_inputs(args: &ScoreArgs, data: &mut Ingested<Exec>) -> Result<TableInputs> {
+    let mut stats = table_stats(args)?;
+    if args.tables.is_empty() {
+        return Ok(TableInputs {
+            stats,
+            audit: None,
+            identity: BTreeMap::new(),
+        });
+    }
+    let audit = tables_cmd::audit(&args.tables, PolicyArg::All, None, false);
+    let mut locations = Locations::default();
+    for e in &data.records {
+        for s in &e.record.scans {
+            locations.observe(&s.table, s.location.as_deref());
+        }
+    }
+    let mut identity = BTreeMap::new();
+    for s in &audit.state {
+        let location = std::fs::canonicalize(&s.location)
+            .ok()
+            .map(|p| format!("file:{}", p.display()));
+        let id = locations.identify(&s.table, location.as_deref());
+        let list = |v: &str| {
+            v.split(';')
+                .filter(|c| !c.is_empty())
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        };
+        stats.0.insert(
+            id.clone(),
+            TableStat {
+                bytes: Some(s.bytes),
+                rows: Some(s.rows_live),
+                files: Some(s.files),
+                partitioned_by: list(&s.partition_columns),
+                clustered_by: list(&s.clustering_columns),
+            },
+        );
+        identity.insert(s.table.clone(), id);
+    }
+    data.errors.extend(audit.errors.iter().cloned());
+    Ok(TableInputs {
+        stats,
+        audit: Some(audit),
+        identity,
+    })
+}
+
 /// `--table-stats FILE`, or none.
-pub fn table_stats(args: &ScoreArgs) -> Result<TableStats> {
+fn table_stats(args: &ScoreArgs) -> Result<TableStats> {
     let Some(p) = args.table_stats.as_deref() else {
         return Ok(TableStats::default());
     };

@@ -186,11 +186,13 @@ fn render(
             t.table,
             t.keys.join(", "),
             if !t.changed {
-                "  [already in place]"
+                "  [already in place]".to_string()
             } else if t.replace {
-                "  [partitioned: replace]"
+                "  [partitioned: replace]".to_string()
+            } else if let Some(k) = t.key_drift() {
+                format!("  [key drift: now clustered on ({})]", k.join(", "))
             } else {
-                ""
+                String::new()
             }
         );
         let src = profiles

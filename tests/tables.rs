@@ -365,3 +365,107 @@ fn broken_tables_are_named_and_the_others_still_audited() {
     );
     let _ = fs::remove_dir_all(&wh);
 }
+
+/// The real Spark 4.0.1 log that joins the fixture tables
+/// (`scripts/make_tables_log.py`): sales.id = orders_dv.id and
+/// customers.c_custkey = orders_dv.id, eight times each, as SortMergeJoin.
+fn join_log() -> PathBuf {
+    testdata::data("tables-join")
+}
+
+fn analyze(name: &str, extra: &[&str]) -> (PathBuf, String) {
+    let out = std::env::temp_dir().join(format!("lakeaudit-integ-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&out);
+    let (log, wh) = (join_log(), warehouse());
+    let mut args = vec![
+        "analyze",
+        log.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    args.extend(["--tables", wh.to_str().unwrap()]);
+    let o = run(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report = fs::read_to_string(out.join("report.md")).unwrap();
+    (out, report)
+}
+
+/// The Maintenance table's row for a table: `(rank, step, statement cell)`.
+fn maintenance_row(report: &str, table: &str) -> Option<(usize, String, String)> {
+    let section = report.split("## Maintenance").nth(1)?;
+    let section = section.split("\n## ").next()?;
+    section.lines().find_map(|l| {
+        let cells: Vec<&str> = l.split(" | ").map(str::trim).collect();
+        (cells.len() >= 10 && cells[1] == format!("`{table}`")).then(|| {
+            (
+                cells[0].trim_start_matches("| ").parse().unwrap(),
+                cells[2].to_string(),
+                cells[9].trim_end_matches(" |").to_string(),
+            )
+        })
+    })
+}
+
+#[test]
+fn analyze_with_tables_plans_from_real_sizes_and_subsumes_compaction_in_reclusters() {
+    let (out, report) = analyze("full", &[]);
+    for f in [
+        "table_state.csv",
+        "compaction.csv",
+        "deletes.csv",
+        "plan.json",
+    ] {
+        assert!(out.join(f).is_file(), "{f} missing");
+    }
+    // Sizes come from the tables, not the scans: sales' rewrite is its live
+    // Delta bytes (reference.json), which the log's parquet reads never saw.
+    let plan: Value =
+        serde_json::from_str(&fs::read_to_string(out.join("plan.json")).unwrap()).unwrap();
+    let sales_bytes = reference()["sales"]["bytes"].as_u64().unwrap();
+    let decisions = plan["tables"].as_array().unwrap();
+    let sales = decisions
+        .iter()
+        .find(|t| t["table"] == "spark_catalog.default.sales")
+        .expect("sales in the plan");
+    assert_eq!(sales["rewrite_bytes"].as_u64(), Some(sales_bytes));
+    // customers is clustered on (c_custkey, c_nation); the workload joins
+    // it on c_custkey alone: key drift, said in the report.
+    assert!(
+        report.contains("(key drift: now clustered on (c_custkey, c_nation))"),
+        "{report}"
+    );
+    // sales has small files the Delta policy would OPTIMIZE, but the plan
+    // reclusters it: one recluster step, no separate compaction.
+    let compaction = fs::read_to_string(out.join("compaction.csv")).unwrap();
+    assert!(compaction
+        .lines()
+        .any(|l| l.starts_with("sales,") && l.contains(",delta,") && l.contains("OPTIMIZE")));
+    let (_, step, stmt) =
+        maintenance_row(&report, "spark_catalog.default.sales").expect("sales step");
+    assert_eq!(
+        (step.as_str(), stmt.as_str()),
+        ("recluster", "`see plan.sql`")
+    );
+    assert!(!report.contains("OPTIMIZE sales"), "{report}");
+    let html = fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains(r#"<section id="maintenance">"#));
+    assert!(html.contains("key drift from (c_custkey, c_nation)"));
+    let _ = fs::remove_dir_all(out);
+}
+
+#[test]
+fn tables_the_plan_leaves_alone_get_their_own_compaction_ranked_by_value() {
+    // A rewrite budget that buys customers and orders_dv but not sales.
+    let (out, report) = analyze("budget", &["--budget", "9000"]);
+    let (rank, step, stmt) =
+        maintenance_row(&report, "spark_catalog.default.sales").expect("sales step");
+    assert_eq!(step, "compact", "{report}");
+    assert!(stmt.contains("OPTIMIZE sales WHERE"), "{stmt}");
+    // sales is read most by the logged joins and is all small files: first.
+    assert_eq!(rank, 1, "{report}");
+    let (_, step, _) =
+        maintenance_row(&report, "spark_catalog.default.orders_dv").expect("orders_dv step");
+    assert_eq!(step, "recluster");
+    let _ = fs::remove_dir_all(out);
+}

@@ -148,6 +148,29 @@ impl Locations {
         canonical_table(t)
     }
 
+    /// The identity of a table known by another name and location (a
+    /// Delta or Iceberg table found on disk): the one catalog table the
+    /// logs saw reading `location` (`file:/w/orders`, any trailing `/`),
+    /// else the canonical form of `name`.
+    ///
+    /// ```
+    /// use graph::tables::Locations;
+    /// let mut l = Locations::default();
+    /// l.observe("sales.orders", Some("file:/w/orders"));
+    /// assert_eq!(l.identify("orders", Some("file:///w/orders/")), "spark_catalog.sales.orders");
+    /// assert_eq!(l.identify("orders", Some("file:/elsewhere")), "spark_catalog.default.orders");
+    /// ```
+    pub fn identify(&self, name: &str, location: Option<&str>) -> String {
+        if let Some(names) = location.and_then(|l| self.by_path.get(&normalise(l))) {
+            if names.len() == 1 {
+                if let Some(n) = names.iter().next() {
+                    return n.clone();
+                }
+            }
+        }
+        canonical_table(name)
+    }
+
     /// Whether no location is known.
     pub fn is_empty(&self) -> bool {
         self.by_path.is_empty()

@@ -198,6 +198,17 @@ pub struct TableDecision {
     pub npv_contribution: f64,
 }
 
+impl TableDecision {
+    /// The table's current clustering key when the plan moves it to another
+    /// one (key drift: the workload now joins it on different columns).
+    pub fn key_drift(&self) -> Option<&[String]> {
+        match &self.previous {
+            Layout::Clustered(k) if self.changed && *k != self.keys => Some(k),
+            Layout::Clustered(_) | Layout::Partitioned(_) | Layout::None => None,
+        }
+    }
+}
+
 /// A layout plan.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Plan {

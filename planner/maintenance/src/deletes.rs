@@ -46,7 +46,7 @@ impl Verdict {
 }
 
 /// One data file with deletes.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct DeleteFileRow {
     pub table: String,
     pub partition: String,

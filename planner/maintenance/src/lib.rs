@@ -6,6 +6,8 @@
 //!   (Iceberg) or Amoro's self-optimizing would rewrite, per partition.
 //! * [`deletes`]: per data file with deletes, the deleted ratio, the read
 //!   amplification and a verdict with the rule that fired.
+//! * [`upkeep`]: the layout plan's reclusters and these steps as one
+//!   maintenance plan, ranked by value.
 //!
 //! ```
 //! use maintenance::{compaction, Policy, Settings};
@@ -17,10 +19,12 @@
 mod deletes;
 mod policy;
 mod state;
+mod upkeep;
 
 pub use deletes::{deletes, DeleteFileRow, DeleteRollup, Verdict};
 pub use policy::{compaction, CompactionRow, Policy, Settings};
 pub use state::{summarize, TableStateRow};
+pub use upkeep::{upkeep, Action, TableUpkeep, UpkeepStep, Workload};
 
 /// 1 MiB.
 pub const MIB: u64 = 1 << 20;

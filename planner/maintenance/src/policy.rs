@@ -139,7 +139,7 @@ impl Settings {
 }
 
 /// What one policy would do in one partition.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct CompactionRow {
     pub table: String,
     pub partition: String,

@@ -5,7 +5,7 @@ use serde::Serialize;
 use tables::{DeleteKind, Format, TableState};
 
 /// One table's state, as `lakeaudit tables` writes it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct TableStateRow {
     pub table: String,
     pub format: &'static str,

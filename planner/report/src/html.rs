@@ -170,6 +170,7 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                     nav {
                         a href="#graph" { "Join graph" }
                         a href="#plan" { "Layout plan" }
+                        @if d.maintenance.is_some() { a href="#maintenance" { "Maintenance" } }
                         a href="#budget" { "Budget curve" }
                         a href="#drift" { "Drift" }
                         a href="#edges" { "Join edges" }
@@ -217,7 +218,8 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                                     tr data-table=(t.table) {
                                         td class="name" { code { (t.table) } }
                                         td class="name changed" { (t.keys.join(", "))
-                                            @if t.replace { " (partitioned: replace)" } }
+                                            @if t.replace { " (partitioned: replace)" }
+                                            @if let Some(k) = t.key_drift() { " (key drift from (" (k.join(", ")) "))" } }
                                         td class="name" { (layout_text(&t.previous)) }
                                         (num(t.rewrite_bytes as f64, human(t.rewrite_bytes as f64)))
                                         (num(t.storage_bytes as f64, human(t.storage_bytes as f64)))
@@ -258,6 +260,40 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                     }
                     h3 { "SQL (" code { "plan.sql" } ")" }
                     pre id="plan-sql" { code { (d.sql) } }
+                }
+                @if let Some(steps) = d.maintenance {
+                    section id="maintenance" {
+                        h2 { "Maintenance" }
+                        @if steps.is_empty() {
+                            p { "No audited table needs compaction or delete purging." }
+                        } @else {
+                            p class="muted" { "Ranked by value: bytes the logs read from the table × (1 + its join importance) × its overhead (read amplification − 1 + deleted-row share + small-file share). A table the layout plan reclusters is compacted and purged by that rewrite." }
+                            table class="sortable" id="maintenance-steps" {
+                                thead { tr {
+                                    th class="num" { "#" } th { "table" } th { "step" } th { "rewrites" }
+                                    th class="num" { "bytes" } th class="num" { "read ampl." }
+                                    th class="num" { "small files" } th class="num" { "deleted" }
+                                    th class="num" { "scanned" } th { "statement" }
+                                } }
+                                tbody {
+                                    @for (i, st) in steps.iter().enumerate() {
+                                        tr data-table=(st.table) {
+                                            (num((i + 1) as f64, (i + 1).to_string()))
+                                            td class="name" { code { (st.table) } }
+                                            td class="name" { (st.action.label()) }
+                                            td class="name" { (st.rewrites) }
+                                            (num(st.rewrite_bytes as f64, human(st.rewrite_bytes as f64)))
+                                            (num(st.read_amplification, format!("{:.2}", st.read_amplification)))
+                                            (num(st.small_file_share, format!("{:.0}%", st.small_file_share * 100.0)))
+                                            (num(st.deleted_share, format!("{:.1}%", st.deleted_share * 100.0)))
+                                            (num(st.scanned_bytes as f64, human(st.scanned_bytes as f64)))
+                                            td class="name" { code { (st.statement) } }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
                 }
                 section id="budget" {
                     h2 { "Budget curve" }

@@ -46,6 +46,7 @@
 //!     window: "7d",
 //!     planned: &planned,
 //!     sql: &planner::ddl(&planned.plan),
+//!     maintenance: None,
 //! };
 //! let md = report::markdown::render(&data);
 //! assert!(md.contains("CLUSTER BY (&lt;b&gt;key)"));
@@ -92,6 +93,9 @@ pub struct ReportData<'a> {
     pub planned: &'a Planned,
     /// The plan's Delta SQL (`plan.sql`).
     pub sql: &'a str,
+    /// The maintenance plan (`--tables`), best value first; `None` when
+    /// no table was audited.
+    pub maintenance: Option<&'a [maintenance::UpkeepStep]>,
 }
 
 /// Counts over the inputs.

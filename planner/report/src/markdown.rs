@@ -164,6 +164,41 @@ fn budget_curve(s: &mut String, c: &BudgetCurve) {
     let _ = writeln!(s);
 }
 
+/// The maintenance plan: one line per step, best value first.
+fn maintenance_section(s: &mut String, steps: &[maintenance::UpkeepStep]) {
+    let _ = writeln!(s, "## Maintenance\n");
+    if steps.is_empty() {
+        let _ = writeln!(s, "No audited table needs compaction or delete purging.\n");
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "Ranked by value: bytes the logs read from the table × (1 + its join importance) × its overhead (read amplification − 1 + deleted-row share + small-file share). A table the layout plan reclusters is compacted and purged by that rewrite. Details: `table_state.csv`, `compaction.csv`, `deletes.csv`.\n"
+    );
+    let _ = writeln!(
+        s,
+        "| # | table | step | rewrites | bytes | read ampl. | small files | deleted | scanned | statement |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|");
+    for (i, st) in steps.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {:.2} | {:.0}% | {:.1}% | {} | {} |",
+            i + 1,
+            code(&st.table),
+            st.action.label(),
+            text(&st.rewrites),
+            human(st.rewrite_bytes as f64),
+            st.read_amplification,
+            st.small_file_share * 100.0,
+            st.deleted_share * 100.0,
+            human(st.scanned_bytes as f64),
+            code(&st.statement)
+        );
+    }
+    let _ = writeln!(s);
+}
+
 /// The Markdown report.
 pub fn render(d: &ReportData<'_>) -> String {
     let mut s = String::new();
@@ -222,9 +257,13 @@ pub fn render(d: &ReportData<'_>) -> String {
         let _ = writeln!(s, "No layout change pays for itself within the budgets.\n");
     }
     for t in &changed {
+        let drift = t
+            .key_drift()
+            .map(|k| format!(" (key drift: now clustered on ({}))", text(&k.join(", "))))
+            .unwrap_or_default();
         let _ = writeln!(
             s,
-            "- {}: CLUSTER BY ({}){} — rewrite {}, serves {} edge(s)",
+            "- {}: CLUSTER BY ({}){}{drift} — rewrite {}, serves {} edge(s)",
             code(&t.table),
             text(&t.keys.join(", ")),
             if t.replace {
@@ -268,6 +307,9 @@ pub fn render(d: &ReportData<'_>) -> String {
         );
     }
     budget_curve(&mut s, &d.planned.curve);
+    if let Some(steps) = d.maintenance {
+        maintenance_section(&mut s, steps);
+    }
     let _ = writeln!(
         s,
         "## Drift ({window} windows, threshold {})\n",

@@ -1,0 +1,368 @@
+//! One maintenance plan: the layout plan's reclusters, then the compaction
+//! and delete purging the other tables need, ranked by value.
+//!
+//! A recluster rewrites the whole table, so it also compacts its small files
+//! and drops the rows its deletes removed: a table the layout plan
+//! reclusters gets no separate compaction or purge step.
+//!
+//! Value of a step = `scanned_bytes × (1 + jis) × overhead`, where
+//! `scanned_bytes` and `jis` (the summed Join Importance Score of the
+//! table's join edges) come from the logs, and `overhead` from the table:
+//! the extra bytes its delete files and deletion vectors make a read open
+//! (read amplification − 1), plus the share of its rows that are deleted,
+//! plus the share of its files that are small. Tables the logs never read
+//! rank after the others, by `overhead × bytes`.
+
+use crate::{CompactionRow, DeleteFileRow, DeleteRollup, TableStateRow};
+use serde::Serialize;
+
+/// What the logs say about one table.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Workload {
+    /// Bytes the logged scans read from the table.
+    pub scanned_bytes: u64,
+    /// Summed JIS of the join edges the table is on.
+    pub jis: f64,
+}
+
+/// One audited table with everything the plan knows about it.
+#[derive(Clone, Debug)]
+pub struct TableUpkeep<'a> {
+    /// The table's identity in the logs.
+    pub table: String,
+    /// Its `table_state` record.
+    pub state: &'a TableStateRow,
+    /// Its compaction rows (any policy; the table format's own is used).
+    pub compaction: Vec<&'a CompactionRow>,
+    /// Its data files with deletes.
+    pub deletes: Vec<&'a DeleteFileRow>,
+    /// Its delete roll-up.
+    pub rollup: Option<&'a DeleteRollup>,
+    /// What the logs say about it.
+    pub workload: Workload,
+    /// The layout plan's new clustering key, when it reclusters the table.
+    pub recluster: Option<Vec<String>>,
+}
+
+/// What a step does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// The layout plan's recluster (it compacts and purges too).
+    Recluster,
+    /// Bin-pack small files.
+    Compact,
+    /// Rewrite data files with too many deleted rows.
+    PurgeDeletes,
+    /// Both, in one rewrite.
+    CompactAndPurge,
+}
+
+impl Action {
+    /// Short label.
+    pub fn label(self) -> &'static str {
+        match self {
+            Action::Recluster => "recluster",
+            Action::Compact => "compact",
+            Action::PurgeDeletes => "purge deletes",
+            Action::CompactAndPurge => "compact + purge deletes",
+        }
+    }
+}
+
+/// One maintenance step.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct UpkeepStep {
+    /// Table identity (as in the logs and the layout plan).
+    pub table: String,
+    /// What the step does.
+    pub action: Action,
+    /// Bytes the step rewrites.
+    pub rewrite_bytes: u64,
+    /// Data files it rewrites.
+    pub files_rewritten: u64,
+    /// Deleted rows it drops for good.
+    pub rows_purged: u64,
+    /// Read amplification from delete files and DVs (1: none).
+    pub read_amplification: f64,
+    /// Share of the table's files that are small.
+    pub small_file_share: f64,
+    /// Share of the table's physical rows that are deleted.
+    pub deleted_share: f64,
+    /// Bytes the logs read from the table.
+    pub scanned_bytes: u64,
+    /// Summed JIS of its join edges.
+    pub jis: f64,
+    /// The ranking value (see the module docs).
+    pub value: f64,
+    /// What the step rewrites, in words.
+    pub rewrites: String,
+    /// The statements to run (`;`-separated); for a recluster, `plan.sql`.
+    pub statement: String,
+}
+
+fn ratio(a: u64, b: u64) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        a as f64 / b as f64
+    }
+}
+
+/// The maintenance steps for `tables`, best value first.
+pub fn upkeep(tables: &[TableUpkeep<'_>]) -> Vec<UpkeepStep> {
+    let mut steps: Vec<(f64, UpkeepStep)> = tables.iter().filter_map(step).collect();
+    steps.sort_by(|(sa, a), (sb, b)| {
+        b.value
+            .total_cmp(&a.value)
+            .then(sb.total_cmp(sa))
+            .then(a.table.cmp(&b.table))
+    });
+    steps.into_iter().map(|(_, s)| s).collect()
+}
+
+/// A table's step and its table-side weight (`overhead × bytes`).
+fn step(t: &TableUpkeep<'_>) -> Option<(f64, UpkeepStep)> {
+    let s = t.state;
+    let extra: u64 = t
+        .deletes
+        .iter()
+        .map(|d| d.bytes_opened.saturating_sub(d.file_bytes))
+        .sum();
+    let read_amplification = 1.0 + ratio(extra, s.bytes);
+    let small_file_share = ratio(s.small_files, s.files);
+    let deleted_share = ratio(s.rows_deleted, s.rows_physical);
+    let overhead = read_amplification - 1.0 + small_file_share + deleted_share;
+    let value = t.workload.scanned_bytes as f64 * (1.0 + t.workload.jis) * overhead;
+    let weight = overhead * s.bytes as f64;
+    let native = s.format;
+    let compaction: Vec<&CompactionRow> = t
+        .compaction
+        .iter()
+        .copied()
+        .filter(|c| c.policy == native && c.bytes_to_rewrite > 0)
+        .collect();
+    let mut out = UpkeepStep {
+        table: t.table.clone(),
+        action: Action::Compact,
+        rewrite_bytes: 0,
+        files_rewritten: 0,
+        rows_purged: 0,
+        read_amplification,
+        small_file_share,
+        deleted_share,
+        scanned_bytes: t.workload.scanned_bytes,
+        jis: t.workload.jis,
+        value,
+        rewrites: String::new(),
+        statement: String::new(),
+    };
+    if let Some(keys) = &t.recluster {
+        out.action = Action::Recluster;
+        out.rewrite_bytes = s.bytes;
+        out.files_rewritten = s.files;
+        out.rows_purged = s.rows_deleted;
+        out.rewrites = format!(
+            "the whole table ({} files) onto CLUSTER BY ({}); this also compacts its {} small file(s) and drops its {} deleted row(s), so no separate OPTIMIZE or purge",
+            s.files,
+            keys.join(", "),
+            s.small_files,
+            s.rows_deleted
+        );
+        out.statement = "see plan.sql".into();
+        return Some((weight, out));
+    }
+    let compact_bytes: u64 = compaction.iter().map(|c| c.bytes_to_rewrite).sum();
+    let compact_files: u64 = compaction.iter().map(|c| c.candidate_files).sum();
+    let compact_after: u64 = compaction.iter().map(|c| c.files_after_est).sum();
+    let compact_before: u64 = compaction.iter().map(|c| c.files_before).sum();
+    let compact_purged: u64 = compaction.iter().map(|c| c.rows_purged).sum();
+    let purge: Vec<&&DeleteFileRow> = t
+        .deletes
+        .iter()
+        .filter(|d| d.verdict == "rewrite_now")
+        .collect();
+    let purge_rows: u64 = purge.iter().map(|d| d.deleted_rows).sum();
+    // Rows the compaction does not already drop.
+    let purge_needed = purge_rows > compact_purged;
+    let mut statements: Vec<String> = Vec::new();
+    for c in &compaction {
+        if !statements.contains(&c.statement) {
+            statements.push(c.statement.clone());
+        }
+    }
+    let mut what = Vec::new();
+    if compact_bytes > 0 {
+        what.push(format!(
+            "{compact_files} small file(s) in {} partition(s) into about {} ({compact_before} -> {compact_after} files there)",
+            compaction.len(),
+            compaction.iter().map(|c| c.bins).sum::<u64>(),
+        ));
+        if compact_purged > 0 {
+            what.push(format!(
+                "dropping {compact_purged} deleted row(s) on the way"
+            ));
+        }
+    }
+    if purge_needed {
+        let files: u64 = purge.len() as u64;
+        let bytes: u64 = purge.iter().map(|d| d.file_bytes).sum();
+        what.push(format!(
+            "{files} data file(s) whose deletes passed their rule ({}), dropping {purge_rows} deleted row(s)",
+            {
+                let mut rules: Vec<&str> = purge.iter().map(|d| d.rule).collect();
+                rules.sort_unstable();
+                rules.dedup();
+                rules.join(", ")
+            }
+        ));
+        out.rewrite_bytes += bytes;
+        out.files_rewritten += files;
+        statements.push(match native {
+            "iceberg" => format!(
+                "CALL catalog.system.rewrite_data_files(table => '{}', options => map('delete-file-threshold', '1'))",
+                s.table
+            ),
+            _ => format!("REORG TABLE {} APPLY (PURGE)", s.table),
+        });
+    }
+    out.action = match (compact_bytes > 0, purge_needed || compact_purged > 0) {
+        (false, false) => return None,
+        (true, false) => Action::Compact,
+        (false, true) => Action::PurgeDeletes,
+        (true, true) => Action::CompactAndPurge,
+    };
+    out.rewrite_bytes += compact_bytes;
+    out.files_rewritten += compact_files;
+    out.rows_purged = compact_purged.max(purge_rows);
+    out.rewrites = what.join("; ");
+    out.statement = statements.join("; ");
+    Some((weight, out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(name: &str, bytes: u64, files: u64, small: u64) -> TableStateRow {
+        TableStateRow {
+            table: name.into(),
+            format: "delta",
+            bytes,
+            files,
+            small_files: small,
+            rows_physical: 1000,
+            rows_live: 1000,
+            ..Default::default()
+        }
+    }
+
+    fn optimize(name: &str, bytes: u64, files: u64) -> CompactionRow {
+        CompactionRow {
+            table: name.into(),
+            policy: "delta",
+            candidate_files: files,
+            bins: 1,
+            files_before: files,
+            files_after_est: 1,
+            bytes_to_rewrite: bytes,
+            statement: format!("OPTIMIZE {name}"),
+            ..Default::default()
+        }
+    }
+
+    fn table<'a>(
+        s: &'a TableStateRow,
+        c: &'a [CompactionRow],
+        d: &'a [DeleteFileRow],
+        scanned: u64,
+    ) -> TableUpkeep<'a> {
+        TableUpkeep {
+            table: format!("spark_catalog.default.{}", s.table),
+            state: s,
+            compaction: c.iter().collect(),
+            deletes: d.iter().collect(),
+            rollup: None,
+            workload: Workload {
+                scanned_bytes: scanned,
+                jis: 0.5,
+            },
+            recluster: None,
+        }
+    }
+
+    #[test]
+    fn a_recluster_replaces_the_tables_compaction() {
+        let s = state("t", 4000, 10, 10);
+        let c = [optimize("t", 4000, 10)];
+        let mut t = table(&s, &c, &[], 100);
+        t.recluster = Some(vec!["k".into()]);
+        let steps = upkeep(&[t]);
+        assert_eq!(steps.len(), 1);
+        assert_eq!(steps[0].action, Action::Recluster);
+        assert_eq!(steps[0].rewrite_bytes, 4000);
+        assert_eq!(steps[0].statement, "see plan.sql");
+        assert!(steps[0].rewrites.contains("no separate OPTIMIZE"));
+    }
+
+    #[test]
+    fn steps_rank_by_scanned_bytes_times_overhead_unread_tables_last() {
+        let (a, b, c) = (
+            state("a", 1000, 10, 10),
+            state("b", 1000, 10, 5),
+            state("c", 9000, 10, 10),
+        );
+        let (ca, cb, cc) = (
+            [optimize("a", 1000, 10)],
+            [optimize("b", 500, 5)],
+            [optimize("c", 9000, 10)],
+        );
+        // b is read 4x as much as a with half its small-file share: 2x a's value.
+        let steps = upkeep(&[
+            table(&a, &ca, &[], 100),
+            table(&b, &cb, &[], 400),
+            table(&c, &cc, &[], 0),
+        ]);
+        let order: Vec<&str> = steps.iter().map(|s| s.table.as_str()).collect();
+        assert_eq!(
+            order,
+            [
+                "spark_catalog.default.b",
+                "spark_catalog.default.a",
+                "spark_catalog.default.c"
+            ]
+        );
+        assert!(steps.iter().all(|s| s.action == Action::Compact));
+        assert_eq!(steps[0].value, 400.0 * 1.5 * 0.5);
+    }
+
+    #[test]
+    fn deletes_past_their_rule_get_a_purge_unless_compaction_drops_them() {
+        let mut s = state("t", 1000, 2, 0);
+        s.rows_deleted = 100;
+        let d = [DeleteFileRow {
+            table: "t".into(),
+            file_bytes: 500,
+            deleted_rows: 100,
+            verdict: "rewrite_now",
+            rule: "delta_max_deleted_rows_ratio",
+            ..Default::default()
+        }];
+        let steps = upkeep(&[table(&s, &[], &d, 10)]);
+        assert_eq!(steps[0].action, Action::PurgeDeletes);
+        assert_eq!(steps[0].statement, "REORG TABLE t APPLY (PURGE)");
+        assert_eq!((steps[0].rewrite_bytes, steps[0].rows_purged), (500, 100));
+        let mut c = optimize("t", 1000, 2);
+        c.rows_purged = 100;
+        let c = [c];
+        let steps = upkeep(&[table(&s, &c, &d, 10)]);
+        assert_eq!(steps[0].action, Action::CompactAndPurge);
+        assert_eq!(steps[0].statement, "OPTIMIZE t");
+    }
+
+    #[test]
+    fn a_healthy_table_needs_no_step() {
+        let s = state("t", 1000, 1, 0);
+        assert!(upkeep(&[table(&s, &[], &[], 10)]).is_empty());
+    }
+}
