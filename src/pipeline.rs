@@ -182,6 +182,7 @@ pub fn table_inputs(args: &ScoreArgs, data: &mut Ingested<Exec>) -> Result<Table
                 files: Some(s.files),
                 partitioned_by: list(&s.partition_columns),
                 clustered_by: list(&s.clustering_columns),
+                from_audit: true,
             },
         );
         identity.insert(s.table.clone(), id);

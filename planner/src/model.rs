@@ -17,7 +17,7 @@ pub struct TableProfile {
     pub partitioned_by: Vec<String>,
     /// Current Liquid Clustering columns (empty when not clustered).
     pub clustered_by: Vec<String>,
-    /// Where the figures come from: `"table-stats"` or `"log"`.
+    /// Where the figures come from: `"table metadata"` (`--tables`), `"table-stats"` or `"log"`.
     pub source: String,
 }
 

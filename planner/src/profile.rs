@@ -85,7 +85,9 @@ pub fn profiles<'a>(
             let s = seen.get(&t);
             let st = stats.0.get(&t);
             let log_bytes = s.and_then(|s| s.full_bytes.or(s.any_bytes));
-            let source = if st.and_then(|x| x.bytes).is_some() {
+            let source = if st.is_some_and(|x| x.bytes.is_some() && x.from_audit) {
+                "table metadata"
+            } else if st.and_then(|x| x.bytes).is_some() {
                 "table-stats"
             } else if s.is_some_and(|s| s.full_bytes.is_some()) {
                 "log"

@@ -24,6 +24,9 @@ pub struct TableStat {
     pub partitioned_by: Vec<String>,
     /// Liquid Clustering columns.
     pub clustered_by: Vec<String>,
+    /// The figures come from auditing the table's own metadata (`--tables`),
+    /// not from a `--table-stats` file.
+    pub from_audit: bool,
 }
 
 /// Statistics by canonical table name.
@@ -69,6 +72,7 @@ impl Row {
                 files: self.files,
                 partitioned_by: list(self.partitioned_by),
                 clustered_by: list(self.clustered_by),
+                from_audit: false,
             },
         )
     }
