@@ -49,11 +49,16 @@ pub fn execution_relationships(plans: ExecutionPlans<'_>) -> Vec<Relationship> {
 /// execution (`CommandResult` over a repeat of the command's tree): its
 /// joins are that execution's, not its own.
 pub fn is_command_result(plan: &Plan) -> bool {
+    plan::operator_word(&top_operator(plan).name) == "CommandResult"
+}
+
+/// The first operator below the root's single-child pass-throughs.
+fn top_operator(plan: &Plan) -> &plan::PlanNode {
     let mut n: &plan::PlanNode = plan;
     while let (plan::NodeKind::PassThrough, [child]) = (&n.kind, n.children.as_slice()) {
         n = child;
     }
-    plan::operator_word(&n.name) == "CommandResult"
+    n
 }
 
 /// Whether a plan only defines a view (`CREATE VIEW`, `ALTER VIEW ... AS`,
@@ -61,10 +66,7 @@ pub fn is_command_result(plan: &Plan) -> bool {
 /// query under the command, but its joins run later, in the executions that
 /// read the view, not here.
 pub fn defines_a_view(plan: &Plan) -> bool {
-    let mut n: &plan::PlanNode = plan;
-    while let (plan::NodeKind::PassThrough, [child]) = (&n.kind, n.children.as_slice()) {
-        n = child;
-    }
+    let n = top_operator(plan);
     matches!(n.kind, plan::NodeKind::Command)
         && n.name.split_whitespace().any(|w| {
             matches!(
