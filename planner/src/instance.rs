@@ -282,17 +282,13 @@ impl PlanInstance {
                         "partitioned_by and current_key together: Delta allows one or the other",
                     )),
                 };
-            let mut pt = PTable {
-                name: t.name.clone(),
-                bytes: t.bytes,
-                partitioned: !t.partitioned_by.is_empty(),
+            let mut pt = PTable::new(
+                t.name.clone(),
+                t.bytes,
+                !t.partitioned_by.is_empty(),
                 previous,
-                options: vec![current],
-                rewrite: vec![0],
-                storage: vec![0],
-                rewrite_f: vec![0.0],
-                storage_f: vec![0.0],
-            };
+                current,
+            );
             for (j, c) in t.candidates.iter().enumerate() {
                 let at = format!("{at}.candidates[{j}]");
                 let k = check_key(&at, &c.key)?;

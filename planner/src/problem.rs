@@ -44,6 +44,28 @@ pub(crate) struct PTable {
 }
 
 impl PTable {
+    /// A table whose only option so far is its current layout (`current`:
+    /// its clustering keys, or empty), which costs nothing to keep.
+    pub fn new(
+        name: String,
+        bytes: u64,
+        partitioned: bool,
+        previous: Layout,
+        current: Vec<String>,
+    ) -> Self {
+        PTable {
+            name,
+            bytes,
+            partitioned,
+            previous,
+            options: vec![current],
+            rewrite: vec![0],
+            storage: vec![0],
+            rewrite_f: vec![0.0],
+            storage_f: vec![0.0],
+        }
+    }
+
     /// Add an option with its costs; returns its index.
     pub fn push_option(&mut self, key: Vec<String>, rewrite: u64, storage: u64) -> usize {
         self.options.push(key);
@@ -274,17 +296,13 @@ impl Problem {
                 let k = key_of(&p.clustered_by);
                 (Layout::Clustered(k.clone()), k)
             };
-            tables.push(PTable {
-                name: p.table.clone(),
-                bytes: p.bytes,
+            tables.push(PTable::new(
+                p.table.clone(),
+                p.bytes,
                 partitioned,
                 previous,
-                options: vec![current],
-                rewrite: vec![0],
-                storage: vec![0],
-                rewrite_f: vec![0.0],
-                storage_f: vec![0.0],
-            });
+                current,
+            ));
         }
         // Option lookup per table; filled as edges propose keys.
         let mut option_ix: Vec<HashMap<Vec<String>, usize>> = tables
