@@ -109,6 +109,13 @@ fn lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
         })
 }
 
+/// The task-end lines of a log's text.
+fn task_end_lines(text: &[u8]) -> Vec<&[u8]> {
+    lines(text)
+        .filter(|l| classify(l) == Some(EventKind::TaskEnd))
+        .collect()
+}
+
 fn count_kinds(text: &[u8]) -> [u64; EventKind::ALL.len()] {
     let mut counts = [0u64; EventKind::ALL.len()];
     for line in lines(text) {
@@ -158,11 +165,10 @@ fn bench_classify(c: &mut Criterion) {
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3));
     for (name, text) in &inputs {
-        let tasks: Vec<&[u8]> = lines(text)
-            .filter(|l| classify(l) == Some(EventKind::TaskEnd))
-            .collect();
-        let bytes: usize = tasks.iter().map(|l| l.len()).sum();
-        g.throughput(Throughput::Bytes(bytes as u64));
+        let tasks = task_end_lines(text);
+        g.throughput(Throughput::Bytes(
+            tasks.iter().map(|l| l.len() as u64).sum(),
+        ));
         g.bench_function(*name, |b| {
             b.iter(|| {
                 let mut accs = 0usize;
@@ -182,11 +188,10 @@ fn bench_classify(c: &mut Criterion) {
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3));
     for (name, text) in &inputs {
-        let tasks: Vec<&[u8]> = lines(text)
-            .filter(|l| classify(l) == Some(EventKind::TaskEnd))
-            .collect();
-        let bytes: usize = tasks.iter().map(|l| l.len()).sum();
-        g.throughput(Throughput::Bytes(bytes as u64));
+        let tasks = task_end_lines(text);
+        g.throughput(Throughput::Bytes(
+            tasks.iter().map(|l| l.len() as u64).sum(),
+        ));
         g.bench_function(*name, |b| {
             b.iter(|| {
                 let mut sum = 0i64;
