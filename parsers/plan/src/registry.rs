@@ -232,6 +232,14 @@ const OPERATORS: &[(&str, Family, Engine, Level)] = &[
         Engine::Spark,
         Level::Physical,
     ),
+    // V2 namespace commands (`CREATE DATABASE`, `DROP DATABASE`): the
+    // physical and logical plans print the same name.
+    (
+        "CreateNamespace",
+        Family::Command,
+        Engine::Spark,
+        Level::Any,
+    ),
     (
         "CreateTable",
         Family::Command,
@@ -274,6 +282,7 @@ const OPERATORS: &[(&str, Family, Engine, Level)] = &[
         Engine::Spark,
         Level::Logical,
     ),
+    ("DropNamespace", Family::Command, Engine::Spark, Level::Any),
     ("DropTable", Family::Command, Engine::Spark, Level::Any),
     (
         "EmptyRelation",
