@@ -59,13 +59,32 @@ pub fn canonical_table(name: &str) -> String {
     }
 }
 
-/// The short table name (last identifier part), for display: `orders` for
-/// `spark_catalog.default.orders`; a path is returned whole.
+/// The short table name, for display: the name without the session
+/// catalog and without the default database, so that two tables never
+/// share a short name: `orders` for `spark_catalog.default.orders`,
+/// `shop.orders` for `spark_catalog.shop.orders`; a table of another
+/// catalog and a path are returned whole.
+///
+/// ```
+/// use graph::tables::short_table;
+/// assert_eq!(short_table("spark_catalog.default.orders"), "orders");
+/// assert_eq!(short_table("spark_catalog.shop.orders"), "shop.orders");
+/// assert_eq!(short_table("glue.sales.orders"), "glue.sales.orders");
+/// ```
 pub fn short_table(name: &str) -> String {
-    if is_path(name) {
+    if is_path(name) || is_external(name) {
         return name.to_string();
     }
-    split_identifier(name).pop().unwrap_or_default()
+    let parts = split_identifier(name);
+    let rest = match parts.as_slice() {
+        [cat, rest @ ..] if cat.eq_ignore_ascii_case(SESSION_CATALOG) && !rest.is_empty() => rest,
+        all => all,
+    };
+    let rest = match rest {
+        [db, t] if db.eq_ignore_ascii_case(DEFAULT_DATABASE) => std::slice::from_ref(t),
+        r => r,
+    };
+    rest.join(".")
 }
 
 /// Whether a scan "table" is really a location (path-based reads).
@@ -297,6 +316,14 @@ mod tests {
     #[test]
     fn short_names() {
         assert_eq!(short_table("spark_catalog.default.orders"), "orders");
+        assert_eq!(short_table("default.orders"), "orders");
+        assert_eq!(short_table("orders"), "orders");
+        assert_eq!(short_table("spark_catalog.shop.orders"), "shop.orders");
+        assert_eq!(short_table("cat.db.orders"), "cat.db.orders");
         assert_eq!(short_table("s3://b/t"), "s3://b/t");
+        assert_eq!(
+            short_table("rdd:ParallelCollectionRDD[41]"),
+            "rdd:ParallelCollectionRDD[41]"
+        );
     }
 }
