@@ -101,6 +101,44 @@ pub struct UpkeepStep {
     pub statement: String,
 }
 
+/// `n` and the noun, in the plural unless `n` is 1: `1 file`, `48 files`.
+fn count(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("{n} {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// What a recluster rewrites, and the maintenance it makes unnecessary.
+fn recluster_rewrites(files: u64, keys: &[String], small_files: u64, rows_deleted: u64) -> String {
+    let mut out = format!(
+        "the whole table ({}) onto CLUSTER BY ({})",
+        count(files, "file"),
+        keys.join(", ")
+    );
+    let (compacts, purges) = (small_files > 0, rows_deleted > 0);
+    if compacts || purges {
+        let mut also = Vec::new();
+        if compacts {
+            also.push(format!("compacts its {}", count(small_files, "small file")));
+        }
+        if purges {
+            also.push(format!("drops its {}", count(rows_deleted, "deleted row")));
+        }
+        let spared = match (compacts, purges) {
+            (true, true) => "OPTIMIZE or purge",
+            (true, false) => "OPTIMIZE",
+            _ => "purge",
+        };
+        out.push_str(&format!(
+            "; this also {}, so no separate {spared}",
+            also.join(" and ")
+        ));
+    }
+    out
+}
+
 fn ratio(a: u64, b: u64) -> f64 {
     if b == 0 {
         0.0
@@ -162,13 +200,7 @@ fn step(t: &TableUpkeep<'_>) -> Option<(f64, UpkeepStep)> {
         out.rewrite_bytes = s.bytes;
         out.files_rewritten = s.files;
         out.rows_purged = s.rows_deleted;
-        out.rewrites = format!(
-            "the whole table ({} files) onto CLUSTER BY ({}); this also compacts its {} small file(s) and drops its {} deleted row(s), so no separate OPTIMIZE or purge",
-            s.files,
-            keys.join(", "),
-            s.small_files,
-            s.rows_deleted
-        );
+        out.rewrites = recluster_rewrites(s.files, keys, s.small_files, s.rows_deleted);
         out.statement = "see plan.sql".into();
         return Some((weight, out));
     }
@@ -243,6 +275,27 @@ fn step(t: &TableUpkeep<'_>) -> Option<(f64, UpkeepStep)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_recluster_says_only_the_maintenance_it_replaces() {
+        let keys = ["o_orderkey".to_string()];
+        assert_eq!(
+            recluster_rewrites(48, &keys, 48, 58),
+            "the whole table (48 files) onto CLUSTER BY (o_orderkey); this also compacts its 48 small files and drops its 58 deleted rows, so no separate OPTIMIZE or purge"
+        );
+        assert_eq!(
+            recluster_rewrites(1, &keys, 1, 0),
+            "the whole table (1 file) onto CLUSTER BY (o_orderkey); this also compacts its 1 small file, so no separate OPTIMIZE"
+        );
+        assert_eq!(
+            recluster_rewrites(3, &keys, 0, 1),
+            "the whole table (3 files) onto CLUSTER BY (o_orderkey); this also drops its 1 deleted row, so no separate purge"
+        );
+        assert_eq!(
+            recluster_rewrites(3, &keys, 0, 0),
+            "the whole table (3 files) onto CLUSTER BY (o_orderkey)"
+        );
+    }
 
     fn state(name: &str, bytes: u64, files: u64, small: u64) -> TableStateRow {
         TableStateRow {
