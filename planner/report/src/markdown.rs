@@ -10,7 +10,7 @@
 
 use crate::ReportData;
 use graph::time::format_time;
-use planner::{human, human_budget, BudgetCurve};
+use planner::{human, human_budget, BudgetCurve, CurvePoint};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -149,7 +149,14 @@ fn budget_curve(s: &mut String, c: &BudgetCurve) {
         "| rewrite budget | NPV | storage kept | tables changed | edges served | |"
     );
     let _ = writeln!(s, "|---:|---:|---:|---:|---:|---|");
-    for p in &c.points {
+    let shown = curve_rows(&c.points);
+    for p in c
+        .points
+        .iter()
+        .zip(&shown)
+        .filter(|(_, &k)| k)
+        .map(|(p, _)| p)
+    {
         let _ = writeln!(
             s,
             "| {} | {} | {} | {} | {} | {} |",
@@ -161,7 +168,39 @@ fn budget_curve(s: &mut String, c: &BudgetCurve) {
             if p.chosen { "**chosen**" } else { "" }
         );
     }
+    let left_out = shown.iter().filter(|&&k| !k).count();
+    if left_out > 0 {
+        let _ = writeln!(
+            s,
+            "\n{left_out} more point(s), each less than {}% above the row before it, are in `report.html` and `plan.json`.",
+            (CURVE_STEP * 100.0).round()
+        );
+    }
     let _ = writeln!(s);
+}
+
+/// The smallest NPV gain, over the last row shown, that earns a curve point
+/// its own row in report.md.
+const CURVE_STEP: f64 = 0.05;
+
+/// Which curve points report.md shows: the first, the chosen plan, the last,
+/// and every point whose NPV is at least `CURVE_STEP` above the last one
+/// shown. Many small tables make many points a few bytes apart.
+fn curve_rows(points: &[CurvePoint]) -> Vec<bool> {
+    let mut last: Option<f64> = None;
+    points
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let keep = p.chosen
+                || i + 1 == points.len()
+                || last.is_none_or(|l| p.npv >= l * (1.0 + CURVE_STEP));
+            if keep {
+                last = Some(p.npv);
+            }
+            keep
+        })
+        .collect()
 }
 
 /// The maintenance plan: one line per step, best value first.
@@ -361,6 +400,44 @@ pub fn render(d: &ReportData<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_curve_table_keeps_steps_of_five_percent_the_chosen_plan_and_the_last() {
+        let pt = |npv: f64, chosen: bool| CurvePoint {
+            budget: npv as u64,
+            npv,
+            storage_cost: 0,
+            tables_changed: 1,
+            edges_served: 1,
+            chosen,
+        };
+        let points = [
+            pt(100.0, false),
+            pt(104.0, false), // < 5 % above 100
+            pt(105.0, false), // exactly 5 % above 100
+            pt(106.0, true),  // chosen
+            pt(107.0, false),
+            pt(108.0, false), // the last
+        ];
+        assert_eq!(curve_rows(&points), [true, false, true, true, false, true]);
+        let mut s = String::new();
+        budget_curve(
+            &mut s,
+            &BudgetCurve {
+                storage_budget: None,
+                cheapest_change: 100,
+                points: points.to_vec(),
+                chosen: Some(3),
+                exact: true,
+            },
+        );
+        assert!(s.contains("| 106 B | 106 B |"), "{s}");
+        assert!(!s.contains("| 104 B |"), "{s}");
+        assert!(
+            s.contains("\n2 more point(s), each less than 5% above the row before it"),
+            "{s}"
+        );
+    }
 
     #[test]
     fn unknown_operators_are_listed_per_input_only_when_there_are_some() {
