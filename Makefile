@@ -2,6 +2,10 @@
 CARGO ?= cargo
 LOG ?= samples
 OUT ?= analysis
+# Table directories or warehouses to audit with the logs (`--tables`). The
+# bundled samples come with the warehouse their `shop` log read; other logs
+# get none unless TABLES is given.
+TABLES ?= $(if $(filter samples samples/,$(LOG)),samples/warehouse,)
 # Logs for the end-to-end benchmark (the largest real log we have is built
 # by scripts/make_bench_log.py with real pyspark when missing).
 BENCH_LOG ?= target/bench/big-eventlog
@@ -11,9 +15,10 @@ BENCH_LOG ?= target/bench/big-eventlog
 build:
 	$(CARGO) build --release --bin lakeaudit
 
-## Run the whole pipeline on LOG (default: the bundled samples) into OUT/.
+## Run the whole pipeline on LOG (default: the bundled samples, with their
+## warehouse) into OUT/; TABLES=DIR adds a table audit to your own logs.
 analyze: build
-	./target/release/lakeaudit analyze $(LOG) --out $(OUT)
+	./target/release/lakeaudit analyze $(LOG) $(if $(TABLES),--tables $(TABLES)) --out $(OUT)
 
 ## The test suite (unit, snapshot and binary-level tests on real logs).
 test:

@@ -196,7 +196,10 @@ mod samples {
             e.0 += 1;
             e.1 = r["spark_version"].as_str().unwrap_or_default().to_string();
         }
-        assert_eq!(per_app.len(), 15, "{per_app:?}");
+        assert_eq!(per_app.len(), 16, "{per_app:?}");
+        // The shop log over the sample warehouse: CREATE DATABASE, five
+        // CREATE TABLEs, MSCK REPAIR TABLE and 15 report runs.
+        assert_eq!(per_app["local-1796104755737"].0, 22);
         // The rolling log with three parts: 4 CREATE TABLEs, two rounds of
         // five queries and the long execution between them.
         assert_eq!(per_app["local-1796087710349"].0, 15);
@@ -226,6 +229,132 @@ mod samples {
             .unwrap();
         assert!(!column_pairs(q5_35).is_empty());
         assert_eq!(column_pairs(q5_35), column_pairs(q5_40));
+    }
+
+    /// The reference figures delta-rs and pyiceberg reported for the
+    /// sample warehouse (`scripts/make_sample_warehouse.py`).
+    fn warehouse_reference() -> BTreeMap<String, serde_json::Value> {
+        let text = std::fs::read_to_string(sample("shop/reference.json")).unwrap();
+        serde_json::from_str(&text).unwrap()
+    }
+
+    #[test]
+    fn the_sample_warehouse_reads_as_delta_rs_and_pyiceberg_report_it() {
+        let want = warehouse_reference();
+        let got: BTreeMap<String, serde_json::Value> =
+            jsonl(&ok(&["tables", &sample("warehouse"), "--deep"]))
+                .into_iter()
+                .map(|r| (r["table"].as_str().unwrap().to_string(), r))
+                .collect();
+        assert_eq!(
+            got.keys().collect::<Vec<_>>(),
+            want.keys().collect::<Vec<_>>()
+        );
+        for (table, r) in &want {
+            for k in [
+                "format",
+                "files",
+                "bytes",
+                "rows_physical",
+                "rows_live",
+                "rows_deleted",
+            ] {
+                assert_eq!(got[table][k], r[k], "{table}.{k}");
+            }
+            assert_eq!(
+                got[table]["version_or_snapshot"].to_string(),
+                r["version"].to_string(),
+                "{table}"
+            );
+        }
+        let orders = &got["shop.orders"];
+        let dvs = want["shop.orders"]["dv_cardinalities"].as_array().unwrap();
+        assert_eq!(orders["deletion_vectors"], dvs.len());
+        assert_eq!(orders["partition_columns"], "o_orderday");
+        assert_eq!(got["shop.customers"]["clustering_columns"], "c_nationkey");
+        let events = &got["shop.web_events"];
+        assert_eq!(
+            events["pos_delete_files"],
+            want["shop.web_events"]["pos_delete_files"]
+        );
+    }
+
+    /// `make analyze` on the samples: the shop log's tables are the sample
+    /// warehouse's, so the plan costs them from their metadata and the
+    /// report carries their maintenance.
+    #[test]
+    fn make_analyze_on_the_samples_audits_their_warehouse() {
+        let want = warehouse_reference();
+        let dir = super::queries::tempdir("samples-warehouse");
+        let wh = sample("warehouse");
+        ok(&["analyze", &sample(""), "--tables", &wh, "--out", &dir]);
+        let read = |f: &str| std::fs::read_to_string(format!("{dir}/{f}")).unwrap();
+        let plan: serde_json::Value = serde_json::from_str(&read("plan.json")).unwrap();
+        // Every shop table is sized from its metadata; the TPC-H tables of
+        // the other samples have no table directory and keep the logs' figures.
+        for p in plan["table_profiles"].as_array().unwrap() {
+            let name = p["table"].as_str().unwrap();
+            match name.strip_prefix("spark_catalog.") {
+                Some(t) if t.starts_with("shop.") => {
+                    assert_eq!(p["source"], "table metadata", "{name}");
+                    assert_eq!(p["bytes"], want[t]["bytes"], "{name}");
+                    assert_eq!(p["rows"], want[t]["rows_live"], "{name}");
+                }
+                _ => assert_ne!(p["source"], "table metadata", "{name}"),
+            }
+        }
+        let changed: BTreeMap<&str, &serde_json::Value> = plan["tables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| (t["table"].as_str().unwrap(), t))
+            .collect();
+        let lineitem = changed["spark_catalog.shop.lineitem"];
+        assert_eq!(lineitem["keys"], serde_json::json!(["l_orderkey"]));
+        assert_eq!(lineitem["rewrite_bytes"], want["shop.lineitem"]["bytes"]);
+        // customers is clustered on c_nationkey; the reports join it on
+        // c_custkey.
+        let report = read("report.md");
+        assert!(
+            report.contains(
+                "`spark_catalog.shop.customers`: CLUSTER BY (c_custkey) (key drift: now clustered on (c_nationkey))"
+            ),
+            "{report}"
+        );
+        // The maintenance section: orders' recluster also drops the rows
+        // its deletion vectors hide.
+        let maintenance = report
+            .split("## Maintenance")
+            .nth(1)
+            .expect("a maintenance section")
+            .split("\n## ")
+            .next()
+            .unwrap();
+        let deleted = want["shop.orders"]["rows_deleted"].as_u64().unwrap();
+        let orders = maintenance
+            .lines()
+            .find(|l| l.contains("`spark_catalog.shop.orders`"))
+            .expect("orders in the maintenance table");
+        assert!(
+            orders.contains(&format!("drops its {deleted} deleted rows")),
+            "{orders}"
+        );
+        // The table audit's own outputs.
+        let deletes = read("deletes_tables.csv");
+        let verdict = |t: &str| {
+            let line = deletes.lines().find(|l| l.starts_with(t)).unwrap();
+            line.split(',').nth(9).unwrap().to_string()
+        };
+        assert_eq!(verdict("shop.orders,"), "rewrite_now");
+        assert_eq!(verdict("shop.web_events,"), "ok");
+        let compaction = read("compaction.csv");
+        assert!(compaction
+            .lines()
+            .any(|l| l.starts_with("shop.lineitem,") && l.ends_with(",OPTIMIZE shop.lineitem")));
+        for f in ["table_state.csv", "table_stats.csv", "deletes.csv"] {
+            assert!(read(f).lines().count() > 1, "{f}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

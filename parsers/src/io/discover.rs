@@ -559,6 +559,7 @@ mod tests {
         assert_eq!(
             kinds,
             [
+                ("shop".into(), Codec::Zstd, 1, false),
                 ("spark35-lz4".into(), Codec::Lz4, 1, false),
                 // sorted by the whole path: "spark4-inprogress-zstd/" < "spark4-inprogress/"
                 ("spark4-inprogress-zstd".into(), Codec::Zstd, 1, true),
@@ -580,6 +581,9 @@ mod tests {
                 ("weekly".into(), Codec::Zstd, 1, false),
             ]
         );
+        // `warehouse/` (Delta commits, checkpoints, Parquet, Iceberg
+        // metadata and manifests) holds no event log, and none of its
+        // files is taken for one.
     }
 
     #[test]
