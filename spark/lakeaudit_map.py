@@ -104,11 +104,24 @@ PART = re.compile(r"^events_(\d+)_")
 APP_ID_PREFIXES = ("app-", "local-", "application_", "spark-")
 
 
+# Files of Delta and Iceberg tables that may sit beside the logs (samples/
+# holds a warehouse): data and metadata files, deletion vectors. Spark never
+# names an event log so; skipping them spares a lakeaudit process per file.
+TABLE_FILE_SUFFIXES = (".parquet", ".avro", ".orc", ".puffin", ".metadata.json", ".metadata.json.gz")
+
+
 def app_of(path):
     """The application a file belongs to: a rolling part's directory, else
-    the file itself. None for files that are not logs (markers, checksums)."""
+    the file itself. None for files that are not logs (markers, checksums,
+    anything under a hidden or `_` directory such as `_delta_log`, table
+    files)."""
     name = posixpath.basename(path)
     if name.endswith(".crc") or name.startswith((".", "_")):
+        return None
+    dirs = posixpath.dirname(path).split("/")
+    if any(d.startswith((".", "_")) for d in dirs[1:]):
+        return None
+    if name.endswith(TABLE_FILE_SUFFIXES) or name == "version-hint.text" or name.startswith("deletion_vector_"):
         return None
     parent = posixpath.dirname(path)
     if name.startswith("appstatus_"):
