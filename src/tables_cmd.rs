@@ -61,7 +61,9 @@ pub struct TablesArgs {
     /// thresholds from it); default: table property, else engine default.
     #[arg(long, value_name = "BYTES")]
     pub target_size: Option<u64>,
-    /// Open deletion-vector blobs and check header, cardinality and CRC.
+    /// Open deletion-vector blobs and check header, cardinality and CRC;
+    /// read partition-scoped Iceberg position delete files to count the rows
+    /// they delete from each data file.
     #[arg(long)]
     pub deep: bool,
 }

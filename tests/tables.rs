@@ -469,3 +469,51 @@ fn tables_the_plan_leaves_alone_get_their_own_compaction_ranked_by_value() {
     assert_eq!(step, "recluster");
     let _ = fs::remove_dir_all(out);
 }
+
+/// `--deep` opens a partition-scoped position delete file (the `us` file
+/// of ice.events deletes rows 5 and 6 of one data file and 0, 10 and 20 of
+/// another; `scripts/make_table_fixtures.py`) and attributes its rows to
+/// each data file, where metadata alone leaves them unknown.
+#[test]
+fn deep_reads_partition_scoped_position_deletes_per_data_file() {
+    let table = warehouse().join("ice.db/events");
+    let per_file = |deep: bool| -> Vec<(u64, u64, String)> {
+        let out = std::env::temp_dir().join(format!(
+            "lakeaudit-tables-deep{deep}-{}",
+            std::process::id()
+        ));
+        let _ = fs::remove_dir_all(&out);
+        let mut args = vec!["tables", s(&table), "--out", s(&out)];
+        if deep {
+            args.push("--deep");
+        }
+        let o = run(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let mut rows: Vec<(u64, u64, String)> = fs::read_to_string(out.join("deletes.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .filter(|r| r["partition"] == "region=us")
+            .map(|r| {
+                (
+                    r["pos_delete_rows"].as_u64().unwrap(),
+                    r["deleted_rows"].as_u64().unwrap(),
+                    r["verdict"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        rows.sort();
+        let _ = fs::remove_dir_all(&out);
+        rows
+    };
+    // From metadata: the file's 5 records may fall on either data file.
+    assert_eq!(
+        per_file(false),
+        [(5, 0, "watch".to_string()), (5, 0, "watch".to_string())]
+    );
+    // Opened: 2 and 3 rows, 2/30 and 3/30 of each file, under every rule.
+    assert_eq!(
+        per_file(true),
+        [(2, 2, "ok".to_string()), (3, 3, "ok".to_string())]
+    );
+}

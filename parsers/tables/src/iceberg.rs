@@ -502,6 +502,23 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
         })?;
     }
 
+    // `--deep`: the rows of each data file that a partition-scoped position
+    // delete file names (its `file_path` column), by delete file.
+    let mut hits: HashMap<u32, HashMap<String, u64>> = HashMap::new();
+    if opts.deep {
+        for (i, d) in t.delete_files.iter().enumerate() {
+            if d.kind != DeleteKind::Position || d.referenced.is_some() {
+                continue;
+            }
+            match crate::delta::parquet::count_strings(&map.local(&d.path), "file_path") {
+                Ok(c) => {
+                    hits.insert(i as u32, c);
+                }
+                Err(e) => t.problems.push(e),
+            }
+        }
+    }
+
     let mut dvs_per_file: Vec<(String, u32)> = Vec::new();
     for m in manifests.iter().filter(|m| !m.deletes) {
         avro_entries(&m.path, &mut |e| {
@@ -545,6 +562,12 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
                 if !applies {
                     continue;
                 }
+                // Read by `--deep`: rows of this file it deletes (none: it
+                // does not apply here).
+                let hit = hits.get(&i).map(|c| c.get(path).copied().unwrap_or(0));
+                if hit == Some(0) {
+                    continue;
+                }
                 t.delete_files[i as usize].applied_to += 1;
                 fd.delete_bytes += d.bytes;
                 match d.kind {
@@ -564,8 +587,13 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
                     DeleteKind::Position => {
                         any_pos = true;
                         fd.pos_files += 1;
-                        fd.pos_rows += d.records;
-                        exact &= file_scoped;
+                        match hit {
+                            Some(n) => fd.pos_rows += n,
+                            None => {
+                                fd.pos_rows += d.records;
+                                exact &= file_scoped;
+                            }
+                        }
                     }
                     DeleteKind::Equality => {
                         fd.eq_files += 1;
@@ -609,7 +637,7 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
         });
     }
     // Deletes that apply to no live data file.
-    for d in &t.delete_files {
+    for (i, d) in t.delete_files.iter().enumerate() {
         if d.applied_to == 0 {
             t.violations.push(Violation {
                 rule: "dangling_delete",
@@ -619,7 +647,10 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
                     None => "applies to no live data file of its partition".into(),
                 },
             });
-        } else if d.kind == DeleteKind::Position && d.referenced.is_none() {
+        } else if d.kind == DeleteKind::Position
+            && d.referenced.is_none()
+            && !hits.contains_key(&(i as u32))
+        {
             t.unattributed_deleted_rows += d.records;
         }
     }

@@ -23,7 +23,8 @@ pub use model::*;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ReadOptions {
     /// Open deletion-vector blobs and check their header, cardinality and
-    /// CRC-32.
+    /// CRC-32; read the `file_path` column of Iceberg position delete files
+    /// that are not scoped to one data file, to attribute their rows.
     pub deep: bool,
 }
 

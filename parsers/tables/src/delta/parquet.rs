@@ -13,6 +13,7 @@ use polars::prelude::*;
 use polars_io::prelude::ParquetReader;
 use polars_io::SerReader;
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::fs::File;
 use std::path::Path;
 
@@ -115,6 +116,33 @@ fn read_slice(
         .with_slice(slice)
         .finish()
         .map_err(|e| perr(path, e))
+}
+
+/// How many rows hold each value of the string column `column`, read one
+/// row group at a time (Iceberg position delete files: rows per data file
+/// path). Rows with a null value are not counted.
+pub(crate) fn count_strings(path: &Path, column: &str) -> Result<HashMap<String, u64>> {
+    let (groups, cols) = row_groups(path)?;
+    if !cols.iter().any(|c| c == column) {
+        return Err(perr(path, format!("no column {column:?}")));
+    }
+    let mut counts: HashMap<String, u64> = HashMap::new();
+    let mut start = 0usize;
+    for &rows in &groups {
+        let df = read_slice(path, vec![column.to_string()], Some((start, rows)))?;
+        start += rows;
+        let c = df.column(column).map_err(|e| perr(path, e))?;
+        let values = c.str().map_err(|e| perr(path, format!("{column}: {e}")))?;
+        for v in values.iter().flatten() {
+            match counts.get_mut(v) {
+                Some(n) => *n += 1,
+                None => {
+                    counts.insert(v.to_string(), 1);
+                }
+            }
+        }
+    }
+    Ok(counts)
 }
 
 fn int_field(s: &StructChunked, name: &str) -> Option<Int64Chunked> {
