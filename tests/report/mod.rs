@@ -27,9 +27,18 @@ fn xss_log() -> String {
 
 /// `lakeaudit analyze LOG --out <tmp>/<name>`; the output directory.
 fn analyze(log: &str, name: &str) -> PathBuf {
+    analyze_with(log, &[], name)
+}
+
+/// `lakeaudit analyze LOG EXTRA... --out <tmp>/<name>`.
+fn analyze_with(log: &str, extra: &[&str], name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("lakeaudit-report-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let o = run(&["analyze", log, "--out", &dir.to_string_lossy()]);
+    let out = dir.to_string_lossy().into_owned();
+    let mut args = vec!["analyze", log];
+    args.extend_from_slice(extra);
+    args.extend(["--out", &out]);
+    let o = run(&args);
     assert!(
         o.status.success(),
         "analyze {log} failed ({:?}):\n{}",
@@ -341,8 +350,15 @@ fn browser_renders_report_and_runs_nothing_from_the_logs() {
         return;
     };
     let keep = std::env::var_os("LAKEAUDIT_REPORT_CHECK_OUT").map(PathBuf::from);
-    for (name, log) in [("tpch-smj", logs("tpch-smj")), ("xss", xss_log())] {
-        let dir = analyze(&log, &format!("browser-{name}"));
+    // `make analyze`'s own page: every sample log and the sample warehouse.
+    let warehouse = sample("warehouse");
+    let runs: [(&str, String, Vec<&str>); 3] = [
+        ("tpch-smj", logs("tpch-smj"), vec![]),
+        ("xss", xss_log(), vec![]),
+        ("samples", sample(""), vec!["--tables", &warehouse]),
+    ];
+    for (name, log, extra) in runs {
+        let dir = analyze_with(&log, &extra, &format!("browser-{name}"));
         let page = dir.join("report.html");
         let png = match &keep {
             Some(k) => {
@@ -396,6 +412,28 @@ fn browser_renders_report_and_runs_nothing_from_the_logs() {
             1,
             "{name}: scripts in the DOM"
         );
+        if name == "samples" {
+            // The maintenance section lists every audited table that needs
+            // a step, as report.md does.
+            let section = d
+                .split("<section id=\"maintenance\">")
+                .nth(1)
+                .expect("a maintenance section")
+                .split("</section>")
+                .next()
+                .unwrap();
+            for t in [
+                "shop.lineitem",
+                "shop.orders",
+                "shop.web_events",
+                "shop.customers",
+            ] {
+                assert!(
+                    section.contains(&format!("spark_catalog.{t}")),
+                    "{t} in the maintenance section"
+                );
+            }
+        }
         if name == "xss" {
             assert!(d.contains(IMG_TEXT), "the payload is shown as text");
             // The control: the same page with the payload as markup is caught.
