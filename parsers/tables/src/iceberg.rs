@@ -587,6 +587,9 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
                     DeleteKind::Position => {
                         any_pos = true;
                         fd.pos_files += 1;
+                        if file_scoped {
+                            fd.pos_rows_file_scoped += d.records;
+                        }
                         match hit {
                             Some(n) => fd.pos_rows += n,
                             None => {

@@ -84,6 +84,10 @@ pub struct FileDeletes {
     /// applying delete file references only this file (file-scoped), or
     /// `--deep` read them.
     pub pos_rows_exact: Option<u64>,
+    /// Record counts of the applying position delete files scoped to this
+    /// one file (`referenced_data_file`, or equal `file_path` bounds): the
+    /// deletes Iceberg's rewrite planner counts toward its delete ratio.
+    pub pos_rows_file_scoped: u64,
     /// Equality delete files that apply.
     pub eq_files: u32,
     /// Their record counts summed (rows they match are unknown without
@@ -94,6 +98,16 @@ pub struct FileDeletes {
 }
 
 impl FileDeletes {
+    /// Rows deleted by deletes scoped to this file alone (its DV, else its
+    /// file-scoped position deletes), known from metadata whatever `--deep`
+    /// read: what Iceberg's `rewrite_data_files` weighs.
+    pub fn file_scoped_deleted_rows(&self) -> u64 {
+        match &self.dv {
+            Some(dv) => dv.cardinality,
+            None => self.pos_rows_file_scoped,
+        }
+    }
+
     /// Rows known to be deleted from the file: the DV's cardinality, else the
     /// attributable position deletes.
     pub fn known_deleted_rows(&self) -> u64 {

@@ -160,7 +160,10 @@ pub struct CompactionRow {
 struct F {
     size: u64,
     rows: u64,
+    /// Rows known deleted (DV, file-scoped or `--deep`-attributed position deletes).
     deleted: u64,
+    /// Rows deleted by deletes scoped to this file alone.
+    scoped: u64,
 }
 
 impl F {
@@ -169,6 +172,10 @@ impl F {
             size: d.size,
             rows: d.rows.unwrap_or(0),
             deleted: d.deletes.as_ref().map_or(0, |x| x.known_deleted_rows()),
+            scoped: d
+                .deletes
+                .as_ref()
+                .map_or(0, |x| x.file_scoped_deleted_rows()),
         }
     }
 
@@ -181,12 +188,21 @@ impl F {
         1.0 - (self.rows.saturating_sub(self.deleted)) as f64 / self.rows as f64
     }
 
-    /// Iceberg's ratio: known deleted / rows.
+    /// Amoro's ratio: known deleted / rows.
     fn ratio(&self) -> f64 {
         if self.rows == 0 {
             return 0.0;
         }
         self.deleted.min(self.rows) as f64 / self.rows as f64
+    }
+
+    /// Iceberg's ratio (`BinPackRewriteFilePlanner.tooHighDeleteRatio`):
+    /// only file-scoped deletes count, capped at the file's rows.
+    fn iceberg_ratio(&self) -> f64 {
+        if self.rows == 0 {
+            return 0.0;
+        }
+        self.scoped.min(self.rows) as f64 / self.rows as f64
     }
 }
 
@@ -413,11 +429,14 @@ fn iceberg(files: &[F], s: &Settings) -> (Vec<Bin>, Vec<String>) {
     let cands: Vec<F> = files
         .iter()
         .copied()
-        .filter(|f| f.size < s.min || f.size > s.max || f.ratio() >= s.delete_ratio)
+        .filter(|f| f.size < s.min || f.size > s.max || f.iceberg_ratio() >= s.delete_ratio)
         .collect();
     let n = cands.len() as u64;
     let bytes: u64 = cands.iter().map(|f| f.size).sum();
-    let deletes = cands.iter().filter(|f| f.ratio() >= s.delete_ratio).count();
+    let deletes = cands
+        .iter()
+        .filter(|f| f.iceberg_ratio() >= s.delete_ratio)
+        .count();
     if cands.is_empty() {
         reasons.push(format!("every file within [{}, {}] bytes", s.min, s.max));
         return (Vec::new(), reasons);
@@ -538,6 +557,7 @@ mod tests {
                             pos_files: 1,
                             pos_rows: deleted,
                             pos_rows_exact: Some(deleted),
+                            pos_rows_file_scoped: deleted,
                             ..Default::default()
                         })
                     }),
@@ -580,12 +600,14 @@ mod tests {
             size: 10,
             rows: 100,
             deleted: 5,
+            scoped: 5,
         };
         assert!(f.delta_ratio() > 0.05);
         let g = F {
             size: 10,
             rows: 1000,
             deleted: 49,
+            scoped: 49,
         };
         assert!(g.delta_ratio() <= 0.05);
         let t = table(Format::Delta, &[(100, 10, 0), (800, 100, 5)]);
@@ -647,6 +669,20 @@ mod tests {
             "{}",
             r.statement
         );
+    }
+
+    #[test]
+    fn iceberg_weighs_only_file_scoped_deletes() {
+        // 40 of 100 rows deleted, known only because `--deep` opened a
+        // partition-scoped position delete file: Iceberg's planner counts
+        // file-scoped deletes alone, so no rewrite; Amoro counts them.
+        let mut t = table(Format::Iceberg, &[(1000, 100, 40)]);
+        if let Some(d) = t.files[0].deletes.as_mut() {
+            d.pos_rows_file_scoped = 0;
+        }
+        assert_eq!(run(&t, Policy::Iceberg).candidate_files, 0);
+        let amoro = Settings::for_table(&t, Policy::Amoro, Some(100));
+        assert_eq!(compaction(&t, Policy::Amoro, &amoro)[0].rows_purged, 40);
     }
 
     #[test]
