@@ -156,11 +156,21 @@ fn outputs_in_a_directory_and_deletes_per_data_file() {
         .iter()
         .filter(|d| d["table"] == "orders_dv")
         .all(|d| d["verdict"] == "rewrite_now" && d["rule"] == "delta_max_deleted_rows_ratio"));
-    // The file-scoped Iceberg delete: 5 of 30 rows, above Amoro's 0.1.
-    let scoped: Vec<&&Value> = ice.iter().filter(|d| d["deleted_ratio"].is_f64()).collect();
-    assert_eq!(scoped.len(), 1);
-    assert_eq!(scoped[0]["deleted_rows"], 5);
-    assert_eq!(scoped[0]["rule"], "amoro_segment_delete_ratio");
+    // --deep attributes every Iceberg delete: the file-scoped one deletes 5
+    // of 30 rows, above Amoro's 0.1; the partition-scoped file 2 and 3 rows
+    // of two others, under every rule.
+    let mut known: Vec<(u64, &str)> = ice
+        .iter()
+        .map(|d| {
+            assert!(d["deleted_ratio"].is_f64(), "{d}");
+            (
+                d["deleted_rows"].as_u64().unwrap(),
+                d["rule"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    known.sort();
+    assert_eq!(known, [(2, ""), (3, ""), (5, "amoro_segment_delete_ratio")]);
     let rollups = read("deletes_tables.jsonl");
     assert_eq!(rollups.len(), 4);
     // table_stats.csv is what --table-stats reads.
