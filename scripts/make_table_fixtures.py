@@ -42,7 +42,8 @@ with it and the sizes checked:
                     (min-input-files 5; 11 fragments, Amoro's trigger 12).
   ice.db/sizes/     Iceberg v2, write.target-file-size-bytes 4001 (min 3000,
                     max 7201) and self-optimizing.target-size 24000 (Amoro
-                    fragments < 3000): files of 2999 + 3000, 7201 + 7202.
+                    fragments < 3000): files of 2999 + 3000, 7201 + 7202,
+                    2000 + 2001 (the target) and 2000 + 2002.
   ice.db/pos_ratio/ Iceberg v2, one 100-row file per partition with a
                     file-scoped position delete file of 30, 29, 11, 10 rows
                     (delete-ratio-threshold 0.3, Amoro's 0.1).
@@ -769,9 +770,11 @@ def make_ice_counts(tmp):
 # write.target-file-size-bytes 4001: min = (long) (0.75 × 4001) = 3000, max =
 # (long) (1.8 × 4001) = 7201 (both truncated, as Java's casts do: 3000.75,
 # 7201.8). self-optimizing.target-size 24000: Amoro's fragments are < 3000.
+# eq / gt: two small files of exactly the target and one byte more (a group
+# of more than one file runs when its bytes exceed the target).
 ICE_TARGET = 4001
 AMORO_TARGET = 24000
-ICE_SIZES = {"lo": [2999, 3000], "hi": [7201, 7202]}
+ICE_SIZES = {"lo": [2999, 3000], "hi": [7201, 7202], "eq": [2000, 2001], "gt": [2000, 2002]}
 
 
 def make_ice_sizes(tmp):

@@ -580,11 +580,12 @@ fn threshold_tables_match_delta_rs_and_pyiceberg() {
     assert_eq!(dt["small_file_threshold"], 4000);
     // Every file but the one of exactly 4000 bytes.
     assert_eq!(dt["small_files"], 7);
+    // 2999 and the four files of 2000-2002 bytes; not 3000.
     let sizes = &got["ice.sizes"];
     assert_eq!(sizes["small_file_threshold"], 3000);
     assert_eq!(
         (sizes["small_files"].as_u64(), sizes["small_bytes"].as_u64()),
-        (Some(1), Some(2999))
+        (Some(5), Some(2999 + 2000 + 2001 + 2000 + 2002))
     );
     let dv = &got["delta_dv_ratio"];
     assert_eq!(dv["deletion_vectors"], 3);
@@ -790,6 +791,8 @@ fn iceberg_rewrite_sits_on_min_max_and_five_input_files() {
     let by_part = file_sizes(sizes);
     assert_eq!(by_part["part=lo"], [2999, 3000]);
     assert_eq!(by_part["part=hi"], [7201, 7202]);
+    assert_eq!(by_part["part=eq"], [2000, 2001]);
+    assert_eq!(by_part["part=gt"], [2000, 2002]);
     let rows = &audit(&thresholds(), "ice", &[])["compaction"];
     let r = |t: &str, p: &str, policy: &str| row(rows, t, p, policy);
     // write.target-file-size-bytes 4001: min 3000, max 7201. 2999 is the
@@ -811,12 +814,24 @@ fn iceberg_rewrite_sits_on_min_max_and_five_input_files() {
         .as_str()
         .unwrap()
         .contains("map('target-file-size-bytes', '4001'), where => 'part = ''hi'''"));
-    // Amoro, self-optimizing.target-size 24000: fragments are < 3000, so
-    // 2999 is the table's one fragment.
+    // More than one file and more bytes than the target: 2000 + 2002 runs
+    // (into one file), 2000 + 2001 (exactly the target) does not.
+    let gt = r("ice.sizes", "part=gt", "iceberg");
+    assert_eq!(plan(gt), (2, 1, 1));
+    assert_eq!(reasons(gt), "2 files, 4002 bytes > target");
+    let eq = r("ice.sizes", "part=eq", "iceberg");
+    assert_eq!(plan(eq), (0, 0, 2));
+    assert!(
+        reasons(eq).starts_with("group of 2 file(s), 4001 bytes"),
+        "{}",
+        reasons(eq)
+    );
+    // Amoro, self-optimizing.target-size 24000: fragments are < 3000: the
+    // four files of eq and gt and 2999, not 3000.
     let lo = r("ice.sizes", "part=lo", "amoro");
     assert_eq!(lo["target_size"], 24000);
     assert!(
-        reasons(lo).starts_with("1 fragment + equality-delete files in the table < 12"),
+        reasons(lo).starts_with("5 fragment + equality-delete files in the table < 12"),
         "{}",
         reasons(lo)
     );
