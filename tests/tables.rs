@@ -1,6 +1,8 @@
 //! `lakeaudit tables` on real Delta and Iceberg tables written by
 //! `scripts/make_table_fixtures.py` (deltalake, pyiceberg), compared with
-//! the numbers delta-rs and pyiceberg reported for the same tables.
+//! the numbers delta-rs and pyiceberg reported for the same tables. The
+//! tables of `tables/thresholds` sit exactly on the compaction policies'
+//! and the delete verdicts' thresholds.
 
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -12,9 +14,20 @@ fn warehouse() -> PathBuf {
     testdata::data("tables/warehouse")
 }
 
-fn reference() -> BTreeMap<String, Value> {
-    serde_json::from_str(&testdata::read_to_string("tables/reference.json"))
-        .expect("reference.json")
+/// The threshold tables (`tables/thresholds`).
+fn thresholds() -> PathBuf {
+    testdata::data("tables/thresholds")
+}
+
+/// The reference.json entries of one fixture warehouse (`warehouse` or
+/// `thresholds`; an entry without a `warehouse` field is in `warehouse`).
+fn reference(wh: &str) -> BTreeMap<String, Value> {
+    let all: BTreeMap<String, Value> =
+        serde_json::from_str(&testdata::read_to_string("tables/reference.json"))
+            .expect("reference.json");
+    all.into_iter()
+        .filter(|(_, r)| r["warehouse"].as_str().unwrap_or("warehouse") == wh)
+        .collect()
 }
 
 fn run(args: &[&str]) -> Output {
@@ -40,6 +53,11 @@ fn stderr(o: &Output) -> String {
 
 /// A scratch copy of the fixture warehouse the test may break.
 fn scratch(name: &str) -> PathBuf {
+    scratch_of(&warehouse(), name)
+}
+
+/// A scratch copy of a fixture directory the test may break.
+fn scratch_of(src: &Path, name: &str) -> PathBuf {
     fn copy(from: &Path, to: &Path) {
         fs::create_dir_all(to).unwrap();
         for e in fs::read_dir(from).unwrap() {
@@ -54,7 +72,7 @@ fn scratch(name: &str) -> PathBuf {
     }
     let dir = std::env::temp_dir().join(format!("lakeaudit-tables-{name}-{}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
-    copy(&warehouse(), &dir);
+    copy(src, &dir);
     dir
 }
 
@@ -68,7 +86,7 @@ fn table_state_matches_delta_rs_and_pyiceberg() {
     let o = run(&["tables", s(&wh)]);
     assert!(o.status.success(), "{}", stderr(&o));
     let got = records(&o);
-    let want = reference();
+    let want = reference("warehouse");
     assert_eq!(
         got.keys().collect::<Vec<_>>(),
         want.keys().collect::<Vec<_>>()
@@ -127,7 +145,7 @@ fn outputs_in_a_directory_and_deletes_per_data_file() {
             .collect()
     };
     let deletes = read("deletes.jsonl");
-    let want = reference();
+    let want = reference("warehouse");
     let ice: Vec<&Value> = deletes
         .iter()
         .filter(|d| d["table"] == "ice.events")
@@ -432,7 +450,7 @@ fn analyze_with_tables_plans_from_real_sizes_and_subsumes_compaction_in_recluste
     // Delta bytes (reference.json), which the log's parquet reads never saw.
     let plan: Value =
         serde_json::from_str(&fs::read_to_string(out.join("plan.json")).unwrap()).unwrap();
-    let sales_bytes = reference()["sales"]["bytes"].as_u64().unwrap();
+    let sales_bytes = reference("warehouse")["sales"]["bytes"].as_u64().unwrap();
     let decisions = plan["tables"].as_array().unwrap();
     let sales = decisions
         .iter()
@@ -526,4 +544,625 @@ fn deep_reads_partition_scoped_position_deletes_per_data_file() {
         per_file(true),
         [(2, 2, "ok".to_string()), (3, 3, "ok".to_string())]
     );
+}
+
+/// What `lakeaudit tables WH --out DIR ARGS` writes: the records of
+/// table_state, compaction, deletes and deletes_tables by file stem.
+fn audit(wh: &Path, tag: &str, args: &[&str]) -> BTreeMap<&'static str, Vec<Value>> {
+    let out = std::env::temp_dir().join(format!("lakeaudit-th-{tag}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&out);
+    let mut a = vec!["tables", s(wh), "--out", s(&out)];
+    a.extend_from_slice(args);
+    let o = run(&a);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let got = ["table_state", "compaction", "deletes", "deletes_tables"]
+        .into_iter()
+        .map(|n| {
+            let text = fs::read_to_string(out.join(format!("{n}.jsonl"))).unwrap();
+            (
+                n,
+                text.lines()
+                    .map(|l| serde_json::from_str(l).unwrap())
+                    .collect(),
+            )
+        })
+        .collect();
+    let _ = fs::remove_dir_all(&out);
+    got
+}
+
+/// The compaction row of a table's partition under a policy.
+fn row<'a>(rows: &'a [Value], table: &str, partition: &str, policy: &str) -> &'a Value {
+    rows.iter()
+        .find(|r| r["table"] == table && r["partition"] == partition && r["policy"] == policy)
+        .unwrap_or_else(|| panic!("no {policy} row for {table} {partition}"))
+}
+
+/// `(candidate_files, bins, files_after_est)`.
+fn plan(r: &Value) -> (u64, u64, u64) {
+    (
+        r["candidate_files"].as_u64().unwrap(),
+        r["bins"].as_u64().unwrap(),
+        r["files_after_est"].as_u64().unwrap(),
+    )
+}
+
+fn reasons(r: &Value) -> &str {
+    r["reasons"].as_str().unwrap()
+}
+
+/// A fixture's file sizes per partition as the writer's reader reported
+/// them: the tests below hold only while the files sit where they should.
+fn file_sizes(t: &Value) -> BTreeMap<String, Vec<u64>> {
+    serde_json::from_value(t["file_sizes"].clone()).unwrap()
+}
+
+#[test]
+fn threshold_tables_match_delta_rs_and_pyiceberg() {
+    let o = run(&["tables", s(&thresholds())]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let got = records(&o);
+    let want = reference("thresholds");
+    assert_eq!(
+        got.keys().collect::<Vec<_>>(),
+        want.keys().collect::<Vec<_>>()
+    );
+    for (table, r) in &want {
+        let g = &got[table];
+        for k in [
+            "format",
+            "files",
+            "bytes",
+            "rows_physical",
+            "rows_live",
+            "rows_deleted",
+        ] {
+            assert_eq!(g[k], r[k], "{table}.{k}");
+        }
+        // Iceberg snapshot ids pass 2^53: compare as text.
+        assert_eq!(
+            g["version_or_snapshot"].to_string(),
+            r["version"].to_string(),
+            "{table}"
+        );
+        assert_eq!(g["violations"], 0, "{table}");
+    }
+    // The small-file size comes from each table's own property: Delta's
+    // minFileSize is delta.targetFileSize; Iceberg's is 0.75 × 4001
+    // truncated (3000.75), as Java's (long) cast does.
+    let dt = &got["delta_target"];
+    assert_eq!(
+        dt["small_file_threshold"],
+        want["delta_target"]["target_file_size"]
+    );
+    assert_eq!(dt["small_file_threshold"], 4000);
+    // Every file but the one of exactly 4000 bytes.
+    assert_eq!(dt["small_files"], 7);
+    // 2999 and the four files of 2000-2002 bytes; not 3000.
+    let sizes = &got["ice.sizes"];
+    assert_eq!(sizes["small_file_threshold"], 3000);
+    assert_eq!(
+        (sizes["small_files"].as_u64(), sizes["small_bytes"].as_u64()),
+        (Some(5), Some(2999 + 2000 + 2001 + 2000 + 2002))
+    );
+    let dv = &got["delta_dv_ratio"];
+    assert_eq!(dv["deletion_vectors"], 3);
+}
+
+#[test]
+fn delta_and_fabric_compaction_sit_on_the_target_file_size() {
+    let want = &reference("thresholds")["delta_target"];
+    assert_eq!(want["target_file_size"], 4000);
+    let sizes = file_sizes(want);
+    assert_eq!(sizes["p=fit"], [2000, 2000]);
+    assert_eq!(sizes["p=over"], [2000, 2001]);
+    assert_eq!(sizes["p=half"], [1999, 2000]);
+    assert_eq!(sizes["p=edge"], [3999, 4000]);
+    let rows = &audit(&thresholds(), "delta", &["--policy", "delta"])["compaction"];
+    let r = |p: &str| row(rows, "delta_target", p, "delta");
+    // min = max = delta.targetFileSize 4000, read from the table.
+    assert!(rows
+        .iter()
+        .filter(|r| r["table"] == "delta_target")
+        .all(|r| r["target_size"] == 4000));
+    // 2000 + 2000 fills a bin exactly: one output file.
+    assert_eq!(plan(r("p=fit")), (2, 1, 1));
+    assert_eq!(r("p=fit")["bytes_to_rewrite"], 4000);
+    assert_eq!(
+        r("p=fit")["statement"],
+        "OPTIMIZE delta_target WHERE p = 'fit'"
+    );
+    // One byte more: each file alone in its bin, both bins dropped.
+    assert_eq!(plan(r("p=over")), (0, 0, 2));
+    assert_eq!(
+        reasons(r("p=over")),
+        "2 file(s) < minFileSize 4000; single-file bin dropped; single-file bin dropped"
+    );
+    // 3999 is small, 4000 is not (and alone it is dropped).
+    assert_eq!(plan(r("p=edge")), (0, 0, 2));
+    assert_eq!(
+        reasons(r("p=edge")),
+        "1 file(s) < minFileSize 4000; single-file bin dropped"
+    );
+    // Fabric: a file of at least target / 2 = 2000 bytes is kept; 1999 is
+    // not, but a bin of one file is dropped, and no bin reaches 50 files.
+    let rows = &audit(&thresholds(), "fabric", &["--policy", "fabric"])["compaction"];
+    let r = |p: &str| row(rows, "delta_target", p, "fabric");
+    assert!(rows
+        .iter()
+        .filter(|r| r["table"] == "delta_target")
+        .all(|r| r["candidate_files"] == 0));
+    assert!(reasons(r("p=fit")).starts_with("2 file(s) ≥ ½ target kept"));
+    assert_eq!(
+        reasons(r("p=half")),
+        "1 file(s) < minFileSize 4000; 1 file(s) ≥ ½ target kept (file-level target); single-file bin dropped"
+    );
+    // --target-size overrides the property: at 4001, 2000 + 2001 fits a
+    // bin and the 4000-byte file is small.
+    let rows = &audit(
+        &thresholds(),
+        "delta4001",
+        &["--policy", "delta", "--target-size", "4001"],
+    )["compaction"];
+    let r = |p: &str| row(rows, "delta_target", p, "delta");
+    assert_eq!(r("p=over")["target_size"], 4001);
+    assert_eq!(plan(r("p=over")), (2, 1, 1));
+    assert!(reasons(r("p=edge")).starts_with("2 file(s) < minFileSize 4001"));
+}
+
+#[test]
+fn fabric_fast_optimize_runs_a_bin_of_fifty_files_not_forty_nine() {
+    let want = &reference("thresholds")["fabric_files"];
+    assert_eq!(want["files_per_partition"]["n=49"], 49);
+    assert_eq!(want["files_per_partition"]["n=50"], 50);
+    let rows = &audit(&thresholds(), "fifty", &[])["compaction"];
+    let r = |p: &str, policy: &str| row(rows, "fabric_files", p, policy);
+    // Delta OPTIMIZE compacts both partitions.
+    assert_eq!(plan(r("n=49", "delta")), (49, 1, 1));
+    assert_eq!(plan(r("n=50", "delta")), (50, 1, 1));
+    // Fabric's fast optimize: 49 one-row files are neither 50 files nor
+    // 1.3 × 1 GiB, so the bin is skipped; 50 files run.
+    assert_eq!(plan(r("n=49", "fabric")), (0, 0, 49));
+    assert!(
+        reasons(r("n=49", "fabric")).contains("fast optimize skips a bin of 49 files"),
+        "{}",
+        reasons(r("n=49", "fabric"))
+    );
+    assert_eq!(plan(r("n=50", "fabric")), (50, 1, 1));
+    assert_eq!(
+        r("n=50", "fabric")["statement"],
+        "OPTIMIZE fabric_files WHERE n = '50'"
+    );
+}
+
+#[test]
+fn delta_deleted_rows_ratio_five_percent_of_a_file_is_over() {
+    let want = &reference("thresholds")["delta_dv_ratio"];
+    let out = audit(&thresholds(), "dvratio", &["--deep"]);
+    let deletes: Vec<&Value> = out["deletes"]
+        .iter()
+        .filter(|d| d["table"] == "delta_dv_ratio")
+        .collect();
+    // Per file: (rows, DV cardinality, verdict). Delta's ratio is
+    // 1 − live / physical: 5 of 100 is 0.050000000000000044 > 0.05.
+    let mut got: Vec<(u64, u64, &str)> = deletes
+        .iter()
+        .map(|d| {
+            (
+                d["file_rows"].as_u64().unwrap(),
+                d["dv_cardinality"].as_u64().unwrap(),
+                d["verdict"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            (99, 5, "rewrite_now"),
+            (100, 5, "rewrite_now"),
+            (101, 5, "ok")
+        ]
+    );
+    // The cardinalities are the rows delta-rs's scan drops from each file.
+    for (label, rows) in [("under", 101), ("exact", 100), ("over", 99)] {
+        let f = &want["per_file"][label];
+        assert_eq!(
+            (f["rows"].as_u64(), f["deleted"].as_u64()),
+            (Some(rows), Some(5))
+        );
+    }
+    assert!(deletes
+        .iter()
+        .filter(|d| d["verdict"] == "rewrite_now")
+        .all(|d| d["rule"] == "delta_max_deleted_rows_ratio"));
+    let rollup = out["deletes_tables"]
+        .iter()
+        .find(|r| r["table"] == "delta_dv_ratio")
+        .unwrap();
+    assert_eq!(
+        (rollup["rewrite_now"].as_u64(), rollup["ok"].as_u64()),
+        (Some(2), Some(1))
+    );
+    assert_eq!(rollup["deleted_rows"], want["rows_deleted"]);
+    // With a target no file is below, only the deleted-rows ratio picks
+    // files: the two over 0.05. Each sits alone in its bin, which OPTIMIZE
+    // drops (REORG TABLE … APPLY (PURGE) rewrites them: the verdict).
+    let rows = &audit(
+        &thresholds(),
+        "dvratio1",
+        &["--policy", "delta", "--target-size", "1"],
+    )["compaction"];
+    let r = row(rows, "delta_dv_ratio", "", "delta");
+    assert_eq!(plan(r), (0, 0, 3));
+    assert!(
+        reasons(r).starts_with("2 file(s) with deleted-rows ratio > 0.05;"),
+        "{}",
+        reasons(r)
+    );
+}
+
+#[test]
+fn three_deletion_vectors_in_one_delta_file_are_checked_at_their_offsets() {
+    let wh = scratch_of(&thresholds(), "dvoffsets");
+    let table = wh.join("delta_dv_ratio");
+    let bin = fs::read_dir(&table)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().ends_with(".bin"))
+        .unwrap();
+    let mut bytes = fs::read(&bin).unwrap();
+    // Version byte, then (size, DV, CRC) three times.
+    let size_at =
+        |b: &[u8], at: usize| u32::from_be_bytes(b[at..at + 4].try_into().unwrap()) as usize;
+    let second = 1 + 8 + size_at(&bytes, 1);
+    let third = second + 8 + size_at(&bytes, second);
+    assert_eq!(third + 8 + size_at(&bytes, third), bytes.len());
+    bytes[second + 10] ^= 0x01;
+    fs::write(&bin, bytes).unwrap();
+    let o = run(&["tables", s(&table), "--deep"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains(&format!(
+            "{}: deletion vector at offset {second}: CRC-32 mismatch",
+            s(&bin)
+        )),
+        "{err}"
+    );
+    let _ = fs::remove_dir_all(&wh);
+}
+
+#[test]
+fn iceberg_rewrite_sits_on_min_max_and_five_input_files() {
+    let want = reference("thresholds");
+    let sizes = &want["ice.sizes"];
+    assert_eq!(
+        (
+            sizes["target_file_size"].as_u64(),
+            sizes["amoro_target_size"].as_u64()
+        ),
+        (Some(4001), Some(24000))
+    );
+    let by_part = file_sizes(sizes);
+    assert_eq!(by_part["part=lo"], [2999, 3000]);
+    assert_eq!(by_part["part=hi"], [7201, 7202]);
+    assert_eq!(by_part["part=eq"], [2000, 2001]);
+    assert_eq!(by_part["part=gt"], [2000, 2002]);
+    let rows = &audit(&thresholds(), "ice", &[])["compaction"];
+    let r = |t: &str, p: &str, policy: &str| row(rows, t, p, policy);
+    // write.target-file-size-bytes 4001: min 3000, max 7201. 2999 is the
+    // only candidate of lo, alone and not over the target: no rewrite.
+    let lo = r("ice.sizes", "part=lo", "iceberg");
+    assert_eq!(lo["target_size"], 4001);
+    assert_eq!(plan(lo), (0, 0, 2));
+    assert!(
+        reasons(lo).starts_with("group of 1 file(s), 2999 bytes"),
+        "{}",
+        reasons(lo)
+    );
+    // 7202 > max: rewritten alone into two files (remainder 3201 > min).
+    let hi = r("ice.sizes", "part=hi", "iceberg");
+    assert_eq!(plan(hi), (1, 1, 3));
+    assert_eq!(hi["bytes_to_rewrite"], 7202);
+    assert_eq!(reasons(hi), "7202 bytes > max 7201");
+    assert!(hi["statement"]
+        .as_str()
+        .unwrap()
+        .contains("map('target-file-size-bytes', '4001'), where => 'part = ''hi'''"));
+    // More than one file and more bytes than the target: 2000 + 2002 runs
+    // (into one file), 2000 + 2001 (exactly the target) does not.
+    let gt = r("ice.sizes", "part=gt", "iceberg");
+    assert_eq!(plan(gt), (2, 1, 1));
+    assert_eq!(reasons(gt), "2 files, 4002 bytes > target");
+    let eq = r("ice.sizes", "part=eq", "iceberg");
+    assert_eq!(plan(eq), (0, 0, 2));
+    assert!(
+        reasons(eq).starts_with("group of 2 file(s), 4001 bytes"),
+        "{}",
+        reasons(eq)
+    );
+    // Amoro, self-optimizing.target-size 24000: fragments are < 3000: the
+    // four files of eq and gt and 2999, not 3000.
+    let lo = r("ice.sizes", "part=lo", "amoro");
+    assert_eq!(lo["target_size"], 24000);
+    assert!(
+        reasons(lo).starts_with("5 fragment + equality-delete files in the table < 12"),
+        "{}",
+        reasons(lo)
+    );
+    // min-input-files 5: five small files are rewritten, four are not.
+    let counts = &want["ice.counts"]["files_per_partition"];
+    assert_eq!(
+        (counts["part=four"].as_u64(), counts["part=five"].as_u64()),
+        (Some(4), Some(5))
+    );
+    let five = r("ice.counts", "part=five", "iceberg");
+    assert_eq!(plan(five), (5, 1, 1));
+    assert_eq!(reasons(five), "5 files ≥ min-input-files 5");
+    let four = r("ice.counts", "part=four", "iceberg");
+    assert_eq!(plan(four), (0, 0, 4));
+    assert!(reasons(four).contains("fewer than 5 files"));
+    // 2 + 4 + 5 = 11 fragments: one short of Amoro's minor trigger (the
+    // warehouse's ice.events holds exactly 12 and runs).
+    for p in ["part=two", "part=four", "part=five"] {
+        let a = r("ice.counts", p, "amoro");
+        assert_eq!(a["candidate_files"], 0);
+        assert!(reasons(a).starts_with("11 fragment + equality-delete files in the table < 12"));
+    }
+}
+
+#[test]
+fn iceberg_position_delete_ratios_sit_on_point_three_and_point_one() {
+    let want = &reference("thresholds")["ice.pos_ratio"];
+    let out = audit(&thresholds(), "posratio", &[]);
+    let d = |p: &str| {
+        out["deletes"]
+            .iter()
+            .find(|d| d["table"] == "ice.pos_ratio" && d["partition"] == p)
+            .unwrap_or_else(|| panic!("no deletes row for {p}"))
+    };
+    // The deleted rows of each file are the rows pyiceberg's scan drops.
+    for f in want["per_file"].as_array().unwrap() {
+        let p = f["partition"].as_str().unwrap();
+        assert_eq!(d(p)["deleted_rows"], f["deleted"], "{p}");
+        assert_eq!(d(p)["file_rows"], f["rows"], "{p}");
+    }
+    let verdict = |p: &str| {
+        (
+            d(p)["verdict"].as_str().unwrap(),
+            d(p)["rule"].as_str().unwrap(),
+        )
+    };
+    // 30 of 100 reaches rewrite_data_files' 0.3 (>=); 29 does not.
+    assert_eq!(
+        verdict("part=del30"),
+        ("rewrite_now", "iceberg_delete_ratio_threshold")
+    );
+    assert_eq!(d("part=del30")["deleted_ratio"], 0.3);
+    assert_eq!(
+        verdict("part=del29"),
+        ("watch", "amoro_segment_delete_ratio")
+    );
+    // Amoro's 0.1 is exclusive: 11 % is watched, 10 % is fine.
+    assert_eq!(
+        verdict("part=del11"),
+        ("watch", "amoro_segment_delete_ratio")
+    );
+    assert_eq!(verdict("part=del10"), ("ok", ""));
+    let rows = &out["compaction"];
+    let r = |p: &str| row(rows, "ice.pos_ratio", p, "iceberg");
+    assert_eq!(plan(r("part=del30")), (1, 1, 1));
+    assert_eq!(r("part=del30")["rows_purged"], 30);
+    assert_eq!(
+        reasons(r("part=del30")),
+        "1 file(s) with delete ratio ≥ 0.3"
+    );
+    assert_eq!(r("part=del29")["candidate_files"], 0);
+    // With a target of 1900 every file lies within [min 1425, max 3420]:
+    // the delete ratio alone makes the 30 % file a candidate.
+    for f in want["per_file"].as_array().unwrap() {
+        assert!((1425..=3420).contains(&f["bytes"].as_u64().unwrap()), "{f}");
+    }
+    let rows = &audit(
+        &thresholds(),
+        "posratio1900",
+        &["--policy", "iceberg", "--target-size", "1900"],
+    )["compaction"];
+    let r = |p: &str| row(rows, "ice.pos_ratio", p, "iceberg");
+    assert_eq!(plan(r("part=del30")), (1, 1, 1));
+    assert_eq!(
+        reasons(r("part=del30")),
+        "1 file(s) with delete ratio ≥ 0.3"
+    );
+    assert_eq!(plan(r("part=del29")), (0, 0, 1));
+    assert_eq!(
+        reasons(r("part=del29")),
+        "every file within [1425, 3420] bytes"
+    );
+    // Amoro rewrites a segment file (≥ target / 8 = 1 byte here) whose
+    // position deletes exceed 0.1 of its rows.
+    let rows = &audit(
+        &thresholds(),
+        "posratio8",
+        &["--policy", "amoro", "--target-size", "8"],
+    )["compaction"];
+    let got: Vec<(&str, u64)> = ["part=del10", "part=del11", "part=del29", "part=del30"]
+        .into_iter()
+        .map(|p| {
+            (
+                p,
+                row(rows, "ice.pos_ratio", p, "amoro")["candidate_files"]
+                    .as_u64()
+                    .unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("part=del10", 0),
+            ("part=del11", 1),
+            ("part=del29", 1),
+            ("part=del30", 1)
+        ]
+    );
+}
+
+#[test]
+fn iceberg_v3_deletion_vectors_match_pyiceberg() {
+    let want = &reference("thresholds")["ice.dvs"];
+    assert_eq!(want["format_version"], 3);
+    let out = audit(&thresholds(), "v3", &["--deep"]);
+    let t = out["table_state"]
+        .iter()
+        .find(|t| t["table"] == "ice.dvs")
+        .unwrap();
+    assert_eq!(t["format_version"], "3");
+    assert_eq!(t["features"], "deletion-vectors");
+    for (k, r) in [
+        ("deletion_vectors", "deletion_vectors"),
+        ("dv_bytes", "dv_bytes"),
+        ("pos_delete_files", "pos_delete_files"),
+        ("rows_deleted", "rows_deleted"),
+        ("rows_live", "rows_live"),
+    ] {
+        assert_eq!(t[k], want[r], "{k}");
+    }
+    // The v2 position delete file the upgraded table keeps is valid (only
+    // files added after the upgrade break the rule), and the one the first
+    // DV replaced is gone (DELETED in the v3 snapshot).
+    assert_eq!(t["violations"], 0);
+    let rollup = out["deletes_tables"]
+        .iter()
+        .find(|r| r["table"] == "ice.dvs")
+        .unwrap();
+    assert_eq!(rollup["violations"], "");
+    assert_eq!(
+        (
+            rollup["delete_files"].as_u64(),
+            rollup["deletion_vectors"].as_u64()
+        ),
+        (Some(1), Some(2))
+    );
+    // Per data file with deletes: pyiceberg's scan drops exactly these rows.
+    // A DV applies only to its referenced_data_file: the second eu file has
+    // none, though pyiceberg's planner lists the Puffin file for it.
+    let deletes: Vec<&Value> = out["deletes"]
+        .iter()
+        .filter(|d| d["table"] == "ice.dvs")
+        .collect();
+    let mut got: Vec<(String, u64, u64, u64, u64)> = deletes
+        .iter()
+        .map(|d| {
+            (
+                d["partition"].as_str().unwrap().to_string(),
+                d["deleted_rows"].as_u64().unwrap(),
+                d["dvs"].as_u64().unwrap(),
+                d["dv_cardinality"].as_u64().unwrap(),
+                d["pos_delete_files"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    got.sort();
+    let mut expect: Vec<(String, u64)> = want["per_file"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["deleted"].as_u64() > Some(0))
+        .map(|f| {
+            (
+                f["partition"].as_str().unwrap().to_string(),
+                f["deleted"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    expect.sort();
+    assert_eq!(
+        got.iter().map(|g| (g.0.clone(), g.1)).collect::<Vec<_>>(),
+        expect
+    );
+    assert_eq!(
+        got,
+        [
+            ("region=apac".to_string(), 5, 0, 0, 1),
+            ("region=eu".to_string(), 30, 1, 30, 0),
+            ("region=us".to_string(), 29, 1, 29, 0),
+        ]
+    );
+    let mut cards: Vec<u64> = deletes
+        .iter()
+        .filter(|d| d["dvs"] == 1)
+        .map(|d| d["dv_cardinality"].as_u64().unwrap())
+        .collect();
+    cards.sort();
+    let want_cards: Vec<u64> = serde_json::from_value(want["dv_cardinalities"].clone()).unwrap();
+    assert_eq!(cards, want_cards);
+    // The verdicts on the DVs: 30 of 100 reaches 0.3, 29 is watched.
+    let verdict = |p: &str| {
+        let d = deletes.iter().find(|d| d["partition"] == p).unwrap();
+        (d["verdict"].as_str().unwrap(), d["rule"].as_str().unwrap())
+    };
+    assert_eq!(
+        verdict("region=eu"),
+        ("rewrite_now", "iceberg_delete_ratio_threshold")
+    );
+    assert_eq!(
+        verdict("region=us"),
+        ("watch", "amoro_segment_delete_ratio")
+    );
+    assert_eq!(verdict("region=apac"), ("ok", ""));
+    // rewrite_data_files: the DV'd eu file (ratio 0.3) and the small file
+    // beside it; the us file alone is not rewritten.
+    let rows = &out["compaction"];
+    let eu = row(rows, "ice.dvs", "region=eu", "iceberg");
+    assert_eq!(
+        (plan(eu), eu["rows_purged"].as_u64()),
+        ((2, 1, 1), Some(30))
+    );
+    assert_eq!(
+        row(rows, "ice.dvs", "region=us", "iceberg")["candidate_files"],
+        0
+    );
+}
+
+#[test]
+fn a_broken_iceberg_deletion_vector_is_named_with_its_blob_offset() {
+    let wh = scratch_of(&thresholds(), "v3bad");
+    let table = wh.join("ice.db/dvs");
+    let puffin = fs::read_dir(table.join("data"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().ends_with(".puffin"))
+        .unwrap();
+    let offsets: Vec<u64> =
+        serde_json::from_value(reference("thresholds")["ice.dvs"]["dv_offsets"].clone()).unwrap();
+    assert_eq!(offsets.len(), 2);
+    let mut bytes = fs::read(&puffin).unwrap();
+    assert_eq!(&bytes[..4], b"PFA1");
+    // A bit of the second blob's bitmap: its CRC no longer matches.
+    bytes[offsets[1] as usize + 12] ^= 0x01;
+    fs::write(&puffin, bytes).unwrap();
+    let o = run(&["tables", s(&table)]);
+    assert!(
+        o.status.success(),
+        "metadata alone is sound: {}",
+        stderr(&o)
+    );
+    let o = run(&["tables", s(&table), "--deep"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains(&format!(
+            "{}: blob at offset {}: CRC-32 mismatch",
+            s(&puffin),
+            offsets[1]
+        )),
+        "{err}"
+    );
+    let _ = fs::remove_dir_all(&wh);
 }

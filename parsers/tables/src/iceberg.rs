@@ -58,6 +58,10 @@ struct Snapshot {
     id: i64,
     #[serde(rename = "manifest-list")]
     manifest_list: String,
+    /// Set by every snapshot committed after the table became v3 (spec,
+    /// "Row Lineage for Upgraded Tables"); snapshots from before keep none.
+    #[serde(rename = "first-row-id", default)]
+    first_row_id: Option<i64>,
 }
 
 #[derive(Deserialize)]
@@ -234,17 +238,36 @@ fn render(v: &Value) -> Option<String> {
     })
 }
 
-fn avro_entries(path: &Path, f: &mut dyn FnMut(&Value) -> Result<()>) -> Result<()> {
+/// Calls `f` with each record of an Avro file; returns the `format-version`
+/// its header declares (manifests and manifest lists of v2 and later do).
+fn avro_entries(path: &Path, f: &mut dyn FnMut(&Value) -> Result<()>) -> Result<Option<u32>> {
     let bad = |e: apache_avro::Error| Error::Avro {
         path: path.to_path_buf(),
         reason: format!("cannot be decoded as Avro: {e}"),
     };
     let file = fs::File::open(path).map_err(|e| Error::io(path, e))?;
     let rd = apache_avro::Reader::new(std::io::BufReader::new(file)).map_err(bad)?;
+    let version = rd
+        .user_metadata()
+        .get("format-version")
+        .and_then(|v| std::str::from_utf8(v).ok()?.trim().parse().ok());
     for v in rd {
         f(&v.map_err(bad)?)?;
     }
-    Ok(())
+    Ok(version)
+}
+
+/// Whether a manifest entry with status ADDED was added after the table was
+/// upgraded to v3, where no new position delete files may be added (spec,
+/// "Delete Formats"; those of the v2 table stay valid). The snapshot that
+/// added it says: snapshots committed after the upgrade carry a
+/// `first-row-id`, earlier ones none. When that snapshot has expired from
+/// the metadata, the format version the manifest was written with says.
+fn added_after_v3_upgrade(adder: Option<&Snapshot>, manifest_version: Option<u32>) -> bool {
+    match adder {
+        Some(s) => s.first_row_id.is_some(),
+        None => manifest_version.is_some_and(|v| v >= 3),
+    }
 }
 
 struct Manifest {
@@ -252,6 +275,9 @@ struct Manifest {
     spec_id: i32,
     deletes: bool,
     seq: i64,
+    /// The snapshot that added the manifest: its ADDED entries' snapshot
+    /// when they name none.
+    added_snapshot: Option<i64>,
 }
 
 /// A live delete file as the data pass needs it.
@@ -384,6 +410,7 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
             spec_id: long(field(v, "partition_spec_id")).unwrap_or(0) as i32,
             deletes: long(field(v, "content")).unwrap_or(0) == 1,
             seq: long(field(v, "sequence_number")).unwrap_or(0),
+            added_snapshot: long(field(v, "added_snapshot_id")),
         });
         Ok(())
     })?;
@@ -414,7 +441,10 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
     };
 
     for m in manifests.iter().filter(|m| m.deletes) {
-        avro_entries(&m.path, &mut |e| {
+        // Position delete files this manifest ADDs to a v3 table, with the
+        // snapshot that added each.
+        let mut added_pos: Vec<(String, Option<i64>)> = Vec::new();
+        let version = avro_entries(&m.path, &mut |e| {
             if long(field(e, "status")) == Some(2) {
                 return Ok(());
             }
@@ -459,12 +489,8 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
                 }
             }
             if v3 && added && kind == DeleteKind::Position {
-                t.violations.push(Violation {
-                    rule: "position_deletes_in_v3",
-                    file: path.clone(),
-                    detail: "a v3 table adds no new position delete files (spec, Deletion Vectors)"
-                        .into(),
-                });
+                let adder = long(field(e, "snapshot_id")).or(m.added_snapshot);
+                added_pos.push((path.clone(), adder));
             }
             let idx = t.delete_files.len() as u32;
             let bytes = match (kind, content_at) {
@@ -500,6 +526,17 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
             });
             Ok(())
         })?;
+        for (file, adder) in added_pos {
+            let adder = adder.and_then(|id| md.snapshots.iter().find(|s| s.id == id));
+            if added_after_v3_upgrade(adder, version) {
+                t.violations.push(Violation {
+                    rule: "position_deletes_in_v3",
+                    file,
+                    detail: "added after the table became v3, which adds no new position delete files (spec, Delete Formats)"
+                        .into(),
+                });
+            }
+        }
     }
 
     // `--deep`: the rows of each data file that a partition-scoped position
@@ -733,6 +770,120 @@ mod tests {
         assert_eq!(civil(0), "1970-01-01");
         assert_eq!(civil(19_723), "2024-01-01");
         assert_eq!(civil(-1), "1969-12-31");
+    }
+
+    #[test]
+    fn position_deletes_count_against_v3_only_when_added_after_the_upgrade() {
+        let snap = |first_row_id| Snapshot {
+            id: 1,
+            manifest_list: String::new(),
+            first_row_id,
+        };
+        // The adding snapshot decides: one from before the upgrade carries
+        // no first-row-id, one from after does.
+        assert!(!added_after_v3_upgrade(Some(&snap(None)), Some(3)));
+        assert!(added_after_v3_upgrade(Some(&snap(Some(0))), Some(2)));
+        // An expired snapshot: the manifest's own format-version.
+        assert!(added_after_v3_upgrade(None, Some(3)));
+        assert!(!added_after_v3_upgrade(None, Some(2)));
+        assert!(!added_after_v3_upgrade(None, None));
+    }
+
+    fn copy_dir(from: &Path, to: &Path) {
+        fs::create_dir_all(to).unwrap();
+        for e in fs::read_dir(from).unwrap().flatten() {
+            let dst = to.join(e.file_name());
+            if e.file_type().unwrap().is_dir() {
+                copy_dir(&e.path(), &dst);
+            } else {
+                fs::copy(e.path(), dst).unwrap();
+            }
+        }
+    }
+
+    fn found(dir: PathBuf) -> Found {
+        Found {
+            dir,
+            format: Format::Iceberg,
+            metadata: None,
+            name: "ice.dvs".into(),
+        }
+    }
+
+    /// The fixture `tables/thresholds/ice.db/dvs` (scripts/make_table_fixtures.py):
+    /// a v2 table written by pyiceberg, upgraded to v3, then one snapshot
+    /// adding two DVs in one Puffin file and removing the file-scoped
+    /// position delete file the first replaces; a second v2 position delete
+    /// file stays, in the manifest its v2 snapshot wrote.
+    #[test]
+    fn upgraded_v3_table_reads_as_pyiceberg_does() {
+        let dir = testdata::data("tables/thresholds/ice.db/dvs");
+        let t = read(&found(dir), &ReadOptions { deep: true }).unwrap();
+        assert_eq!(t.format_version, "3");
+        assert!(t.violations.is_empty(), "{:?}", t.violations);
+        assert!(t.problems.is_empty(), "{:?}", t.problems);
+        assert_eq!(t.dvs_checked, 2);
+        let mut live: Vec<_> = t
+            .delete_files
+            .iter()
+            .map(|d| (d.kind, d.records, d.content, d.applied_to))
+            .collect();
+        live.sort();
+        // Each applies to one data file; the DVs' blobs sit right after
+        // the Puffin magic and after the first blob (43 bytes).
+        assert_eq!(
+            live,
+            [
+                (DeleteKind::Position, 5, None, 1),
+                (DeleteKind::DeletionVector, 29, Some((47, 98)), 1),
+                (DeleteKind::DeletionVector, 30, Some((4, 43)), 1),
+            ]
+        );
+        // pyiceberg's scan drops 64 of 400 rows (reference.json).
+        let deleted: u64 = t
+            .files
+            .iter()
+            .filter_map(|f| f.deletes.as_ref())
+            .map(|d| d.known_deleted_rows())
+            .sum();
+        assert_eq!(
+            (t.files.len(), deleted, t.unattributed_deleted_rows),
+            (4, 64, 0)
+        );
+    }
+
+    #[test]
+    fn a_position_delete_file_added_by_a_v3_snapshot_is_a_violation() {
+        let tmp = std::env::temp_dir().join(format!("lakeaudit-v3-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&tmp);
+        copy_dir(&testdata::data("tables/thresholds/ice.db/dvs"), &tmp);
+        let meta = current_metadata(&found(tmp.clone())).unwrap();
+        let mut md: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(&meta).unwrap()).unwrap();
+        // The snapshot that added the kept position delete file is the
+        // v3 snapshot's parent. Give it a first-row-id, as if written after
+        // the upgrade: now the file breaks the v3 rule.
+        let parent =
+            md["snapshots"].as_array().unwrap().last().unwrap()["parent-snapshot-id"].clone();
+        let snaps = md["snapshots"].as_array_mut().unwrap();
+        let adder = snaps
+            .iter_mut()
+            .find(|s| s["snapshot-id"] == parent)
+            .unwrap();
+        adder["first-row-id"] = 0.into();
+        fs::write(&meta, md.to_string()).unwrap();
+        let t = read(&found(tmp.clone()), &ReadOptions::default()).unwrap();
+        assert_eq!(t.violations.len(), 1, "{:?}", t.violations);
+        assert_eq!(t.violations[0].rule, "position_deletes_in_v3");
+        assert!(t.violations[0].file.ends_with("/pos-del-2.parquet"));
+        // Expired from the metadata, the snapshot no longer says: the
+        // manifest holding the file was written as v2, so it is valid.
+        let snaps = md["snapshots"].as_array_mut().unwrap();
+        snaps.retain(|s| s["snapshot-id"] != parent);
+        fs::write(&meta, md.to_string()).unwrap();
+        let t = read(&found(tmp.clone()), &ReadOptions::default()).unwrap();
+        assert!(t.violations.is_empty(), "{:?}", t.violations);
+        let _ = fs::remove_dir_all(&tmp);
     }
 
     #[test]
