@@ -44,8 +44,10 @@ TABLES_VENV ?= .venv/tables
 
 ## `lakeaudit tables` on a large real Delta table (110,000 files, checkpoint,
 ## later commits; written by deltalake when missing): audit time, peak RSS.
+## BENCH_TABLE=DIR audits another table (a million files:
+## `python scripts/make_bench_table.py DIR 990 1000 10`, about 45 min).
 bench-tables: $(TABLES_VENV)/bin/python
-	PYTHON=$(TABLES_VENV)/bin/python scripts/bench_tables.sh
+	PYTHON=$(TABLES_VENV)/bin/python scripts/bench_tables.sh $(BENCH_TABLE)
 
 ## A Python venv with the table writers (scripts/make_table_fixtures.py,
 ## scripts/make_bench_table.py take its interpreter).

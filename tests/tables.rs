@@ -80,18 +80,25 @@ fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
-#[test]
-fn table_state_matches_delta_rs_and_pyiceberg() {
-    let wh = warehouse();
-    let o = run(&["tables", s(&wh)]);
+/// `lakeaudit tables DIR` against what delta-rs and pyiceberg reported:
+/// the same tables, and per table its format, files, bytes, physical,
+/// live and deleted rows and version or snapshot (compared as text: a
+/// snapshot id passes 2^53). Returns the records, by table.
+fn assert_matches_readers(
+    dir: &Path,
+    want: &BTreeMap<String, Value>,
+    extra: &[&str],
+) -> BTreeMap<String, Value> {
+    let mut args = vec!["tables", s(dir)];
+    args.extend_from_slice(extra);
+    let o = run(&args);
     assert!(o.status.success(), "{}", stderr(&o));
     let got = records(&o);
-    let want = reference("warehouse");
     assert_eq!(
         got.keys().collect::<Vec<_>>(),
         want.keys().collect::<Vec<_>>()
     );
-    for (table, r) in &want {
+    for (table, r) in want {
         let g = &got[table];
         for k in [
             "format",
@@ -103,15 +110,21 @@ fn table_state_matches_delta_rs_and_pyiceberg() {
         ] {
             assert_eq!(g[k], r[k], "{table}.{k}");
         }
-        if table != "ice.events" {
-            assert_eq!(g["version_or_snapshot"], r["version"], "{table} version");
-        } else {
-            // A 64-bit snapshot id: compare as text (JSON numbers past 2^53).
-            assert_eq!(
-                g["version_or_snapshot"].to_string(),
-                r["version"].to_string()
-            );
-        }
+        assert_eq!(
+            g["version_or_snapshot"].to_string(),
+            r["version"].to_string(),
+            "{table} version"
+        );
+    }
+    got
+}
+
+#[test]
+fn table_state_matches_delta_rs_and_pyiceberg() {
+    let want = reference("warehouse");
+    let got = assert_matches_readers(&warehouse(), &want, &[]);
+    for table in want.keys() {
+        let g = &got[table];
         // Every fixture file is far below the engines' default targets.
         assert_eq!(g["small_files"], g["files"], "{table}");
     }
@@ -599,32 +612,10 @@ fn file_sizes(t: &Value) -> BTreeMap<String, Vec<u64>> {
 
 #[test]
 fn threshold_tables_match_delta_rs_and_pyiceberg() {
-    let o = run(&["tables", s(&thresholds())]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let got = records(&o);
     let want = reference("thresholds");
-    assert_eq!(
-        got.keys().collect::<Vec<_>>(),
-        want.keys().collect::<Vec<_>>()
-    );
-    for (table, r) in &want {
+    let got = assert_matches_readers(&thresholds(), &want, &[]);
+    for table in want.keys() {
         let g = &got[table];
-        for k in [
-            "format",
-            "files",
-            "bytes",
-            "rows_physical",
-            "rows_live",
-            "rows_deleted",
-        ] {
-            assert_eq!(g[k], r[k], "{table}.{k}");
-        }
-        // Iceberg snapshot ids pass 2^53: compare as text.
-        assert_eq!(
-            g["version_or_snapshot"].to_string(),
-            r["version"].to_string(),
-            "{table}"
-        );
         assert_eq!(g["violations"], 0, "{table}");
     }
     // The small-file size comes from each table's own property: Delta's
@@ -1165,4 +1156,23 @@ fn a_broken_iceberg_deletion_vector_is_named_with_its_blob_offset() {
         "{err}"
     );
     let _ = fs::remove_dir_all(&wh);
+}
+
+/// The sample warehouse `make analyze` audits (`samples/warehouse`, made by
+/// `scripts/make_sample_warehouse.py`) against delta-rs and pyiceberg's
+/// figures in `samples/shop/reference.json`; `--deep` checks its DVs.
+#[test]
+fn the_sample_warehouse_reads_as_delta_rs_and_pyiceberg_report_it() {
+    let want: BTreeMap<String, Value> =
+        serde_json::from_str(&fs::read_to_string(testdata::sample("shop/reference.json")).unwrap())
+            .expect("samples/shop/reference.json");
+    let got = assert_matches_readers(&testdata::sample("warehouse"), &want, &["--deep"]);
+    let dvs = want["shop.orders"]["dv_cardinalities"].as_array().unwrap();
+    assert_eq!(got["shop.orders"]["deletion_vectors"], dvs.len());
+    assert_eq!(got["shop.orders"]["partition_columns"], "o_orderday");
+    assert_eq!(got["shop.customers"]["clustering_columns"], "c_nationkey");
+    assert_eq!(
+        got["shop.web_events"]["pos_delete_files"],
+        want["shop.web_events"]["pos_delete_files"]
+    );
 }
