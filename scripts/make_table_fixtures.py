@@ -52,6 +52,16 @@ with it and the sizes checked:
                     upgrade and the DV snapshot follow the spec (see
                     make_ice_dvs); pyiceberg reads it back, its scan applying
                     the DVs. DVs of 30 and 29 of 100 rows.
+OUT_DIR/checkpoints/ receives Delta tables whose classic checkpoint holds
+typed struct columns in each add (delta.checkpoint.writeStatsAsStruct):
+partitionValues_parsed with a date, stats_parsed min/max with a UTC
+timestamp, a decimal(10,2) and a date (checked with pyarrow):
+  typed_stats/      partitioned by a date column; nine appends, a compaction
+                    of one day, a checkpoint (with its remove rows), two
+                    appends after it.
+  struct_stats_only/ the same with delta.checkpoint.writeStatsAsJson=false:
+                    the checkpoint's adds have no stats JSON, the row counts
+                    are in stats_parsed.numRecords only.
 OUT_DIR/reference.json: per table, files, bytes, rows (physical), live rows,
 deleted rows, delete files and DV cardinalities as delta-rs / pyiceberg
 report them (thresholds tables: "warehouse": "thresholds", and the file
@@ -60,6 +70,8 @@ compare `lakeaudit tables` with these numbers.
 """
 
 import argparse
+import datetime
+import decimal
 import json
 import os
 import random
@@ -75,7 +87,7 @@ import pyarrow.parquet as pq
 from deltalake import DeltaTable, QueryBuilder, write_deltalake
 from pyroaring import BitMap
 
-OUT = WH = TH = None
+OUT = WH = TH = CK = None
 REF = {}
 
 Z85 = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#"
@@ -1308,6 +1320,102 @@ def make_ice_dvs(tmp):
     copy_ice(t, "dvs")
 
 
+# ---------------------------------------------------------------------------
+# Checkpoint tables (OUT_DIR/checkpoints/): classic checkpoints whose `add`
+# struct holds typed columns. With delta.checkpoint.writeStatsAsStruct
+# delta-rs (delta-kernel's checkpoint writer) adds `stats_parsed` (min/max
+# in the table's own types) and `partitionValues_parsed` to each `add`; with
+# delta.checkpoint.writeStatsAsJson=false it leaves the `stats` JSON out.
+# ---------------------------------------------------------------------------
+
+CK_DAYS = ["2024-03-01", "2024-03-02", "2024-03-03"]
+
+
+def typed_rows(day, start, n):
+    """A date partition column, a UTC timestamp, a decimal and a date
+    column: their min/max in stats_parsed keep those types."""
+    d = datetime.date.fromisoformat(day)
+    t0 = datetime.datetime(2024, 3, 1, tzinfo=datetime.timezone.utc)
+    ids = range(start, start + n)
+    return pa.table(
+        {
+            "id": pa.array(ids, pa.int64()),
+            "day": pa.array([d] * n, pa.date32()),
+            "ts": pa.array([t0 + datetime.timedelta(minutes=7 * i) for i in ids], pa.timestamp("us", tz="UTC")),
+            "amount": pa.array([decimal.Decimal(i * 37 % 10000) / 100 for i in ids], pa.decimal128(10, 2)),
+            "shipped": pa.array([d + datetime.timedelta(days=i % 5) for i in ids], pa.date32()),
+            "note": pa.array([f"order {i}" for i in ids], pa.string()),
+        }
+    )
+
+
+def checkpoint_add_type(path, version):
+    return pq.read_schema(os.path.join(path, "_delta_log", f"{version:020}.checkpoint.parquet")).field("add").type
+
+
+def make_typed_checkpoint(name, configuration, n):
+    """Three days x three one-file appends of n rows (versions 0-8),
+    optimize.compact() of the first day (9: its three files removed, one
+    added), a checkpoint at 9 (7 add and 3 remove rows), then one append on
+    each other day (10, 11). The checkpoint's add.partitionValues_parsed.day
+    is a date, its stats_parsed min/max hold a timestamp, a decimal and a
+    date: checked here with pyarrow."""
+    path = os.path.join(CK, name)
+    start = 0
+    for _ in range(3):
+        for d in CK_DAYS:
+            write_deltalake(
+                path,
+                typed_rows(d, start, n),
+                partition_by=["day"],
+                mode="append",
+                configuration=configuration if start == 0 else None,
+            )
+            start += n
+    dt = DeltaTable(path)
+    dt.optimize.compact(partition_filters=[("day", "=", CK_DAYS[0])])
+    dt = DeltaTable(path)
+    dt.create_checkpoint()
+    checkpoint = dt.version()
+    for d in CK_DAYS[1:]:
+        write_deltalake(path, typed_rows(d, start, n), partition_by=["day"], mode="append")
+        start += n
+    add = checkpoint_add_type(path, checkpoint)
+    cp = pq.read_table(os.path.join(path, "_delta_log", f"{checkpoint:020}.checkpoint.parquet"), columns=["add", "remove"])
+    assert [len(cp) - cp.column(c).null_count for c in ("add", "remove")] == [7, 3], cp
+    assert add.field("partitionValues_parsed").type == pa.struct([("day", pa.date32())]), add
+    stats = add.field("stats_parsed").type
+    for bound in ("minValues", "maxValues"):
+        b = stats.field(bound).type
+        assert b.field("ts").type == pa.timestamp("us", tz="UTC"), b
+        assert b.field("amount").type == pa.decimal128(10, 2), b
+        assert b.field("shipped").type == pa.date32(), b
+    json_stats = configuration.get("delta.checkpoint.writeStatsAsJson", "true") == "true"
+    assert (add.get_field_index("stats") >= 0) == json_stats, add
+    with open(os.path.join(path, "_delta_log", "_last_checkpoint")) as f:
+        assert json.load(f)["version"] == checkpoint
+    ref = delta_reference(path)
+    ref["warehouse"] = "checkpoints"
+    ref["checkpoint_version"] = checkpoint
+    ref["partition_columns"] = ["day"]
+    ref["file_sizes"] = delta_sizes(path, "day")
+    assert {k: len(v) for k, v in ref["file_sizes"].items()} == {f"day={d}": 1 if d == CK_DAYS[0] else 4 for d in CK_DAYS}, ref
+    ref["checkpoint_add_columns"] = [f.name for f in add]
+    REF[name] = ref
+
+
+def make_typed_stats():
+    make_typed_checkpoint("typed_stats", {"delta.checkpoint.writeStatsAsStruct": "true"}, 40)
+
+
+def make_struct_stats_only():
+    make_typed_checkpoint(
+        "struct_stats_only",
+        {"delta.checkpoint.writeStatsAsStruct": "true", "delta.checkpoint.writeStatsAsJson": "false"},
+        30,
+    )
+
+
 def in_tmp(build):
     def run():
         with tempfile.TemporaryDirectory() as tmp:
@@ -1329,11 +1437,13 @@ TABLES = {
     "ice.sizes": ("thresholds/ice.db/sizes", in_tmp(make_ice_sizes)),
     "ice.pos_ratio": ("thresholds/ice.db/pos_ratio", in_tmp(make_ice_pos_ratio)),
     "ice.dvs": ("thresholds/ice.db/dvs", in_tmp(make_ice_dvs)),
+    "typed_stats": ("checkpoints/typed_stats", make_typed_stats),
+    "struct_stats_only": ("checkpoints/struct_stats_only", make_struct_stats_only),
 }
 
 
 def main():
-    global OUT, WH, TH
+    global OUT, WH, TH, CK
     ap = argparse.ArgumentParser(description="Write the table fixtures and reference.json.")
     ap.add_argument("out", help="output directory (tests/data/tables)")
     ap.add_argument(
@@ -1346,6 +1456,7 @@ def main():
     OUT = os.path.abspath(args.out)
     WH = os.path.join(OUT, "warehouse")
     TH = os.path.join(OUT, "thresholds")
+    CK = os.path.join(OUT, "checkpoints")
     ref_path = os.path.join(OUT, "reference.json")
     if args.only:
         with open(ref_path) as f:
@@ -1359,6 +1470,7 @@ def main():
         names = list(TABLES)
     os.makedirs(WH, exist_ok=True)
     os.makedirs(os.path.join(TH, "ice.db"), exist_ok=True)
+    os.makedirs(CK, exist_ok=True)
     for n in names:
         TABLES[n][1]()
     with open(ref_path, "w") as f:
