@@ -15,6 +15,7 @@ use crate::model::{
 };
 use crate::{Found, ReadOptions};
 use actions::{Action, DvDescriptor};
+use parquet::Pass;
 use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
@@ -191,7 +192,9 @@ struct LastCheckpoint {
     parts: Option<u32>,
 }
 
-fn read_json_lines(path: &Path, r: &mut Replay) -> Result<()> {
+/// Apply the actions of a commit or JSON checkpoint; with `pass`, only
+/// that kind (see [`parquet::Pass`]).
+fn read_json_lines(path: &Path, r: &mut Replay, pass: Option<Pass>) -> Result<()> {
     let f = fs::File::open(path).map_err(|e| Error::io(path, e))?;
     let mut rd = BufReader::new(f);
     let mut line = String::new();
@@ -212,29 +215,48 @@ fn read_json_lines(path: &Path, r: &mut Replay) -> Result<()> {
             line: Some(n),
             reason,
         })?;
+        let file_action = matches!(action, Action::Add(_) | Action::Remove(_));
+        match pass {
+            Some(Pass::NonFile) if file_action => continue,
+            Some(Pass::File) if !file_action => continue,
+            _ => {}
+        }
         r.apply(action, path, Some(n))?;
     }
     Ok(())
 }
 
+/// Where a sidecar named in a v2 checkpoint lives: a bare name (what Spark
+/// writes) is under `_delta_log/_sidecars/`, a `file://` URI or absolute
+/// path is taken as it is.
+fn sidecar_path(log: &Path, s: &str) -> PathBuf {
+    if s.contains('/') && !s.starts_with("_sidecars/") {
+        PathBuf::from(s.strip_prefix("file://").unwrap_or(s))
+    } else {
+        log.join("_sidecars")
+            .join(s.strip_prefix("_sidecars/").unwrap_or(s))
+    }
+}
+
+/// Replay a checkpoint: the non-file actions of every part first (a
+/// multi-part checkpoint may hold `metaData` in any part, and the partition
+/// values of every `add` are read against its partition columns), then the
+/// file actions of every part, then those of the v2 sidecars the parts
+/// name.
 fn read_checkpoint(log: &Path, files: &[PathBuf], r: &mut Replay) -> Result<()> {
-    for f in files {
-        if f.extension().is_some_and(|e| e == "json") {
-            read_json_lines(f, r)?;
-        } else {
-            parquet::read_actions(f, &mut |a| r.apply(a, f, None))?;
+    for pass in [Pass::NonFile, Pass::File] {
+        for f in files {
+            if f.extension().is_some_and(|e| e == "json") {
+                read_json_lines(f, r, Some(pass))?;
+            } else {
+                parquet::read_actions(f, pass, &mut |a| r.apply(a, f, None))?;
+            }
         }
     }
-    // v2 checkpoints keep their file actions in sidecars.
     let sidecars = std::mem::take(&mut r.sidecars);
     for s in sidecars {
-        let p = if s.contains('/') && !s.starts_with("_sidecars/") {
-            PathBuf::from(s.strip_prefix("file://").unwrap_or(&s))
-        } else {
-            log.join("_sidecars")
-                .join(s.strip_prefix("_sidecars/").unwrap_or(&s))
-        };
-        parquet::read_actions(&p, &mut |a| r.apply(a, &p, None))?;
+        let p = sidecar_path(log, &s);
+        parquet::read_actions(&p, Pass::File, &mut |a| r.apply(a, &p, None))?;
     }
     Ok(())
 }
@@ -392,7 +414,7 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
             });
         }
         r.seq = v as i64;
-        read_json_lines(path, &mut r)?;
+        read_json_lines(path, &mut r, None)?;
         expected = v + 1;
     }
     let version = match (latest, &checkpoint) {
@@ -582,4 +604,165 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
         }
     }
     Ok(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A scratch `_delta_log` for one test.
+    fn scratch_log(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("lakeaudit-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let log = dir.join("_delta_log");
+        fs::create_dir_all(&log).unwrap();
+        log
+    }
+
+    /// Each replayed file with the partition values it was interned with.
+    fn partitioned(r: &Replay) -> Vec<(String, Vec<Option<String>>)> {
+        let mut got: Vec<(String, Vec<Option<String>>)> = r
+            .files
+            .iter()
+            .map(|(p, e)| {
+                (
+                    p.to_string(),
+                    r.partitions.list[e.partition as usize].values.clone(),
+                )
+            })
+            .collect();
+        got.sort();
+        got
+    }
+
+    fn file(path: &str, d: &str) -> (String, Vec<Option<String>>) {
+        (path.to_string(), vec![Some(d.to_string())])
+    }
+
+    #[test]
+    fn metadata_in_a_later_checkpoint_part_still_partitions_earlier_adds() {
+        // Spark spreads a multi-part checkpoint's rows over the parts by a
+        // hash, so `metaData` need not be in part 1. Two JSON files stand in
+        // for the parts: the replay reads every part's non-file actions
+        // before the first add.
+        let log = scratch_log("json-parts");
+        let part1 = log.join("part1.json");
+        let part2 = log.join("part2.json");
+        fs::write(
+            &part1,
+            concat!(
+                r#"{"add":{"path":"d=1/a.parquet","partitionValues":{"d":"1"},"size":10,"modificationTime":1,"dataChange":false,"stats":"{\"numRecords\":3}"}}"#,
+                "\n",
+                r#"{"add":{"path":"d=2/b.parquet","partitionValues":{"d":"2"},"size":20,"modificationTime":1,"dataChange":false,"stats":"{\"numRecords\":4}"}}"#,
+                "\n"
+            ),
+        )
+        .unwrap();
+        fs::write(
+            &part2,
+            concat!(
+                r#"{"protocol":{"minReaderVersion":1,"minWriterVersion":2}}"#,
+                "\n",
+                r#"{"metaData":{"id":"x","format":{"provider":"parquet","options":{}},"schemaString":"{\"type\":\"struct\",\"fields\":[]}","partitionColumns":["d"],"configuration":{}}}"#,
+                "\n"
+            ),
+        )
+        .unwrap();
+        let mut r = Replay::default();
+        read_checkpoint(&log, &[part1, part2], &mut r).unwrap();
+        assert_eq!(r.partition_columns, ["d"]);
+        assert_eq!(
+            partitioned(&r),
+            [file("d=1/a.parquet", "1"), file("d=2/b.parquet", "2")]
+        );
+        let _ = fs::remove_dir_all(log.parent().unwrap());
+    }
+
+    /// A Parquet checkpoint part written here by polars from JSON lines, one
+    /// action per row: action columns a row lacks are null, and maps are
+    /// given as lists of `{key, value}` structs (what polars reads a
+    /// Parquet map as). Not a real writer's part: a unit test input.
+    fn parquet_part(path: &Path, rows: &[&str]) {
+        use polars_io::json::{JsonFormat, JsonReader};
+        use polars_io::prelude::ParquetWriter;
+        use polars_io::SerReader;
+        let mut df = JsonReader::new(std::io::Cursor::new(rows.join("\n").into_bytes()))
+            .with_json_format(JsonFormat::JsonLines)
+            .finish()
+            .unwrap();
+        ParquetWriter::new(fs::File::create(path).unwrap())
+            .finish(&mut df)
+            .unwrap();
+    }
+
+    fn add_row(path: &str, d: &str, size: u32, rows: u32) -> String {
+        format!(
+            r#"{{"add":{{"path":"{path}","partitionValues":[{{"key":"d","value":"{d}"}}],"size":{size},"modificationTime":1,"dataChange":false,"stats":"{{\"numRecords\":{rows}}}"}}}}"#
+        )
+    }
+
+    #[test]
+    fn metadata_in_a_later_parquet_part_still_partitions_earlier_adds() {
+        // The same on Parquet parts, rows mixed as Spark's hash leaves them:
+        // part 1 holds two adds around the protocol, part 2 an add and the
+        // metaData. Read part by part (each part's non-file actions first,
+        // as before), part 1's adds were interned with no partition columns.
+        let log = scratch_log("parquet-parts");
+        let part1 = log.join("00000000000000000004.checkpoint.0000000001.0000000002.parquet");
+        let part2 = log.join("00000000000000000004.checkpoint.0000000002.0000000002.parquet");
+        let protocol = r#"{"protocol":{"minReaderVersion":1,"minWriterVersion":2}}"#;
+        let meta = r#"{"metaData":{"id":"x","schemaString":"{\"type\":\"struct\",\"fields\":[]}","partitionColumns":["d"]}}"#;
+        parquet_part(
+            &part1,
+            &[
+                &add_row("d=1/a.parquet", "1", 10, 3),
+                protocol,
+                &add_row("d=2/b.parquet", "2", 20, 4),
+            ],
+        );
+        parquet_part(&part2, &[&add_row("d=3/c.parquet", "3", 30, 5), meta]);
+        // Part 1 alone: the protocol, then two adds.
+        let mut kinds = Vec::new();
+        for pass in [Pass::NonFile, Pass::File] {
+            parquet::read_actions(&part1, pass, &mut |a| {
+                kinds.push(match a {
+                    Action::Protocol(_) => "protocol",
+                    Action::Add(_) => "add",
+                    _ => "other",
+                });
+                Ok(())
+            })
+            .unwrap();
+        }
+        assert_eq!(kinds, ["protocol", "add", "add"]);
+        let mut r = Replay::default();
+        read_checkpoint(&log, &[part1, part2], &mut r).unwrap();
+        assert_eq!(r.partition_columns, ["d"]);
+        assert_eq!(
+            partitioned(&r),
+            [
+                file("d=1/a.parquet", "1"),
+                file("d=2/b.parquet", "2"),
+                file("d=3/c.parquet", "3")
+            ]
+        );
+        let _ = fs::remove_dir_all(log.parent().unwrap());
+    }
+
+    #[test]
+    fn sidecars_are_found_by_bare_name_or_path() {
+        let log = Path::new("t/_delta_log");
+        assert_eq!(
+            sidecar_path(log, "00000000000000000002.checkpoint.0000000001.0000000002.u.parquet"),
+            Path::new("t/_delta_log/_sidecars/00000000000000000002.checkpoint.0000000001.0000000002.u.parquet")
+        );
+        assert_eq!(
+            sidecar_path(log, "_sidecars/s.parquet"),
+            Path::new("t/_delta_log/_sidecars/s.parquet")
+        );
+        assert_eq!(
+            sidecar_path(log, "file:///data/t/_delta_log/_sidecars/s.parquet"),
+            Path::new("/data/t/_delta_log/_sidecars/s.parquet")
+        );
+    }
 }
