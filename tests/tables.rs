@@ -1176,3 +1176,48 @@ fn the_sample_warehouse_reads_as_delta_rs_and_pyiceberg_report_it() {
         want["shop.web_events"]["pos_delete_files"]
     );
 }
+
+/// Delta tables whose classic checkpoint holds typed struct columns in each
+/// `add` (`tables/checkpoints`: deltalake with
+/// `delta.checkpoint.writeStatsAsStruct`, so `partitionValues_parsed` with
+/// a date and `stats_parsed` min/max with a timestamp, a decimal and a
+/// date; `struct_stats_only` also without the `stats` JSON). lakeaudit
+/// used to panic on them (polars has no dtype for those types), losing the
+/// whole run.
+#[test]
+fn typed_checkpoint_columns_match_delta_rs() {
+    let wh = testdata::data("tables/checkpoints");
+    let want = reference("checkpoints");
+    assert_eq!(
+        want.keys().collect::<Vec<_>>(),
+        ["struct_stats_only", "typed_stats"]
+    );
+    let got = assert_matches_readers(&wh, &want, &[]);
+    let rows = &audit(&wh, "typed-checkpoints", &["--policy", "delta"])["compaction"];
+    for (table, r) in &want {
+        let g = &got[table];
+        // Checkpoint at 9 (read, not replaced by the JSON commits), two
+        // appends after it.
+        assert_eq!(r["checkpoint_version"], 9);
+        assert_eq!(g["commits_since_checkpoint"], 2, "{table}");
+        assert_eq!(g["partition_columns"], "day", "{table}");
+        assert_eq!(g["stats_coverage"], 1.0, "{table}");
+        assert_eq!(g["violations"], 0, "{table}");
+        // Every file in the partition delta-rs puts it in: the checkpoint's
+        // partition values were read.
+        let sizes = file_sizes(r);
+        assert_eq!(sizes.len(), 3);
+        for (partition, files) in &sizes {
+            let c = row(rows, table, partition, "delta");
+            assert_eq!(c["files_before"], files.len(), "{table} {partition}");
+            if files.len() > 1 {
+                // All of them under the 1 GiB default: one bin of all.
+                assert_eq!(
+                    c["bytes_to_rewrite"],
+                    files.iter().sum::<u64>(),
+                    "{table} {partition}"
+                );
+            }
+        }
+    }
+}
