@@ -42,15 +42,19 @@ def z85(data: bytes) -> str:
     return "".join(out)
 
 
-def portable64(positions) -> bytes:
+def portable64(positions, runs=False) -> bytes:
     """RoaringFormatSpec 64-bit portable layout: bucket count, then per
-    bucket the high 32 bits and a 32-bit portable Roaring bitmap."""
+    bucket the high 32 bits and a 32-bit portable Roaring bitmap (with run
+    containers where they are smaller when runs is set)."""
     buckets = {}
     for p in positions:
         buckets.setdefault(p >> 32, []).append(p & 0xFFFFFFFF)
     out = struct.pack("<Q", len(buckets))
     for key in sorted(buckets):
-        out += struct.pack("<I", key) + BitMap(buckets[key]).serialize()
+        bm = BitMap(buckets[key])
+        if runs:
+            bm.run_optimize()
+        out += struct.pack("<I", key) + bm.serialize()
     return out
 
 

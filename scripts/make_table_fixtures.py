@@ -78,70 +78,19 @@ import random
 import shutil
 import string
 import struct
+import sys
 import tempfile
 import uuid
-import zlib
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 from deltalake import DeltaTable, QueryBuilder, write_deltalake
-from pyroaring import BitMap
 
 OUT = WH = TH = CK = None
 REF = {}
 
-Z85 = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#"
-
-
-def z85(data: bytes) -> str:
-    assert len(data) % 4 == 0
-    out = []
-    for i in range(0, len(data), 4):
-        v = struct.unpack(">I", data[i : i + 4])[0]
-        chunk = []
-        for _ in range(5):
-            chunk.append(Z85[v % 85])
-            v //= 85
-        out.append("".join(reversed(chunk)))
-    return "".join(out)
-
-
-def portable64(positions, runs=False) -> bytes:
-    """RoaringFormatSpec 64-bit portable layout: bucket count, then per
-    bucket the high 32 bits and a 32-bit portable Roaring bitmap (with run
-    containers where they are smaller when runs is set)."""
-    buckets = {}
-    for p in positions:
-        buckets.setdefault(p >> 32, []).append(p & 0xFFFFFFFF)
-    out = struct.pack("<Q", len(buckets))
-    for key in sorted(buckets):
-        bm = BitMap(buckets[key])
-        if runs:
-            bm.run_optimize()
-        out += struct.pack("<I", key) + bm.serialize()
-    return out
-
-
-MAGIC = struct.pack("<I", 1681511377)
-
-
-def dv_body(positions) -> bytes:
-    return MAGIC + portable64(positions)
-
-
-def framed(body: bytes) -> bytes:
-    return struct.pack(">I", len(body)) + body + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
-
-
-def log_lines(path, version):
-    with open(os.path.join(path, "_delta_log", f"{version:020}.json")) as f:
-        return [json.loads(l) for l in f if l.strip()]
-
-
-def commit(path, version, actions):
-    with open(os.path.join(path, "_delta_log", f"{version:020}.json"), "x") as f:
-        for a in actions:
-            f.write(json.dumps(a, separators=(",", ":")) + "\n")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from delta_dv import MAGIC, commit, dv_body, framed, log_lines, portable64, z85  # noqa: E402
 
 
 def delta_reference(path):
