@@ -5,7 +5,7 @@ use crate::pipeline::{self, Exec};
 use crate::{report_problems, Inputs};
 use anyhow::{bail, Result};
 use graph::edges::{build_edges, CostMeasure, EdgeRow};
-use graph::time::{format_time, parse_duration, window_align};
+use graph::time::{format_time, parse_duration};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -14,10 +14,10 @@ use std::path::{Path, PathBuf};
 pub struct ScoreArgs {
     /// Only executions starting at or after this time (epoch ms,
     /// YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ, UTC).
-    #[arg(long)]
+    #[arg(long, value_name = "TIME", value_parser = crate::cli::time, allow_hyphen_values = true)]
     pub since: Option<String>,
     /// Only executions starting before this time.
-    #[arg(long)]
+    #[arg(long, value_name = "TIME", value_parser = crate::cli::time, allow_hyphen_values = true)]
     pub until: Option<String>,
     /// Cost C of an execution: wall-clock duration or executor CPU time.
     #[arg(long, value_enum, default_value_t = Cost::Duration)]
@@ -74,7 +74,8 @@ pub fn run(
         None => tables.push((None, build_edges(&selected, cost, &fallback))),
         Some(w) => {
             let width = parse_duration(w)?;
-            for (s, e, ex) in graph::edges::windows(&selected, width, window_align(width)) {
+            let align = graph::edges::data_align(&selected, width);
+            for (s, e, ex) in graph::edges::windows(&selected, width, align) {
                 tables.push((Some((s, e)), build_edges(&ex, cost, &fallback)));
             }
         }
@@ -163,6 +164,23 @@ pub fn columns(
     }
     cols.push(Col::Str("right_columns", s(&|r| r.right_columns.join(","))));
     cols.push(Col::Int("frequency", u(&|r| r.frequency)));
+    if terminal {
+        // Human units on a terminal, the unit in the header or the cell.
+        cols.push(Col::Human(
+            "D (rows×rows)",
+            s(&|r| format!("{:.3e}", r.data_volume)),
+        ));
+        cols.push(Col::Human("C (mean)", s(&|r| output::millis(r.cost))));
+        cols.push(Col::Human(
+            "scanned",
+            s(&|r| planner::human(r.scanned_bytes)),
+        ));
+        cols.push(Col::Float("jis", fl(&|r| r.jis)));
+        cols.push(Col::Int("smj", u(&|r| r.smj_count)));
+        cols.push(Col::Int("bhj", u(&|r| r.bhj_count)));
+        cols.push(Col::Int("other", u(&|r| r.other_count)));
+        return cols;
+    }
     cols.push(Col::Float("data_volume", fl(&|r| r.data_volume)));
     cols.push(Col::Float("cost", fl(&|r| r.cost)));
     cols.push(Col::Float("f_norm", fl(&|r| r.f_norm)));
@@ -172,9 +190,6 @@ pub fn columns(
     cols.push(Col::Int("smj_count", u(&|r| r.smj_count)));
     cols.push(Col::Int("bhj_count", u(&|r| r.bhj_count)));
     cols.push(Col::Int("other_count", u(&|r| r.other_count)));
-    if terminal {
-        return cols;
-    }
     cols.push(Col::Int(
         "first_seen_ms",
         rows.iter().map(|(_, r)| r.first_seen_ms).collect(),

@@ -335,6 +335,19 @@ pub fn join_graph(rows: &[EdgeRow]) -> UnGraph<String, f64> {
     g
 }
 
+/// Where windows of `width_ms` start so that the last one ends just after
+/// the latest execution start of `execs` (1 ms after it: windows are
+/// half-open): windows aligned to the data, not to the calendar, so the
+/// most recent window is the last `width_ms` of the input and never runs
+/// past it. 0 when no execution has a start time.
+pub fn data_align(execs: &[ExecFacts], width_ms: i64) -> i64 {
+    execs
+        .iter()
+        .filter_map(|e| e.start_ms)
+        .max()
+        .map_or(0, |t| t.saturating_add(1).rem_euclid(width_ms))
+}
+
 /// Split executions into consecutive windows of `width_ms` by start time,
 /// aligned to the first execution's window start (multiples of the width
 /// since the Unix epoch, so weekly windows start on a Thursday 00:00 UTC
@@ -542,5 +555,11 @@ mod tests {
         assert!(w[1].2.is_empty());
         assert_eq!(w[2].0, 2 * day);
         assert!(windows(&[], day, 0).is_empty());
+        // Aligned to the data: the last window ends 1 ms after the last start.
+        let execs = [e(day / 2), e(2 * day + 5)];
+        let w = windows(&execs, day, data_align(&execs, day));
+        assert_eq!(w.last().unwrap().1, 2 * day + 6);
+        assert_eq!(w.first().unwrap().0, day / 2 + 6 - day);
+        assert_eq!(w.iter().map(|x| x.2.len()).sum::<usize>(), 2);
     }
 }
