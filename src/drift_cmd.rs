@@ -106,21 +106,15 @@ pub fn columns(rows: &[DriftRow], terminal: bool) -> Vec<Col> {
     cols
 }
 
-/// The terminal view: one line per window (its range, the window it is
+/// The terminal view: one line per window (its start, the window it is
 /// compared with and any gap of empty windows between), then every new and
 /// gone edge of each window in full, one per line.
 pub fn write_table(rows: &[DriftRow], path: Option<&Path>) -> Result<()> {
     let cols = vec![
         Col::Str(
-            "window",
+            "window start",
             rows.iter()
-                .map(|r| {
-                    Some(format!(
-                        "{} .. {}",
-                        format_time(r.window_start_ms),
-                        format_time(r.window_end_ms)
-                    ))
-                })
+                .map(|r| Some(format_time(r.window_start_ms)))
                 .collect(),
         ),
         Col::Str(

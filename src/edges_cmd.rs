@@ -92,7 +92,20 @@ pub fn run(
         outw.flush()?;
         report_problems(&data.errors, &data.warnings);
         if !found {
-            bail!("no edge matches {pattern:?} (try `orders-lineitem` or `orders.o_orderkey=lineitem.l_orderkey`)");
+            let mut labels: Vec<String> = tables
+                .iter()
+                .flat_map(|(_, rows)| rows.iter().map(|r| r.key().label()))
+                .collect();
+            labels.sort();
+            labels.dedup();
+            let closest = closest(pattern, &labels, 5);
+            if closest.is_empty() {
+                bail!("--explain {pattern:?}: the input has no join edges");
+            }
+            bail!(
+                "--explain {pattern:?}: no edge matches; the closest edges are:\n  {}\n(give one as printed, or `orders-lineitem`, `orders.o_orderkey=lineitem.l_orderkey`)",
+                closest.join("\n  ")
+            );
         }
         return Ok(data.failed());
     }
@@ -146,41 +159,32 @@ pub fn columns(
         ));
     }
     if terminal {
-        cols.push(Col::Str(
-            "left_table",
-            s(&|r| graph::tables::short_table(&r.left_table)),
-        ));
-    } else {
-        cols.push(Col::Str("left_table", s(&|r| r.left_table.clone())));
-    }
-    cols.push(Col::Str("left_columns", s(&|r| r.left_columns.join(","))));
-    if terminal {
-        cols.push(Col::Str(
-            "right_table",
-            s(&|r| graph::tables::short_table(&r.right_table)),
-        ));
-    } else {
-        cols.push(Col::Str("right_table", s(&|r| r.right_table.clone())));
-    }
-    cols.push(Col::Str("right_columns", s(&|r| r.right_columns.join(","))));
-    cols.push(Col::Int("frequency", u(&|r| r.frequency)));
-    if terminal {
-        // Human units on a terminal, the unit in the header or the cell.
+        // One column, the edge as every report prints it (and as
+        // `--explain` takes it), then the figures in human units.
+        cols.push(Col::Str("edge", s(&|r| r.key().label())));
+        cols.push(Col::Int("F", u(&|r| r.frequency)));
         cols.push(Col::Human(
-            "D (rows×rows)",
+            "D rows×rows",
             s(&|r| format!("{:.3e}", r.data_volume)),
         ));
-        cols.push(Col::Human("C (mean)", s(&|r| output::millis(r.cost))));
+        cols.push(Col::Human("C mean", s(&|r| output::millis(r.cost))));
         cols.push(Col::Human(
             "scanned",
             s(&|r| planner::human(r.scanned_bytes)),
         ));
-        cols.push(Col::Float("jis", fl(&|r| r.jis)));
-        cols.push(Col::Int("smj", u(&|r| r.smj_count)));
-        cols.push(Col::Int("bhj", u(&|r| r.bhj_count)));
+        cols.push(Col::Human("JIS", s(&|r| format!("{:.3}", r.jis))));
+        cols.push(Col::Int("SMJ", u(&|r| r.smj_count)));
+        cols.push(Col::Int("BHJ", u(&|r| r.bhj_count)));
         cols.push(Col::Int("other", u(&|r| r.other_count)));
         return cols;
     }
+    {
+        cols.push(Col::Str("left_table", s(&|r| r.left_table.clone())));
+    }
+    cols.push(Col::Str("left_columns", s(&|r| r.left_columns.join(","))));
+    cols.push(Col::Str("right_table", s(&|r| r.right_table.clone())));
+    cols.push(Col::Str("right_columns", s(&|r| r.right_columns.join(","))));
+    cols.push(Col::Int("frequency", u(&|r| r.frequency)));
     cols.push(Col::Float("data_volume", fl(&|r| r.data_volume)));
     cols.push(Col::Float("cost", fl(&|r| r.cost)));
     cols.push(Col::Float("f_norm", fl(&|r| r.f_norm)));
@@ -286,4 +290,37 @@ fn explain_edge(
     }
     writeln!(out)?;
     Ok(())
+}
+
+/// The `n` labels closest to `pattern` (edit distance, ignoring case and
+/// spaces), closest first.
+fn closest(pattern: &str, labels: &[String], n: usize) -> Vec<String> {
+    let norm = |s: &str| -> Vec<char> {
+        s.chars()
+            .filter(|c| !c.is_whitespace())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let p = norm(pattern);
+    let mut scored: Vec<(usize, &String)> = labels
+        .iter()
+        .map(|l| (edit_distance(&p, &norm(l)), l))
+        .collect();
+    scored.sort();
+    scored.into_iter().take(n).map(|(_, l)| l.clone()).collect()
+}
+
+/// Levenshtein distance.
+fn edit_distance(a: &[char], b: &[char]) -> usize {
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
 }

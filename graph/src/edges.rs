@@ -92,6 +92,24 @@ impl EdgeKey {
         if p == self.label().replace(' ', "") {
             return true;
         }
+        // `t(a,b) = u(c,d)` as the reports print it, short or qualified
+        // names, either order.
+        if let Some((a, b)) = p.split_once('=') {
+            let side = |s: &str| -> Option<(String, Vec<String>)> {
+                let (t, rest) = s.split_once('(')?;
+                let cols = rest.strip_suffix(')')?;
+                Some((t.to_string(), cols.split(',').map(str::to_string).collect()))
+            };
+            if let (Some(l), Some(r)) = (side(a), side(b)) {
+                let is = |(t, c): &(String, Vec<String>), table: &str, cols: &[String]| {
+                    (t == table || *t == short_table(table) || canonical_table(t) == table)
+                        && c.as_slice() == cols
+                };
+                let (lt, lc) = (&self.left_table, &self.left_columns);
+                let (rt, rc) = (&self.right_table, &self.right_columns);
+                return (is(&l, lt, lc) && is(&r, rt, rc)) || (is(&l, rt, rc) && is(&r, lt, lc));
+            }
+        }
         let parts: Vec<&str> = p.split(['=', '-', ',']).filter(|s| !s.is_empty()).collect();
         if parts.len() != 2 {
             return false;
