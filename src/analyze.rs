@@ -140,9 +140,9 @@ pub fn run(
         threshold,
         &args.window,
         &sql,
-        &money,
     );
     rd.maintenance = steps.as_deref();
+    rd.money = &money;
     let starts = selected.iter().filter_map(|f| f.start_ms);
     rd.edges_span = starts.clone().min().zip(starts.max());
     for (name, text) in [
@@ -172,6 +172,14 @@ pub fn run(
     Ok(data.failed())
 }
 
+/// Savings without executor times or prices, until [`savings::money`]'s.
+static NO_PRICES: report::Money = report::Money {
+    window_ms: 0,
+    executor_ms: std::collections::BTreeMap::new(),
+    cost_per_tb: None,
+    cost_per_hour: None,
+};
+
 /// Everything the reports show.
 fn report_data<'a>(
     data: &'a crate::ingest::Ingested<pipeline::Exec>,
@@ -181,7 +189,6 @@ fn report_data<'a>(
     threshold: f64,
     window: &'a str,
     sql: &'a str,
-    money: &'a report::Money,
 ) -> report::ReportData<'a> {
     let starts = data.records.iter().filter_map(|e| e.record.start_ms);
     let span = starts.clone().min().zip(starts.max());
@@ -215,7 +222,7 @@ fn report_data<'a>(
         sql,
         maintenance: None,
         edges_span: span,
-        money,
+        money: &NO_PRICES,
     }
 }
 
