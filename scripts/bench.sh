@@ -19,7 +19,7 @@
 # by one thread).
 #
 # Environment:
-#   BENCH_TOOL=lakeaudit  (default) build and run the release binary; if the
+#   BENCH_TOOL=lakeaudit  (default) build and run the binary of the `profiling` profile (release code with line tables); if the
 #                         build fails, fall back to the example below.
 #   BENCH_TOOL=example    run `parsers/examples/read_bench.rs` (discover +
 #                         read_records per application with rayon: the same
@@ -53,16 +53,16 @@ die() { echo "bench.sh: $*" >&2; exit 2; }
 
 # 1. The program to measure.
 if [ "$TOOL" = lakeaudit ]; then
-    if "$CARGO" build --release --bin lakeaudit; then
-        BIN="$TARGET/release/lakeaudit"
+    if "$CARGO" build --profile profiling --bin lakeaudit; then
+        BIN="$TARGET/profiling/lakeaudit"
     else
         echo "bench.sh: the release binary does not build; measuring the read_bench example instead" >&2
         TOOL=example
     fi
 fi
 if [ "$TOOL" = example ]; then
-    "$CARGO" build --release -p lakeaudit-parsers --example read_bench
-    BIN="$TARGET/release/examples/read_bench"
+    "$CARGO" build --profile profiling -p lakeaudit-parsers --example read_bench
+    BIN="$TARGET/profiling/examples/read_bench"
 fi
 [ -x "$BIN" ] || die "no program at $BIN"
 export BIN TOOL

@@ -24,8 +24,8 @@ if [ ! -d "$TABLE/_delta_log" ]; then
     [ -x "$PYTHON" ] || die "no $TABLE and no $PYTHON (python3 -m venv .venv/tables && .venv/tables/bin/pip install deltalake pyarrow)"
     "$PYTHON" scripts/make_bench_table.py "$TABLE"
 fi
-"$CARGO" build --release --bin lakeaudit
-BIN="$TARGET/release/lakeaudit"
+"$CARGO" build --profile profiling --bin lakeaudit
+BIN="$TARGET/profiling/lakeaudit"
 
 best=""
 rss=0

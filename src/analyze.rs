@@ -5,7 +5,7 @@ use crate::edges_cmd::{self, ScoreArgs};
 use crate::output::{self, Format};
 use crate::pipeline;
 use crate::plan_cmd::{self, PlanArgs};
-use crate::{queries, report_problems, Inputs, PlanFormat};
+use crate::{queries, report_problems, savings, Inputs, PlanFormat};
 use anyhow::{Context, Result};
 use graph::edges::{build_edges, CostMeasure};
 use planner::{human, DriftRow, Planned};
@@ -23,9 +23,10 @@ pub fn plan(
     let mut data = pipeline::load(inputs)?;
     let stats = pipeline::table_inputs(score, &mut data)?.stats;
     let planned = plan_cmd::make_plan(&data.records, score, args, &stats)?;
+    let money = savings::money(&data.records, score, args, &stats, &planned)?;
     let mut o = output::open_out(out)?;
     match format {
-        PlanFormat::Text => o.write_all(plan_cmd::render_text(&planned).as_bytes())?,
+        PlanFormat::Text => o.write_all(plan_cmd::render_text(&planned, &money).as_bytes())?,
         PlanFormat::Json => {
             serde_json::to_writer_pretty(&mut o, &planned.json())?;
             o.write_all(b"\n")?;
@@ -50,18 +51,17 @@ pub fn drift(
     let mut data = pipeline::load(inputs)?;
     let stats = pipeline::table_inputs(score, &mut data)?.stats;
     let rows = drift_cmd::compute(&data.records, score, &stats, window, threshold, normalize)?;
-    if rows.is_empty() {
-        eprintln!("lakeaudit: the input spans a single {window} window: no drift to measure");
-    }
     match format {
         Format::Jsonl => output::write_jsonl(&rows, &mut *output::open_out(out)?)?,
-        other => output::write_columns(
-            &drift_cmd::columns(&rows, other == Format::Table),
-            other,
-            out,
-        )?,
+        Format::Table => drift_cmd::write_table(&rows, out)?,
+        other => output::write_columns(&drift_cmd::columns(&rows, false), other, out)?,
     }
     report_problems(&data.errors, &data.warnings);
+    let _ = writeln!(
+        std::io::stderr(),
+        "lakeaudit: {}",
+        report::drift_now(&rows, threshold)
+    );
     Ok(data.failed())
 }
 
@@ -71,6 +71,7 @@ pub fn run(
     score: &ScoreArgs,
     args: &PlanArgs,
     threshold: f64,
+    normalize: Normalize,
     dir: &Path,
 ) -> Result<bool> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
@@ -107,7 +108,7 @@ pub fn run(
         stats,
         &args.window,
         threshold,
-        Normalize::Window,
+        normalize,
     )?;
     output::write_columns(
         &drift_cmd::columns(&drift, false),
@@ -116,6 +117,7 @@ pub fn run(
     )?;
     // plan
     let planned = plan_cmd::make_plan(&data.records, score, args, stats)?;
+    let money = savings::money(&data.records, score, args, stats, &planned)?;
     let mut pj = output::open_out(Some(&file("plan.json")))?;
     serde_json::to_writer_pretty(&mut pj, &planned.json())?;
     pj.write_all(b"\n")?;
@@ -140,6 +142,9 @@ pub fn run(
         &sql,
     );
     rd.maintenance = steps.as_deref();
+    rd.money = &money;
+    let starts = selected.iter().filter_map(|f| f.start_ms);
+    rd.edges_span = starts.clone().min().zip(starts.max());
     for (name, text) in [
         ("report.md", report::markdown::render(&rd)),
         ("report.html", report::html(&rd)?),
@@ -148,6 +153,8 @@ pub fn run(
             .with_context(|| format!("cannot write {}", file(name).display()))?;
     }
 
+    // Warnings first: the summary is the last line.
+    report_problems(&data.errors, &data.warnings);
     let queries_n = data.records.iter().filter(|e| !e.record.is_command).count();
     let mut err = std::io::stderr().lock();
     let _ = writeln!(
@@ -162,9 +169,16 @@ pub fn run(
         dir.join("report.md").display()
     );
     drop(err);
-    report_problems(&data.errors, &data.warnings);
     Ok(data.failed())
 }
+
+/// Savings without executor times or prices, until [`savings::money`]'s.
+static NO_PRICES: report::Money = report::Money {
+    window_ms: 0,
+    executor_ms: std::collections::BTreeMap::new(),
+    cost_per_tb: None,
+    cost_per_hour: None,
+};
 
 /// Everything the reports show.
 fn report_data<'a>(
@@ -207,6 +221,8 @@ fn report_data<'a>(
         planned,
         sql,
         maintenance: None,
+        edges_span: span,
+        money: &NO_PRICES,
     }
 }
 

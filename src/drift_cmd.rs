@@ -9,18 +9,20 @@ use anyhow::Result;
 use graph::edges::CostMeasure;
 use graph::time::{format_time, parse_duration};
 use planner::{DriftRow, TableStats};
+use std::io::Write;
+use std::path::Path;
 
 /// `--normalize`: how JIS is normalised for the drift comparison.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Normalize {
-    /// METHOD.md: min–max within each window (the default).
+    /// The paper's min–max within each window (an edge smallest on one
+    /// axis scores 0, so unchanged edges can read as drift).
     Window,
-    /// Stabilised: both windows of a pair on their joint ranges, so an
-    /// unchanged edge keeps an unchanged score.
+    /// Both windows of a pair on their joint ranges, so an unchanged edge
+    /// keeps an unchanged score.
     Joint,
-    /// Stabilised: each factor divided by its window maximum (no min
-    /// subtraction), so an edge is not zeroed just for being the smallest
-    /// on one axis.
+    /// Each factor divided by its window maximum, no min subtraction (the
+    /// default: it tells an unchanged week from a changed one best).
     Max,
 }
 
@@ -102,4 +104,73 @@ pub fn columns(rows: &[DriftRow], terminal: bool) -> Vec<Col> {
         ));
     }
     cols
+}
+
+/// The terminal view: one line per window (its start, the window it is
+/// compared with and any gap of empty windows between), then every new and
+/// gone edge of each window in full, one per line.
+pub fn write_table(rows: &[DriftRow], path: Option<&Path>) -> Result<()> {
+    let cols = vec![
+        Col::Str(
+            "window start",
+            rows.iter()
+                .map(|r| Some(format_time(r.window_start_ms)))
+                .collect(),
+        ),
+        Col::Str(
+            "compared with",
+            rows.iter()
+                .map(|r| {
+                    Some(if r.gap_windows > 0 {
+                        format!(
+                            "{} (after {} empty)",
+                            format_time(r.prev_window_start_ms),
+                            r.gap_windows
+                        )
+                    } else {
+                        format_time(r.prev_window_start_ms)
+                    })
+                })
+                .collect(),
+        ),
+        Col::Float("drift", rows.iter().map(|r| Some(r.drift)).collect()),
+        Col::Str(
+            "verdict",
+            rows.iter()
+                .map(|r| Some(if r.replan { "re-plan" } else { "keep" }.to_string()))
+                .collect(),
+        ),
+        Col::Int("edges", rows.iter().map(|r| Some(r.edges as i64)).collect()),
+        Col::Int(
+            "executions",
+            rows.iter().map(|r| Some(r.executions as i64)).collect(),
+        ),
+        Col::Int(
+            "new",
+            rows.iter()
+                .map(|r| Some(r.new_edges.len() as i64))
+                .collect(),
+        ),
+        Col::Int(
+            "gone",
+            rows.iter()
+                .map(|r| Some(r.gone_edges.len() as i64))
+                .collect(),
+        ),
+    ];
+    let mut out = crate::output::open_out(path)?;
+    crate::output::write_table(&cols, &mut out, crate::cli::width(path))?;
+    for r in rows {
+        if r.new_edges.is_empty() && r.gone_edges.is_empty() {
+            continue;
+        }
+        writeln!(out, "\n{}:", format_time(r.window_start_ms))?;
+        for (what, list) in [("new", &r.new_edges), ("gone", &r.gone_edges)] {
+            for e in list.iter() {
+                writeln!(out, "  {what:<4}  {e}")?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(())
 }

@@ -5,7 +5,7 @@ use crate::pipeline::{self, Exec};
 use crate::{report_problems, Inputs};
 use anyhow::{bail, Result};
 use graph::edges::{build_edges, CostMeasure, EdgeRow};
-use graph::time::{format_time, parse_duration, window_align};
+use graph::time::{format_time, parse_duration};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -14,10 +14,10 @@ use std::path::{Path, PathBuf};
 pub struct ScoreArgs {
     /// Only executions starting at or after this time (epoch ms,
     /// YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ, UTC).
-    #[arg(long)]
+    #[arg(long, value_name = "TIME", value_parser = crate::cli::time, allow_hyphen_values = true)]
     pub since: Option<String>,
     /// Only executions starting before this time.
-    #[arg(long)]
+    #[arg(long, value_name = "TIME", value_parser = crate::cli::time, allow_hyphen_values = true)]
     pub until: Option<String>,
     /// Cost C of an execution: wall-clock duration or executor CPU time.
     #[arg(long, value_enum, default_value_t = Cost::Duration)]
@@ -74,7 +74,8 @@ pub fn run(
         None => tables.push((None, build_edges(&selected, cost, &fallback))),
         Some(w) => {
             let width = parse_duration(w)?;
-            for (s, e, ex) in graph::edges::windows(&selected, width, window_align(width)) {
+            let align = graph::edges::data_align(&selected, width);
+            for (s, e, ex) in graph::edges::windows(&selected, width, align) {
                 tables.push((Some((s, e)), build_edges(&ex, cost, &fallback)));
             }
         }
@@ -91,7 +92,20 @@ pub fn run(
         outw.flush()?;
         report_problems(&data.errors, &data.warnings);
         if !found {
-            bail!("no edge matches {pattern:?} (try `orders-lineitem` or `orders.o_orderkey=lineitem.l_orderkey`)");
+            let mut labels: Vec<String> = tables
+                .iter()
+                .flat_map(|(_, rows)| rows.iter().map(|r| r.key().label()))
+                .collect();
+            labels.sort();
+            labels.dedup();
+            let closest = closest(pattern, &labels, 5);
+            if closest.is_empty() {
+                bail!("--explain {pattern:?}: the input has no join edges");
+            }
+            bail!(
+                "--explain {pattern:?}: no edge matches; the closest edges are:\n  {}\n(give one as printed, or `orders-lineitem`, `orders.o_orderkey=lineitem.l_orderkey`)",
+                closest.join("\n  ")
+            );
         }
         return Ok(data.failed());
     }
@@ -145,22 +159,30 @@ pub fn columns(
         ));
     }
     if terminal {
-        cols.push(Col::Str(
-            "left_table",
-            s(&|r| graph::tables::short_table(&r.left_table)),
+        // One column, the edge as every report prints it (and as
+        // `--explain` takes it), then the figures in human units.
+        cols.push(Col::Str("edge", s(&|r| r.key().label())));
+        cols.push(Col::Int("F", u(&|r| r.frequency)));
+        cols.push(Col::Human(
+            "D rows×rows",
+            s(&|r| format!("{:.3e}", r.data_volume)),
         ));
-    } else {
+        cols.push(Col::Human("C mean", s(&|r| output::millis(r.cost))));
+        cols.push(Col::Human(
+            "scanned",
+            s(&|r| planner::human(r.scanned_bytes)),
+        ));
+        cols.push(Col::Human("JIS", s(&|r| format!("{:.3}", r.jis))));
+        cols.push(Col::Int("SMJ", u(&|r| r.smj_count)));
+        cols.push(Col::Int("BHJ", u(&|r| r.bhj_count)));
+        cols.push(Col::Int("other", u(&|r| r.other_count)));
+        return cols;
+    }
+    {
         cols.push(Col::Str("left_table", s(&|r| r.left_table.clone())));
     }
     cols.push(Col::Str("left_columns", s(&|r| r.left_columns.join(","))));
-    if terminal {
-        cols.push(Col::Str(
-            "right_table",
-            s(&|r| graph::tables::short_table(&r.right_table)),
-        ));
-    } else {
-        cols.push(Col::Str("right_table", s(&|r| r.right_table.clone())));
-    }
+    cols.push(Col::Str("right_table", s(&|r| r.right_table.clone())));
     cols.push(Col::Str("right_columns", s(&|r| r.right_columns.join(","))));
     cols.push(Col::Int("frequency", u(&|r| r.frequency)));
     cols.push(Col::Float("data_volume", fl(&|r| r.data_volume)));
@@ -172,9 +194,6 @@ pub fn columns(
     cols.push(Col::Int("smj_count", u(&|r| r.smj_count)));
     cols.push(Col::Int("bhj_count", u(&|r| r.bhj_count)));
     cols.push(Col::Int("other_count", u(&|r| r.other_count)));
-    if terminal {
-        return cols;
-    }
     cols.push(Col::Int(
         "first_seen_ms",
         rows.iter().map(|(_, r)| r.first_seen_ms).collect(),
@@ -271,4 +290,37 @@ fn explain_edge(
     }
     writeln!(out)?;
     Ok(())
+}
+
+/// The `n` labels closest to `pattern` (edit distance, ignoring case and
+/// spaces), closest first.
+fn closest(pattern: &str, labels: &[String], n: usize) -> Vec<String> {
+    let norm = |s: &str| -> Vec<char> {
+        s.chars()
+            .filter(|c| !c.is_whitespace())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let p = norm(pattern);
+    let mut scored: Vec<(usize, &String)> = labels
+        .iter()
+        .map(|l| (edit_distance(&p, &norm(l)), l))
+        .collect();
+    scored.sort();
+    scored.into_iter().take(n).map(|(_, l)| l.clone()).collect()
+}
+
+/// Levenshtein distance.
+fn edit_distance(a: &[char], b: &[char]) -> usize {
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
 }

@@ -3,6 +3,7 @@
 //! library crates together.
 
 mod analyze;
+mod cli;
 mod drift_cmd;
 mod edges_cmd;
 mod ingest;
@@ -11,6 +12,7 @@ mod pipeline;
 mod plan_cmd;
 mod queries;
 mod records;
+mod savings;
 mod tables_cmd;
 
 use anyhow::Result;
@@ -24,14 +26,20 @@ use output::Format;
 /// Recover which columns Spark queries joined on, weigh the joins, and plan
 /// Delta Liquid Clustering layouts.
 #[derive(Parser, Debug)]
-#[command(name = "lakeaudit", version, about, long_about = None)]
+#[command(
+    name = "lakeaudit",
+    version,
+    about,
+    long_about = None,
+    after_help = "Examples:\n  lakeaudit analyze /var/log/spark-events --tables /data/warehouse --out audit\n  lakeaudit edges app-logs/ --since 2026-10-01\n\nExit codes: 0 every input was read; 2 some input could not be read (the others' results are written); 64 the command line is wrong (nothing was read)."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
     /// Worker threads for reading logs (default: all cores). One log is
     /// read by one thread, plus a decompression thread when there are
     /// fewer logs than threads (so `--threads 1` uses one core).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, value_name = "N", value_parser = cli::positive)]
     threads: Option<usize>,
 }
 
@@ -46,8 +54,8 @@ struct Inputs {
         value_name = "PATH"
     )]
     paths: Vec<String>,
-    /// Read the records a `spark/lakeaudit_map.py` job wrote (its output
-    /// directory, or any `queries --format parquet` file) instead of logs.
+    /// Read per-execution records instead of logs: the output directory
+    /// of lakeaudit's Spark map job, or a `queries --format parquet` file.
     #[arg(long, value_name = "DIR")]
     records: Option<PathBuf>,
     /// Name standard input's log NAME in errors and in the records' `log`
@@ -63,12 +71,15 @@ struct Inputs {
 enum Command {
     /// One record per SQL execution: timings, scanned tables with metrics,
     /// join operators and the relationships they resolve to.
+    #[command(
+        after_help = "Examples:\n  lakeaudit queries /var/log/spark-events --format table\n  lakeaudit queries app-logs/ --format parquet -o queries.parquet\n  zstd -dc app.zstd | lakeaudit queries --name app-123 -"
+    )]
     Queries {
         #[command(flatten)]
         inputs: Inputs,
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = Format::Jsonl)]
-        format: Format,
+        /// Output format [default: table on a terminal, else jsonl].
+        #[arg(long, value_enum)]
+        format: Option<Format>,
         /// Write to FILE instead of standard output.
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
@@ -79,28 +90,36 @@ enum Command {
     },
     /// The weighted join-edge table: frequency F, data volume D, cost C and
     /// the Join Importance Score per (table pair, key columns).
+    #[command(
+        after_help = "Examples:\n  lakeaudit edges /var/log/spark-events\n  lakeaudit edges app-logs/ --window 7d --format csv -o edges.csv\n  lakeaudit edges app-logs/ --explain 'lineitem(l_orderkey) = orders(o_orderkey)'"
+    )]
     Edges {
         #[command(flatten)]
         inputs: Inputs,
         #[command(flatten)]
         score: edges_cmd::ScoreArgs,
         /// Split by execution start time into windows of this length
-        /// (`7d`, `1w`, `12h`); default: one window over all input.
-        #[arg(long)]
+        /// (`7d`, `1w`, `12h`), the last ending at the last execution;
+        /// default: one window over all input.
+        #[arg(long, value_name = "LENGTH", value_parser = cli::window, allow_hyphen_values = true)]
         window: Option<String>,
-        /// Show why an edge scored what it did (`orders-lineitem`,
-        /// `orders.o_orderkey=lineitem.l_orderkey`).
+        /// Show why an edge scored what it did: an edge as lakeaudit prints
+        /// it (`lineitem(l_orderkey) = orders(o_orderkey)`), or
+        /// `orders-lineitem`, `orders.o_orderkey=lineitem.l_orderkey`.
         #[arg(long, value_name = "EDGE")]
         explain: Option<String>,
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = Format::Table)]
-        format: Format,
+        /// Output format [default: table on a terminal, else jsonl].
+        #[arg(long, value_enum)]
+        format: Option<Format>,
         /// Write to FILE instead of standard output.
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
     },
     /// Choose Liquid Clustering keys per table within rewrite and storage
     /// budgets, with the Delta SQL to apply them.
+    #[command(
+        after_help = "Examples:\n  lakeaudit plan /var/log/spark-events --tables /data/warehouse\n  lakeaudit plan app-logs/ --budget 500GB --cost-per-tb 5 --cost-per-hour 0.50\n  lakeaudit plan app-logs/ --format sql -o plan.sql"
+    )]
     Plan {
         #[command(flatten)]
         inputs: Inputs,
@@ -116,29 +135,35 @@ enum Command {
         output: Option<PathBuf>,
     },
     /// Workload drift between consecutive windows, and whether to re-plan.
+    #[command(
+        after_help = "Examples:\n  lakeaudit drift /var/log/spark-events\n  lakeaudit drift app-logs/ --window 1w --threshold 0.2 --format jsonl"
+    )]
     Drift {
         #[command(flatten)]
         inputs: Inputs,
         #[command(flatten)]
         score: edges_cmd::ScoreArgs,
-        /// Window length.
-        #[arg(long, default_value = "7d")]
+        /// Window length; the last window ends at the last execution.
+        #[arg(long, value_name = "LENGTH", default_value = "7d", value_parser = cli::window, allow_hyphen_values = true)]
         window: String,
         /// Re-plan when drift exceeds this.
-        #[arg(long, default_value_t = 0.10)]
+        #[arg(long, default_value_t = 0.10, value_parser = cli::non_negative, allow_hyphen_values = true)]
         threshold: f64,
-        /// JIS normalisation: per window (METHOD.md) or joint over each pair.
-        #[arg(long, value_enum, default_value_t = drift_cmd::Normalize::Window)]
+        /// How JIS is normalised for the comparison.
+        #[arg(long, value_enum, default_value_t = drift_cmd::Normalize::Max)]
         normalize: drift_cmd::Normalize,
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = Format::Table)]
-        format: Format,
+        /// Output format [default: table on a terminal, else jsonl].
+        #[arg(long, value_enum)]
+        format: Option<Format>,
         /// Write to FILE instead of standard output.
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
     },
     /// Run everything and write queries, edges, drift, the plan, its SQL and
     /// a short report into DIR.
+    #[command(
+        after_help = "Examples:\n  lakeaudit analyze /var/log/spark-events --tables /data/warehouse --out audit\n  lakeaudit analyze app-logs/ --out audit --cost-per-tb 5 --cost-per-hour 0.50"
+    )]
     Analyze {
         #[command(flatten)]
         inputs: Inputs,
@@ -147,14 +172,20 @@ enum Command {
         #[command(flatten)]
         plan: plan_cmd::PlanArgs,
         /// Drift threshold.
-        #[arg(long, default_value_t = 0.10)]
+        #[arg(long, default_value_t = 0.10, value_parser = cli::non_negative, allow_hyphen_values = true)]
         threshold: f64,
+        /// How JIS is normalised for drift.
+        #[arg(long, value_enum, default_value_t = drift_cmd::Normalize::Max)]
+        normalize: drift_cmd::Normalize,
         /// Output directory.
         #[arg(long, value_name = "DIR", default_value = "analysis")]
         out: PathBuf,
     },
     /// Delta and Iceberg table state from metadata: files, sizes, rows,
     /// deletes, and the compaction each engine would run.
+    #[command(
+        after_help = "Examples:\n  lakeaudit tables /data/warehouse\n  lakeaudit tables /data/warehouse/sales.db/orders --target-size 128MB --out audit"
+    )]
     Tables(tables_cmd::TablesArgs),
 }
 
@@ -181,7 +212,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
             format,
             output,
             apps,
-        } => queries::run(&inputs, format, output.as_deref(), apps.as_deref())?,
+        } => queries::run(
+            &inputs,
+            cli::format_or_default(format, output.as_deref()),
+            output.as_deref(),
+            apps.as_deref(),
+        )?,
         Command::Edges {
             inputs,
             score,
@@ -194,7 +230,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             &score,
             window.as_deref(),
             explain.as_deref(),
-            format,
+            cli::format_or_default(format, output.as_deref()),
             output.as_deref(),
         )?,
         Command::Plan {
@@ -224,7 +260,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             &window,
             threshold,
             normalize,
-            format,
+            cli::format_or_default(format, output.as_deref()),
             output.as_deref(),
         )?,
         Command::Analyze {
@@ -232,15 +268,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
             score,
             plan,
             threshold,
+            normalize,
             out,
-        } => analyze::run(&inputs, &score, &plan, threshold, &out)?,
+        } => analyze::run(&inputs, &score, &plan, threshold, normalize, &out)?,
         Command::Tables(args) => tables_cmd::run(&args)?,
     };
-    Ok(if failed {
-        ExitCode::from(2)
+    Ok(ExitCode::from(if failed {
+        cli::EXIT_INPUT
     } else {
-        ExitCode::SUCCESS
-    })
+        cli::EXIT_OK
+    }))
 }
 
 /// Print problems with inputs the way every command does.
@@ -255,14 +292,24 @@ fn report_problems(errors: &[String], warnings: &[String]) {
 }
 
 /// The command line, with `plan`'s log paths optional under `--instance`.
+/// A usage error exits with [`cli::EXIT_USAGE`] (clap's own default, 2, is
+/// the code of an input failure here); `--help` and `--version` exit 0.
 fn parse_cli() -> Cli {
     let cmd = Cli::command().mut_subcommand("plan", |c| {
         c.mut_arg("paths", |a| {
             a.required(false).required_unless_present("instance")
         })
     });
-    let mut matches = cmd.get_matches();
-    Cli::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| e.exit())
+    let usage = |e: clap::Error| -> ! {
+        let _ = e.print();
+        std::process::exit(if e.use_stderr() {
+            i32::from(cli::EXIT_USAGE)
+        } else {
+            i32::from(cli::EXIT_OK)
+        })
+    };
+    let mut matches = cmd.try_get_matches().unwrap_or_else(|e| usage(e));
+    Cli::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| usage(e))
 }
 
 fn main() -> ExitCode {
@@ -284,7 +331,7 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             let _ = writeln!(std::io::stderr(), "lakeaudit: {e:#}");
-            ExitCode::from(2)
+            ExitCode::from(cli::EXIT_INPUT)
         }
     }
 }

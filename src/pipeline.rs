@@ -11,7 +11,7 @@ use graph::edges::ExecFacts;
 use graph::execution::{execution_relationships, ExecutionPlans};
 use graph::relationships::Relationship;
 use graph::tables::Locations;
-use graph::time::TimeRange;
+use graph::time::{format_time, TimeRange};
 use parsers::events::ReadOptions;
 use parsers::record::{PlanSet, QueryRecord};
 use planner::{ScanObservation, TableStat, TableStats};
@@ -112,6 +112,36 @@ pub fn select(execs: &[Exec], args: &ScoreArgs) -> Result<Vec<ExecFacts>> {
         .collect())
 }
 
+/// A warning when `--since`/`--until` select no execution although the
+/// input has some: the range is empty, or lies outside the data.
+pub fn filter_warning(execs: &[Exec], args: &ScoreArgs) -> Result<Option<String>> {
+    let range = TimeRange::parse(args.since.as_deref(), args.until.as_deref())?;
+    if range.since.is_none() && range.until.is_none() {
+        return Ok(None);
+    }
+    if let (Some(s), Some(u)) = (range.since, range.until) {
+        if s >= u {
+            return Ok(Some(format!(
+                "--since {} is not before --until {}: the range selects no execution",
+                format_time(s),
+                format_time(u)
+            )));
+        }
+    }
+    if execs.is_empty() || execs.iter().any(|e| range.contains(e.record.start_ms)) {
+        return Ok(None);
+    }
+    let starts = execs.iter().filter_map(|e| e.record.start_ms);
+    let span = match starts.clone().min().zip(starts.max()) {
+        Some((a, b)) => format!("they start {} .. {}", format_time(a), format_time(b)),
+        None => "none has a start time".to_string(),
+    };
+    Ok(Some(format!(
+        "--since/--until select none of the {} executions read ({span})",
+        execs.len()
+    )))
+}
+
 /// Every scan of the logs, as table sizing sees it.
 pub fn scan_observations(execs: &[Exec]) -> impl Iterator<Item = ScanObservation<'_>> {
     execs
@@ -147,6 +177,9 @@ pub struct TableInputs {
 /// else to its own name made canonical. Tables that cannot be read join
 /// `data.errors` (the others are still audited).
 pub fn table_inputs(args: &ScoreArgs, data: &mut Ingested<Exec>) -> Result<TableInputs> {
+    if let Some(w) = filter_warning(&data.records, args)? {
+        data.warnings.push(w);
+    }
     let mut stats = table_stats(args)?;
     if args.tables.is_empty() {
         return Ok(TableInputs {

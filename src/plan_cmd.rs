@@ -8,8 +8,8 @@ use anyhow::{bail, Context, Result};
 use graph::edges::CostMeasure;
 use graph::time::{format_time, parse_duration};
 use planner::{
-    human, human_budget, parse_size, plan_instance, BudgetCurve, LeftOut, Plan, PlanInstance,
-    Planned, PlannerConfig, TableProfile, TableStats,
+    human, human_budget, plan_instance, BudgetCurve, LeftOut, Plan, PlanInstance, Planned,
+    PlannerConfig, TableProfile, TableStats,
 };
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -18,27 +18,27 @@ use std::path::{Path, PathBuf};
 /// Planner flags.
 #[derive(clap::Args, Debug, Clone)]
 pub struct PlanArgs {
-    /// Rewrite budget B (bytes; `500GB`, `2TiB`, ...). Default: no limit,
-    /// plan every change that pays (the budget curve shows what smaller
-    /// budgets would buy).
-    #[arg(long)]
-    pub budget: Option<String>,
-    /// Storage budget S for rewritten bytes kept until VACUUM. Default: no
-    /// limit.
-    #[arg(long)]
-    pub storage_budget: Option<String>,
+    /// Rewrite budget B (`500GB`, `2TiB`, a byte count). Default: no
+    /// limit, plan every change that pays (the budget curve shows what
+    /// smaller budgets would buy).
+    #[arg(long, value_name = "BYTES", value_parser = crate::cli::size, allow_hyphen_values = true)]
+    pub budget: Option<u64>,
+    /// Storage budget S for rewritten bytes kept until VACUUM (`1TiB`).
+    /// Default: no limit.
+    #[arg(long, value_name = "BYTES", value_parser = crate::cli::size, allow_hyphen_values = true)]
+    pub storage_budget: Option<u64>,
     /// Fraction of a joined pair's scanned bytes saved when both tables are
-    /// clustered on the join key (the paper's coefficient).
-    #[arg(long, default_value_t = 0.30)]
+    /// clustered on the join key (the paper's coefficient), above 0, at most 1.
+    #[arg(long, value_name = "FRACTION", default_value_t = 0.30, value_parser = crate::cli::fraction, allow_hyphen_values = true)]
     pub scan_reduction: f64,
-    /// Planning horizon H, in windows.
-    #[arg(long, default_value_t = 4)]
+    /// Planning horizon H, in windows (at least 1).
+    #[arg(long, value_name = "WINDOWS", default_value_t = 4, value_parser = crate::cli::horizon, allow_hyphen_values = true)]
     pub horizon: u32,
     /// Discount rate r per window.
-    #[arg(long, default_value_t = 0.05)]
+    #[arg(long, value_name = "RATE", default_value_t = 0.05, value_parser = crate::cli::non_negative, allow_hyphen_values = true)]
     pub discount: f64,
     /// Rewritten bytes kept until VACUUM, as a multiple of the rewrite.
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, value_name = "FACTOR", default_value_t = 1.0, value_parser = crate::cli::non_negative, allow_hyphen_values = true)]
     pub retention_factor: f64,
     /// Also plan for joins that ran only as BroadcastHashJoin.
     #[arg(long)]
@@ -47,11 +47,21 @@ pub struct PlanArgs {
     /// improved greedy.
     #[arg(long)]
     pub exact: bool,
-    /// Window the plan is made for: the most recent window of this length.
-    #[arg(long, default_value = "7d")]
+    /// Window the plan is made for: the last window of this length of the
+    /// input, ending at its last execution.
+    #[arg(long, value_name = "LENGTH", default_value = "7d", value_parser = crate::cli::window, allow_hyphen_values = true)]
     pub window: String,
-    /// Plan a planning instance written as JSON (planner/INSTANCE.md)
-    /// instead of logs; `--budget`/`--storage-budget` override its budgets.
+    /// Price of scanning 10^12 bytes (a TB), to show savings in money
+    /// (same currency as --cost-per-hour).
+    #[arg(long, value_name = "PRICE", value_parser = crate::cli::non_negative, allow_hyphen_values = true)]
+    pub cost_per_tb: Option<f64>,
+    /// Price of one executor hour (task run time), to show savings in money.
+    #[arg(long, value_name = "PRICE", value_parser = crate::cli::non_negative, allow_hyphen_values = true)]
+    pub cost_per_hour: Option<f64>,
+    /// Plan a planning instance written as JSON (tables, candidate keys
+    /// with their costs, edges with the key each side needs and the bytes
+    /// saved per window, budgets) instead of logs; `--budget` and
+    /// `--storage-budget` override its budgets.
     #[arg(long, value_name = "FILE.json", conflicts_with = "paths")]
     pub instance: Option<PathBuf>,
 }
@@ -64,8 +74,8 @@ impl PlanArgs {
             horizon: self.horizon,
             discount: self.discount,
             retention_factor: self.retention_factor,
-            budget: self.budget.as_deref().map(parse_size).transpose()?,
-            storage_budget: self.storage_budget.as_deref().map(parse_size).transpose()?,
+            budget: self.budget,
+            storage_budget: self.storage_budget,
             include_broadcast: self.include_broadcast,
             max_cluster_columns: 4,
         })
@@ -92,11 +102,11 @@ pub fn run_instance(args: &PlanArgs, format: PlanFormat, out: Option<&Path>) -> 
         .with_context(|| format!("cannot read instance {}", path.display()))?;
     let mut inst =
         PlanInstance::from_json(&text).with_context(|| format!("instance {}", path.display()))?;
-    if let Some(b) = args.budget.as_deref() {
-        inst.budget = Some(parse_size(b)?);
+    if let Some(b) = args.budget {
+        inst.budget = Some(b);
     }
-    if let Some(b) = args.storage_budget.as_deref() {
-        inst.storage_budget = Some(parse_size(b)?);
+    if let Some(b) = args.storage_budget {
+        inst.storage_budget = Some(b);
     }
     let planned = plan_instance(&inst, args.algorithm())
         .with_context(|| format!("instance {}", path.display()))?;
@@ -109,6 +119,7 @@ pub fn run_instance(args: &PlanArgs, format: PlanFormat, out: Option<&Path>) -> 
                 &planned.tables,
                 &planned.left_out,
                 &planned.budget_curve,
+                None,
             )
             .as_bytes(),
         )?,
@@ -142,9 +153,16 @@ pub fn make_plan(
     .context("planning failed")
 }
 
-/// The plan as text for a person.
-pub fn render_text(p: &Planned) -> String {
-    render(&p.plan, p.window, &p.profiles, &p.left_out, &p.curve)
+/// The plan as text for a person, with its savings per week.
+pub fn render_text(p: &Planned, money: &report::Money) -> String {
+    render(
+        &p.plan,
+        p.window,
+        &p.profiles,
+        &p.left_out,
+        &p.curve,
+        Some(money),
+    )
 }
 
 /// A plan, the window it is for, the table profiles it used, the paying
@@ -155,11 +173,17 @@ fn render(
     profiles: &[TableProfile],
     missed: &[LeftOut],
     curve: &BudgetCurve,
+    money: Option<&report::Money>,
 ) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "Layout plan ({} planner)", plan.algorithm);
     if let Some((a, b)) = window {
-        let _ = writeln!(s, "window: {} .. {}", format_time(a), format_time(b));
+        let _ = writeln!(
+            s,
+            "window: {} .. {} (the last of the input; JIS and savings are this window's)",
+            format_time(a),
+            format_time(b)
+        );
     }
     let _ = writeln!(
         s,
@@ -208,9 +232,12 @@ fn render(
             human(t.npv_contribution)
         );
         for e in &t.edges_served {
+            let week = money
+                .map(|m| format!(" ({} a week)", m.describe(m.edge(e))))
+                .unwrap_or_default();
             let _ = writeln!(
                 s,
-                "  serves {}  JIS {:.3}  saves {}/window",
+                "  serves {}  JIS {:.3}  saves {}/window{week}",
                 e.edge.label,
                 e.edge.jis,
                 human(e.scan_reduction)

@@ -90,6 +90,22 @@ pub fn columns(execs: &[Exec], terminal: bool) -> Vec<Col> {
                     | "executor_run_ms"
             )
         });
+        // Times in human units, the unit in each cell.
+        for c in &mut cols {
+            let human = |name, f: &dyn Fn(&parsers::record::QueryRecord) -> Option<i64>| {
+                Col::Human(
+                    name,
+                    recs.iter()
+                        .map(|r| f(r).map(|ms| output::millis(ms as f64)))
+                        .collect(),
+                )
+            };
+            match c.name() {
+                "duration_ms" => *c = human("duration", &|r| r.duration_ms),
+                "executor_cpu_ms" => *c = human("executor cpu", &|r| Some(r.executor_cpu_ms)),
+                _ => {}
+            }
+        }
         return cols;
     }
     cols.push(Col::Str("description", s(&|r| r.description.clone())));

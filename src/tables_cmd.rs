@@ -51,15 +51,17 @@ pub struct TablesArgs {
     /// table_state records go to standard output.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Jsonl)]
-    pub format: Format,
+    /// Output format [default: table on a terminal, else jsonl; jsonl
+    /// files with --out].
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
     /// Whose compaction rules to simulate.
     #[arg(long, value_enum, default_value_t = PolicyArg::All)]
     pub policy: PolicyArg,
-    /// Target file size in bytes for every policy (each derives its other
-    /// thresholds from it); default: table property, else engine default.
-    #[arg(long, value_name = "BYTES")]
+    /// Target file size for every policy (`128MB`, `512MiB`, a byte
+    /// count; each derives its other thresholds from it); default: table
+    /// property, else engine default.
+    #[arg(long, value_name = "BYTES", value_parser = crate::cli::size, allow_hyphen_values = true)]
     pub target_size: Option<u64>,
     /// Open deletion-vector blobs and check header, cardinality and CRC;
     /// read partition-scoped Iceberg position delete files to count the rows
@@ -383,8 +385,13 @@ impl Audit {
 pub fn run(args: &TablesArgs) -> Result<bool> {
     let a = audit(&args.paths, args.policy, args.target_size, args.deep);
     match &args.out {
-        Some(dir) => a.write_dir(dir, args.format)?,
-        None => write(&a.state, STATE, args.format, None)?,
+        Some(dir) => a.write_dir(dir, args.format.unwrap_or(Format::Jsonl))?,
+        None => write(
+            &a.state,
+            STATE,
+            crate::cli::format_or_default(args.format, None),
+            None,
+        )?,
     }
     let mut err = std::io::stderr().lock();
     for e in &a.errors {

@@ -92,6 +92,24 @@ impl EdgeKey {
         if p == self.label().replace(' ', "") {
             return true;
         }
+        // `t(a,b) = u(c,d)` as the reports print it, short or qualified
+        // names, either order.
+        if let Some((a, b)) = p.split_once('=') {
+            let side = |s: &str| -> Option<(String, Vec<String>)> {
+                let (t, rest) = s.split_once('(')?;
+                let cols = rest.strip_suffix(')')?;
+                Some((t.to_string(), cols.split(',').map(str::to_string).collect()))
+            };
+            if let (Some(l), Some(r)) = (side(a), side(b)) {
+                let is = |(t, c): &(String, Vec<String>), table: &str, cols: &[String]| {
+                    (t == table || *t == short_table(table) || canonical_table(t) == table)
+                        && c.as_slice() == cols
+                };
+                let (lt, lc) = (&self.left_table, &self.left_columns);
+                let (rt, rc) = (&self.right_table, &self.right_columns);
+                return (is(&l, lt, lc) && is(&r, rt, rc)) || (is(&l, rt, rc) && is(&r, lt, lc));
+            }
+        }
         let parts: Vec<&str> = p.split(['=', '-', ',']).filter(|s| !s.is_empty()).collect();
         if parts.len() != 2 {
             return false;
@@ -335,6 +353,19 @@ pub fn join_graph(rows: &[EdgeRow]) -> UnGraph<String, f64> {
     g
 }
 
+/// Where windows of `width_ms` start so that the last one ends just after
+/// the latest execution start of `execs` (1 ms after it: windows are
+/// half-open): windows aligned to the data, not to the calendar, so the
+/// most recent window is the last `width_ms` of the input and never runs
+/// past it. 0 when no execution has a start time.
+pub fn data_align(execs: &[ExecFacts], width_ms: i64) -> i64 {
+    execs
+        .iter()
+        .filter_map(|e| e.start_ms)
+        .max()
+        .map_or(0, |t| t.saturating_add(1).rem_euclid(width_ms))
+}
+
 /// Split executions into consecutive windows of `width_ms` by start time,
 /// aligned to the first execution's window start (multiples of the width
 /// since the Unix epoch, so weekly windows start on a Thursday 00:00 UTC
@@ -542,5 +573,11 @@ mod tests {
         assert!(w[1].2.is_empty());
         assert_eq!(w[2].0, 2 * day);
         assert!(windows(&[], day, 0).is_empty());
+        // Aligned to the data: the last window ends 1 ms after the last start.
+        let execs = [e(day / 2), e(2 * day + 5)];
+        let w = windows(&execs, day, data_align(&execs, day));
+        assert_eq!(w.last().unwrap().1, 2 * day + 6);
+        assert_eq!(w.first().unwrap().0, 6);
+        assert_eq!(w.iter().map(|x| x.2.len()).sum::<usize>(), 2);
     }
 }

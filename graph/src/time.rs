@@ -64,10 +64,22 @@ pub fn parse_duration(s: &str) -> Result<i64> {
         days.checked_mul(DAY_MS)
             .ok_or_else(|| err("too long".into()))?
     } else {
-        let span: jiff::Span = t.parse().map_err(|e: jiff::Error| err(e.to_string()))?;
+        // jiff's own messages name its API (`SpanRelativeTo::…`): say
+        // what is accepted instead.
+        let span: jiff::Span = t.parse().map_err(|_| {
+            err(
+                "expected a length such as 7d, 1w, 12h, 30m, 1w 2d or P7D (a bare number is days)"
+                    .into(),
+            )
+        })?;
+        if span.get_years() != 0 || span.get_months() != 0 {
+            return Err(err(
+                "months and years have no fixed length: give days or weeks (30d, 4w)".into(),
+            ));
+        }
         let total = span
             .total((Unit::Millisecond, SpanRelativeTo::days_are_24_hours()))
-            .map_err(|e| err(e.to_string()))?;
+            .map_err(|_| err("too long".into()))?;
         if total.fract() != 0.0 || total.abs() > i64::MAX as f64 {
             return Err(err("not a whole number of milliseconds".into()));
         }
@@ -178,6 +190,14 @@ mod tests {
         assert_eq!(parse_duration("30m").unwrap(), 1_800_000);
         assert_eq!(parse_duration("1w 2d").unwrap(), 9 * DAY_MS);
         assert!(parse_duration("7x").is_err());
+        for bad in ["1mo", "1y", "7x"] {
+            let e = parse_duration(bad).unwrap_err().to_string();
+            assert!(!e.contains("jiff") && !e.contains("SpanRelativeTo"), "{e}");
+        }
+        assert!(parse_duration("1mo")
+            .unwrap_err()
+            .to_string()
+            .contains("30d"));
         assert!(parse_duration("0d").is_err());
         assert!(parse_duration("-1d").is_err());
         let w = parse_duration("7d").unwrap();

@@ -103,16 +103,18 @@ fn runbook(out: &mut String, d: &TableDecision) {
     );
     let _ = writeln!(
         out,
-        "-- rewrite {} bytes; {} bytes of old files stay until VACUUM; NPV contribution {:.0} bytes",
-        d.rewrite_bytes, d.storage_bytes, d.npv_contribution
+        "-- rewrite {}; {} of old files stay until VACUUM; NPV contribution {}",
+        crate::human(d.rewrite_bytes as f64),
+        crate::human(d.storage_bytes as f64),
+        crate::human(d.npv_contribution)
     );
     for s in &d.edges_served {
         let _ = writeln!(
             out,
-            "-- serves: {} (JIS {:.3}, saves ~{:.0} bytes/window)",
+            "-- serves: {} (JIS {:.3}, saves ~{}/window)",
             one_line(&s.edge.label),
             s.edge.jis,
-            s.scan_reduction
+            crate::human(s.scan_reduction)
         );
     }
     out.push_str(
@@ -140,16 +142,15 @@ fn runbook(out: &mut String, d: &TableDecision) {
 /// contribution first, so a run stopped half-way has done the most valuable part).
 pub fn ddl(plan: &Plan) -> String {
     let mut out = String::new();
-    let of = |b: Option<u64>| b.map_or("no".to_string(), |b| format!("{b} bytes"));
     let _ = writeln!(
         out,
-        "-- lakeaudit layout plan ({}): NPV {:.0} bytes, rewrite {} bytes of {} budget, storage {} bytes of {} budget",
+        "-- lakeaudit layout plan ({}): NPV {}, rewrite {} (budget: {}), storage {} (budget: {})",
         plan.algorithm,
-        plan.total_npv,
-        plan.rewrite_cost,
-        of(plan.budget),
-        plan.storage_cost,
-        of(plan.storage_budget)
+        crate::human(plan.total_npv),
+        crate::human(plan.rewrite_cost as f64),
+        crate::human_budget(plan.budget),
+        crate::human(plan.storage_cost as f64),
+        crate::human_budget(plan.storage_budget)
     );
     let changed: Vec<&TableDecision> = plan.tables.iter().filter(|d| d.changed).collect();
     if changed.is_empty() {
@@ -285,7 +286,7 @@ mod tests {
             algorithm: "greedy".to_string(),
         };
         insta::assert_snapshot!(ddl(&plan), @r"
-        -- lakeaudit layout plan (greedy): NPV 0 bytes, rewrite 0 bytes of no budget, storage 0 bytes of no budget
+        -- lakeaudit layout plan (greedy): NPV 0 B, rewrite 0 B (budget: no limit), storage 0 B (budget: no limit)
         -- no table changes layout
         ");
     }

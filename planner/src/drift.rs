@@ -10,9 +10,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use graph::edges::{build_edges, windows, CostMeasure, EdgeRow, ExecFacts, RowFallback};
+use graph::edges::{
+    build_edges, data_align, windows, CostMeasure, EdgeRow, ExecFacts, RowFallback,
+};
 use graph::score;
-use graph::time::window_align;
 use serde::{Deserialize, Serialize};
 
 /// METHOD.md's default drift threshold δ: above it, re-plan.
@@ -122,15 +123,20 @@ pub fn verdict(report: &DriftReport, threshold: f64) -> DriftVerdict {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Normalize {
-    /// METHOD.md: min–max within each window (the default).
-    #[default]
+    /// METHOD.md: min–max within each window. An edge that is the
+    /// smallest on one axis in one window scores 0 there, so an unchanged
+    /// edge can move from 0.250 to 0.000 and read as drift.
     Window,
     /// Stabilised: both windows of a pair on their joint ranges, so an
     /// unchanged edge keeps an unchanged score.
     Joint,
     /// Stabilised: each factor divided by its window maximum (no min
     /// subtraction), so an edge is not zeroed just for being the smallest
-    /// on one axis.
+    /// on one axis. The default: on the weekly samples it separates the
+    /// unchanged weeks 1→2 (0.103) from the new edges of week 3→4 (0.293)
+    /// and the shift into week 3 (0.886), where min–max gives 0.254,
+    /// 0.431, 0.600 and joint 0.188, 0.184, 0.797.
+    #[default]
     Max,
 }
 
@@ -139,6 +145,9 @@ pub enum Normalize {
 pub struct DriftRow {
     /// Start of the earlier window.
     pub prev_window_start_ms: i64,
+    /// Empty windows between the two (0 when they are consecutive): a
+    /// pair across a gap compares workloads further apart than one window.
+    pub gap_windows: u64,
     /// Start of the later window (the one judged).
     pub window_start_ms: i64,
     /// End of the later window.
@@ -211,8 +220,10 @@ fn joint(a: &[EdgeRow], b: &[EdgeRow]) -> (BTreeMap<String, f64>, BTreeMap<Strin
 }
 
 /// Drift between every pair of consecutive windows of `width_ms` that have
-/// executions (an empty window says nothing about the workload), each
-/// window's edges built from `facts` as the edge table builds them.
+/// executions (an empty window says nothing about the workload; the row
+/// counts the empty windows skipped in `gap_windows`), each window's edges
+/// built from `facts` as the edge table builds them. Windows are aligned
+/// to the data: the last one ends at the last execution ([`data_align`]).
 pub fn windowed(
     facts: &[ExecFacts],
     width_ms: i64,
@@ -222,7 +233,7 @@ pub fn windowed(
     normalize: Normalize,
 ) -> Vec<DriftRow> {
     let wins: Vec<(i64, i64, Vec<EdgeRow>, usize)> =
-        windows(facts, width_ms, window_align(width_ms))
+        windows(facts, width_ms, data_align(facts, width_ms))
             .into_iter()
             .filter(|(_, _, ex)| !ex.is_empty())
             .map(|(s, e, ex)| (s, e, build_edges(&ex, cost, fallback), ex.len()))
@@ -238,6 +249,7 @@ pub fn windowed(
             let rep = drift(&pa, &pb, score::EPSILON);
             DriftRow {
                 prev_window_start_ms: a.0,
+                gap_windows: u64::try_from((b.0 - a.0) / width_ms - 1).unwrap_or(0),
                 window_start_ms: b.0,
                 window_end_ms: b.1,
                 drift: rep.value,

@@ -6,8 +6,9 @@ use crate::curve::BudgetCurve;
 use crate::model::{Algorithm, EdgeDemand, Plan, PlannerConfig, TableProfile};
 use crate::problem::Problem;
 use crate::Result;
-use graph::edges::{build_edges, windows, CostMeasure, EdgeRow, ExecFacts, RowFallback};
-use graph::time::window_align;
+use graph::edges::{
+    build_edges, data_align, windows, CostMeasure, EdgeRow, ExecFacts, RowFallback,
+};
 use serde::Serialize;
 use std::collections::BTreeSet;
 
@@ -131,8 +132,9 @@ pub struct LeftOut {
     pub standalone_npv: f64,
 }
 
-/// Plan for the most recent window of `width_ms` that has executions (or
-/// the whole input when none has a start time).
+/// Plan for the most recent window of `width_ms`, which ends at the last
+/// execution (windows are aligned to the data: [`data_align`]), or for the
+/// whole input when no execution has a start time.
 pub fn plan_latest_window(
     facts: Vec<ExecFacts>,
     width_ms: i64,
@@ -142,7 +144,7 @@ pub fn plan_latest_window(
     config: PlannerConfig,
     algorithm: Algorithm,
 ) -> Result<Planned> {
-    let wins = windows(&facts, width_ms, window_align(width_ms));
+    let wins = windows(&facts, width_ms, data_align(&facts, width_ms));
     let (window, facts) = match wins.into_iter().rev().find(|(_, _, ex)| !ex.is_empty()) {
         Some((s, e, ex)) => (Some((s, e)), ex),
         None => (None, facts),

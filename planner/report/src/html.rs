@@ -202,7 +202,7 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                 section id="plan" {
                     h2 { "Layout plan" }
                     @if let Some((a, b)) = d.planned.window {
-                        p { "For the most recent " (d.window) " window, " (format_time(a)) " .. " (format_time(b)) "." }
+                        p { "For the most recent " (d.window) " window of the input, " (format_time(a)) " .. " (format_time(b)) " (it ends at the last execution); the JIS and savings in this section are that window's." }
                     }
                     @if changed.is_empty() {
                         p { "No layout change pays for itself within the budgets." }
@@ -212,6 +212,8 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                                 th { "table" } th { "CLUSTER BY" } th { "now" }
                                 th class="num" { "rewrite" } th class="num" { "storage kept" }
                                 th class="num" { "edges served" } th class="num" { "NPV share" }
+                                th class="num" { "saves scanned / week" } th class="num" { "executor time / week" }
+                                @if d.money.cost_per_tb.is_some() || d.money.cost_per_hour.is_some() { th class="num" { "cost / week" } }
                             } }
                             tbody {
                                 @for t in &changed {
@@ -225,6 +227,10 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                                         (num(t.storage_bytes as f64, human(t.storage_bytes as f64)))
                                         (num(t.edges_served.len() as f64, t.edges_served.len().to_string()))
                                         (num(t.npv_contribution, human(t.npv_contribution)))
+                                        @let sv = d.money.change(t, d.planned);
+                                        (num(sv.bytes, human(sv.bytes)))
+                                        (num(sv.executor_hours, crate::hours(sv.executor_hours)))
+                                        @if let Some(c) = sv.cost { (num(c, format!("{c:.2}"))) }
                                     }
                                 }
                             }
@@ -234,6 +240,19 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                         "Budget use: rewrite " (human(plan.rewrite_cost as f64)) " (budget: " (human_budget(plan.budget)) ")"
                         ", storage " (human(plan.storage_cost as f64)) " (budget: " (human_budget(plan.storage_budget)) ")"
                         ". NPV " strong { (human(plan.total_npv)) } " (" (plan.algorithm) " planner)."
+                    }
+                    @if !changed.is_empty() {
+                        p id="saving" {
+                            "The plan saves " strong { (d.money.describe(d.money.plan(d.planned))) } " a week"
+                            @let prices = d.money.prices();
+                            @if !prices.is_empty() { " (" (prices) ")" }
+                            ". A change is credited half the saving of an edge it serves with another table (the saving needs both tables clustered) and all of a self join's; the executor time saved is that of the edge's executions, in the share of their bytes read that is saved."
+                        }
+                        ul id="served" {
+                            @for t in &changed { @for e in &t.edges_served {
+                                li { code { (t.table) } " serves " (e.edge.label) " (JIS " (format!("{:.3}", e.edge.jis)) ")" }
+                            } }
+                        }
                     }
                     @if !d.planned.left_out.is_empty() {
                         h3 { "Would pay on their own but are not in the plan" }
@@ -339,8 +358,9 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                 }
                 section id="drift" {
                     h2 { "Drift (" (d.window) " windows, threshold " (d.drift_threshold) ")" }
+                    p id="drift-now" { strong { (crate::drift_now(d.drift, d.drift_threshold)) } }
                     @match &drift_svg {
-                        None => p { "The input spans one window: no drift to measure." },
+                        None => {},
                         Some(svg) => {
                             figure {
                                 div class="chart" { (PreEscaped(svg)) }
@@ -348,13 +368,14 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                             }
                             table class="sortable" id="drift-table" {
                                 thead { tr {
-                                    th { "window start" } th class="num" { "executions" } th class="num" { "edges" }
+                                    th { "window" } th { "compared with" } th class="num" { "executions" } th class="num" { "edges" }
                                     th class="num" { "drift" } th { "verdict" } th { "new edges" } th { "gone edges" }
                                 } }
                                 tbody {
                                     @for r in d.drift {
                                         tr {
-                                            td class="nowrap" { (format_time(r.window_start_ms)) }
+                                            td class="nowrap" { (format_time(r.window_start_ms)) " .. " (format_time(r.window_end_ms)) }
+                                            td class="nowrap" { (format_time(r.prev_window_start_ms)) @if r.gap_windows > 0 { " (after " (r.gap_windows) " empty window(s))" } }
                                             (num(r.executions as f64, r.executions.to_string()))
                                             (num(r.edges as f64, r.edges.to_string()))
                                             (num(r.drift, format!("{:.3}", r.drift)))
@@ -374,7 +395,9 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                         p { "No equi-join relationships were found." }
                     } @else {
                         p class="muted" {
-                            "Over the whole input, best JIS first"
+                            "Over all of the input read"
+                            @if let Some((a, b)) = d.edges_span { ", " (format_time(a)) " .. " (format_time(b)) }
+                            " (JIS of that range), best JIS first"
                             @if d.edges.len() > MAX_EDGE_ROWS { " (the first " (MAX_EDGE_ROWS) " of " (d.edges.len()) ")" }
                             ". All of them: " code { "edges.csv" } ", " code { "edges.parquet" } ". Click a column to sort."
                         }

@@ -1,0 +1,151 @@
+//! What every command shares on its command line: the value parsers that
+//! check each flag before any input is read (so an error names the flag
+//! and the forms it accepts, as clap prints it:
+//! `invalid value '10 gigs' for '--storage-budget <BYTES>': …`), the exit
+//! codes, the default output format and the terminal's width.
+
+use crate::output::Format;
+use std::io::IsTerminal;
+use std::path::Path;
+
+/// Every input was read.
+pub const EXIT_OK: u8 = 0;
+/// Some input could not be read (or an output not written); the others'
+/// results were still written.
+pub const EXIT_INPUT: u8 = 2;
+/// The command line is wrong (unknown flag, bad value, missing argument):
+/// nothing was read. `EX_USAGE` of BSD's sysexits.h.
+pub const EXIT_USAGE: u8 = 64;
+
+const SIZE_FORMS: &str = "a byte count or a number with a unit: 128MB, 500GB, 1.5TB (powers of 1000), 128MiB, 2TiB (powers of 1024); units B, KB, MB, GB, TB, PB, KiB, MiB, GiB, TiB, PiB";
+
+/// A size flag (`--budget`, `--storage-budget`, `--target-size`): bytes.
+pub fn size(s: &str) -> Result<u64, String> {
+    planner::parse_size(s).map_err(|_| format!("expected {SIZE_FORMS}"))
+}
+
+/// A window length (`--window`): checked here, kept as the user wrote it
+/// (the reports print it).
+pub fn window(s: &str) -> Result<String, String> {
+    graph::time::parse_duration(s)
+        .map(|_| s.to_string())
+        .map_err(|e| match e {
+            graph::Error::Duration { reason, .. } => reason,
+            other => other.to_string(),
+        })
+}
+
+/// A time flag (`--since`, `--until`): checked here, parsed again where
+/// it is used.
+pub fn time(s: &str) -> Result<String, String> {
+    graph::time::parse_time(s).map(|_| s.to_string()).map_err(|_| {
+        "expected epoch milliseconds, a date (2026-10-05), a UTC date-time (2026-10-05T09:00:00Z, 2026-10-05 09:00) or one with an offset (2026-10-05T11:00:00+02:00)".to_string()
+    })
+}
+
+/// A count that must be at least 1 (`--threads`).
+pub fn positive(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err("expected a whole number of at least 1".into()),
+    }
+}
+
+/// A planning horizon in windows (`--horizon`): at least 1.
+pub fn horizon(s: &str) -> Result<u32, String> {
+    match s.trim().parse::<u32>() {
+        Ok(0) => Err("must be at least 1 window (a plan over no window saves nothing)".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err("expected a whole number of windows, at least 1".into()),
+    }
+}
+
+fn number(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| "expected a number".to_string())?;
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err("expected a finite number".into())
+    }
+}
+
+/// A share in (0, 1] (`--scan-reduction`: 0.30 is 30 %).
+pub fn fraction(s: &str) -> Result<f64, String> {
+    let v = number(s)?;
+    if v > 0.0 && v <= 1.0 {
+        Ok(v)
+    } else {
+        Err("expected a fraction above 0 and at most 1 (0.30 for 30%)".into())
+    }
+}
+
+/// A number ≥ 0 (`--discount`, `--retention-factor`, `--threshold`,
+/// `--cost-per-tb`, `--cost-per-hour`).
+pub fn non_negative(s: &str) -> Result<f64, String> {
+    let v = number(s)?;
+    if v >= 0.0 {
+        Ok(v)
+    } else {
+        Err("expected a number of at least 0".into())
+    }
+}
+
+/// The format when none is given: a table on a terminal, JSON lines on a
+/// pipe or into a file.
+pub fn format_or_default(format: Option<Format>, out: Option<&Path>) -> Format {
+    format.unwrap_or(if out.is_none() && std::io::stdout().is_terminal() {
+        Format::Table
+    } else {
+        Format::Jsonl
+    })
+}
+
+/// Columns a table written to standard output may use: `COLUMNS` when
+/// set, else the terminal's width; `None` (no limit) on a pipe or file.
+pub fn width(out: Option<&Path>) -> Option<usize> {
+    if out.is_some() {
+        return None;
+    }
+    if let Some(n) = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+    {
+        return Some(n);
+    }
+    console::Term::stdout()
+        .size_checked()
+        .map(|(_, cols)| usize::from(cols))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_are_checked_with_the_accepted_forms() {
+        assert_eq!(size("128MB"), Ok(128_000_000));
+        assert_eq!(size("2TiB"), Ok(2 * 1024u64.pow(4)));
+        assert!(size("10 gigs").unwrap_err().contains("500GB"));
+        assert!(size("-5GB").is_err());
+        assert_eq!(window("7d").as_deref(), Ok("7d"));
+        let e = window("1mo").unwrap_err();
+        assert!(!e.contains("jiff"), "{e}");
+        assert!(e.contains("30d"), "{e}");
+        assert!(time("2026-02-31").is_err());
+        assert_eq!(time("-1000").as_deref(), Ok("-1000"));
+        assert!(positive("0").is_err());
+        assert_eq!(positive("2"), Ok(2));
+        assert!(horizon("0").is_err());
+        assert!(fraction("5").is_err());
+        assert!(fraction("0").is_err());
+        assert_eq!(fraction("0.3"), Ok(0.3));
+        assert!(non_negative("-0.1").is_err());
+        assert!(non_negative("NaN").is_err());
+        assert_eq!(non_negative("0"), Ok(0.0));
+    }
+}

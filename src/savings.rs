@@ -1,0 +1,93 @@
+//! What a plan saves in executor time: each served edge's executions,
+//! their task time, and the share of their bytes read that clustering
+//! saves (the same share the byte saving uses).
+
+use crate::edges_cmd::ScoreArgs;
+use crate::pipeline::{self, Exec};
+use crate::plan_cmd::PlanArgs;
+use anyhow::Result;
+use graph::edges::{build_edges, CostMeasure};
+use graph::time::parse_duration;
+use planner::{Planned, TableStats};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The savings view of `planned`: window length, executor time saved per
+/// served edge, and the prices given.
+pub fn money(
+    execs: &[Exec],
+    score: &ScoreArgs,
+    args: &PlanArgs,
+    stats: &TableStats,
+    planned: &Planned,
+) -> Result<report::Money> {
+    let window_ms = parse_duration(&args.window)?;
+    let facts: Vec<_> = pipeline::select(execs, score)?
+        .into_iter()
+        .filter(|f| match (planned.window, f.start_ms) {
+            (Some((a, b)), Some(t)) => t >= a && t < b,
+            (Some(_), None) => false,
+            (None, _) => true,
+        })
+        .collect();
+    let rows = build_edges(&facts, CostMeasure::from(score.cost), &stats.row_fallback());
+    let run_ms: BTreeMap<String, i64> = execs
+        .iter()
+        .map(|e| {
+            (
+                format!("{}:{}", e.record.app_id, e.record.execution_id),
+                e.record.executor_run_ms,
+            )
+        })
+        .collect();
+    let by_id: BTreeMap<String, &graph::edges::ExecFacts> = facts
+        .iter()
+        .map(|f| (format!("{}:{}", f.app_id, f.execution_id), f))
+        .collect();
+    let served: BTreeSet<usize> = planned
+        .plan
+        .tables
+        .iter()
+        .flat_map(|t| t.edges_served.iter().map(|e| e.edge.index))
+        .collect();
+    let mut executor_ms = BTreeMap::new();
+    for i in served {
+        let Some(d) = planned.demands.get(i) else {
+            continue;
+        };
+        let Some(row) = rows.iter().find(|r| {
+            r.left_table == d.left_table
+                && r.left_columns == d.left_columns
+                && r.right_table == d.right_table
+                && r.right_columns == d.right_columns
+        }) else {
+            continue;
+        };
+        let mut ms = 0.0;
+        for id in &row.executions {
+            let (Some(f), Some(&run)) = (by_id.get(id), run_ms.get(id)) else {
+                continue;
+            };
+            let bytes = |t: &str| f.tables.get(t).and_then(|v| v.bytes).unwrap_or(0).max(0) as f64;
+            let total: f64 = f
+                .tables
+                .values()
+                .map(|v| v.bytes.unwrap_or(0).max(0) as f64)
+                .sum();
+            let pair = if d.left_table == d.right_table {
+                bytes(&d.left_table)
+            } else {
+                bytes(&d.left_table) + bytes(&d.right_table)
+            };
+            if total > 0.0 {
+                ms += run.max(0) as f64 * planned.config.scan_reduction * pair / total;
+            }
+        }
+        executor_ms.insert(i, ms);
+    }
+    Ok(report::Money {
+        window_ms,
+        executor_ms,
+        cost_per_tb: args.cost_per_tb,
+        cost_per_hour: args.cost_per_hour,
+    })
+}

@@ -1,0 +1,367 @@
+//! The command line as a user meets it (issue 20, sections 2 and 4): flag
+//! errors, exit codes, windows aligned to the data, the drift default, the
+//! savings in report.md, `--explain`, terminal tables and `--help`.
+
+#[allow(dead_code)]
+mod common;
+
+use common::*;
+use std::process::{Command, Output};
+
+fn run_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_lakeaudit"));
+    c.args(args);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().expect("run lakeaudit")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn tempdir(name: &str) -> String {
+    let d = std::env::temp_dir().join(format!("lakeaudit-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d.to_string_lossy().into_owned()
+}
+
+/// Each bad value is refused before anything is read, naming its flag and
+/// what it accepts, with the usage exit code (64), never a library's
+/// internals.
+#[test]
+fn each_flag_error_names_its_flag_and_exits_64() {
+    let weekly = logs("weekly");
+    let warehouse = sample("warehouse");
+    let cases: &[(&[&str], &str, &str)] = &[
+        (
+            &["tables", &warehouse, "--target-size", "128 parsecs"],
+            "--target-size <BYTES>",
+            "128MiB",
+        ),
+        (
+            &["plan", &weekly, "--storage-budget", "10 gigs"],
+            "--storage-budget <BYTES>",
+            "500GB",
+        ),
+        (
+            &["plan", &weekly, "--budget", "-5GB"],
+            "--budget <BYTES>",
+            "500GB",
+        ),
+        (
+            &["edges", &weekly, "--window", "1mo"],
+            "--window <LENGTH>",
+            "30d",
+        ),
+        (
+            &["drift", &weekly, "--window", "7x"],
+            "--window <LENGTH>",
+            "7d",
+        ),
+        (
+            &["plan", &weekly, "--horizon", "0"],
+            "--horizon <WINDOWS>",
+            "at least 1",
+        ),
+        (
+            &["--threads", "0", "queries", &weekly],
+            "--threads <N>",
+            "at least 1",
+        ),
+        (
+            &["plan", &weekly, "--scan-reduction", "5"],
+            "--scan-reduction <FRACTION>",
+            "at most 1",
+        ),
+        (
+            &["plan", &weekly, "--discount", "-0.1"],
+            "--discount <RATE>",
+            "at least 0",
+        ),
+        (
+            &["edges", &weekly, "--since", "2026-02-31"],
+            "--since <TIME>",
+            "2026-10-05",
+        ),
+        (
+            &["analyze", &weekly, "--cost-per-tb", "cheap", "--out", "x"],
+            "--cost-per-tb <PRICE>",
+            "number",
+        ),
+    ];
+    for (args, flag, forms) in cases {
+        let o = run(args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(64), "{args:?}: {err}");
+        assert!(err.contains(&format!("for '{flag}'")), "{args:?}: {err}");
+        assert!(err.contains(forms), "{args:?} should name {forms:?}: {err}");
+        assert!(
+            !err.contains("jiff") && !err.contains("invalid digit"),
+            "{args:?}: {err}"
+        );
+        assert!(o.stdout.is_empty(), "{args:?} wrote output");
+    }
+    // The same size parser for every size flag: 128MB is a target size too.
+    let o = run(&["tables", &warehouse, "--target-size", "128MB"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+/// Usage errors (64) and input failures (2) are told apart; help is 0.
+#[test]
+fn usage_errors_and_input_failures_have_their_own_exit_codes() {
+    assert_eq!(run(&["edges", "--no-such-flag"]).status.code(), Some(64));
+    assert_eq!(run(&["edges"]).status.code(), Some(64), "PATH is required");
+    let missing = std::env::temp_dir().join("lakeaudit-cli-no-such-log");
+    let o = run(&["queries", missing.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(run(&["--help"]).status.code(), Some(0));
+    assert_eq!(run(&["--version"]).status.code(), Some(0));
+}
+
+/// A filter that selects nothing says so (and is not an error).
+#[test]
+fn a_filter_that_selects_nothing_is_a_warning() {
+    let weekly = logs("weekly");
+    let o = run(&["edges", &weekly, "--since", "2027-01-01"]);
+    assert!(o.status.success());
+    assert!(
+        stderr(&o).contains("warning: --since/--until select none of the 109 executions"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&[
+        "edges",
+        &weekly,
+        "--since",
+        "2026-10-20",
+        "--until",
+        "2026-10-10",
+    ]);
+    assert!(
+        stderr(&o).contains("is not before --until"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// The plan's window ends at the last execution, not past the data.
+#[test]
+fn the_plan_window_ends_at_the_last_execution() {
+    let weekly = logs("weekly");
+    let last = jsonl(&ok(&["queries", &weekly]))
+        .iter()
+        .filter_map(|r| r["start_ms"].as_i64())
+        .max()
+        .unwrap();
+    let plan: serde_json::Value =
+        serde_json::from_str(&ok(&["plan", &weekly, "--format", "json"])).unwrap();
+    assert_eq!(plan["window_end_ms"].as_i64(), Some(last + 1));
+    assert_eq!(
+        plan["window_start_ms"].as_i64(),
+        Some(last + 1 - 7 * 86_400_000)
+    );
+    // The drift windows are cut the same way.
+    let rows = jsonl(&ok(&["drift", &weekly]));
+    assert_eq!(
+        rows.last().unwrap()["window_end_ms"].as_i64(),
+        Some(last + 1)
+    );
+}
+
+/// The default drift normalisation tells the unchanged week 1→2 from the
+/// changed ones, and a comparison across empty windows is marked.
+#[test]
+fn drift_default_on_the_samples() {
+    let rows = jsonl(&ok(&["drift", &logs("weekly")]));
+    assert_eq!(rows.len(), 3);
+    let d: Vec<f64> = rows.iter().map(|r| r["drift"].as_f64().unwrap()).collect();
+    assert!(rows.iter().all(|r| r["normalize"] == "max"));
+    // Weeks 1 and 2 run the same mix: their drift is the smallest, and
+    // less than half of week 3→4's (new edges) and week 2→3's (a shift).
+    assert!(d[0] < 0.5 * d[2] && d[2] < d[1], "{d:?}");
+    assert!(d[0] < 0.11, "{d:?}");
+    assert!(rows.iter().all(|r| r["gap_windows"] == 0));
+    // All the samples: the shop's window is a month after the weekly ones.
+    let o = run(&["drift", &sample("")]);
+    let rows = jsonl(&String::from_utf8_lossy(&o.stdout));
+    let last = rows.last().unwrap();
+    assert_eq!(last["gap_windows"], 4, "{last}");
+    let err = stderr(&o);
+    let verdict = err.lines().last().unwrap();
+    assert!(
+        verdict.starts_with("lakeaudit: Action needed now: re-plan")
+            && verdict.contains("4 empty window(s)"),
+        "{err}"
+    );
+}
+
+/// report.md says which range each section covers, the saving of each
+/// change per week (bytes, executor time, and money at the given prices),
+/// and prints warnings before the summary line.
+#[test]
+fn the_report_shows_ranges_and_savings_per_change() {
+    let dir = tempdir("report");
+    let o = run(&[
+        "analyze",
+        &sample(""),
+        "--tables",
+        &sample("warehouse"),
+        "--out",
+        &dir,
+        "--cost-per-tb",
+        "5",
+        "--cost-per-hour",
+        "2",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let err = stderr(&o);
+    let lines: Vec<&str> = err.lines().collect();
+    assert!(
+        lines.len() > 1
+            && lines[..lines.len() - 1]
+                .iter()
+                .all(|l| l.contains("warning"))
+    );
+    assert!(lines.last().unwrap().contains("applications"), "{err}");
+    let md = std::fs::read_to_string(std::path::Path::new(&dir).join("report.md")).unwrap();
+    assert!(
+        md.contains("Over all of the input read, 2026-10-05T09:00:07Z .. "),
+        "{md}"
+    );
+    assert!(
+        md.contains("For the most recent 7d window of the input, 2026-11-24T05:59:33Z .. 2026-12-01T05:59:33Z (it ends at the last execution)"),
+        "{md}"
+    );
+    let plan = md
+        .split("## Layout plan")
+        .nth(1)
+        .unwrap()
+        .split("## Budget curve")
+        .next()
+        .unwrap();
+    let changes: Vec<&str> = plan.lines().filter(|l| l.starts_with("- `")).collect();
+    assert!(!changes.is_empty());
+    for c in &changes {
+        assert!(
+            c.contains(" a week")
+                && c.contains("scanned and")
+                && c.contains("of executor time, cost "),
+            "{c}"
+        );
+    }
+    assert!(plan.contains("at 5.00 per TB (10^12 bytes) scanned and 2.00 per executor hour"));
+    assert!(md.contains("**Action needed now: re-plan"), "{md}");
+    let html = std::fs::read_to_string(std::path::Path::new(&dir).join("report.html")).unwrap();
+    assert!(html.contains("saves scanned / week") && html.contains("cost / week"));
+    let sql = std::fs::read_to_string(std::path::Path::new(&dir).join("plan.sql")).unwrap();
+    assert!(
+        !sql.contains(" bytes,") && sql.contains("MiB"),
+        "NPV in human units"
+    );
+}
+
+/// `--explain` takes an edge as lakeaudit prints it (either side first,
+/// short or qualified names); a miss lists the closest real edges.
+#[test]
+fn explain_takes_a_printed_edge_and_suggests_the_closest() {
+    let weekly = logs("weekly");
+    for e in [
+        "lineitem(l_orderkey) = orders(o_orderkey)",
+        "orders(o_orderkey) = lineitem(l_orderkey)",
+        "spark_catalog.default.lineitem(l_orderkey) = spark_catalog.default.orders(o_orderkey)",
+    ] {
+        let out = ok(&["edges", &weekly, "--explain", e]);
+        assert!(
+            out.starts_with("edge lineitem(l_orderkey) = orders(o_orderkey)"),
+            "{e}: {out}"
+        );
+    }
+    let o = run(&[
+        "edges",
+        &weekly,
+        "--explain",
+        "lineitem(l_orderkey) = order(o_orderkey)",
+    ]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    let first = err
+        .lines()
+        .skip_while(|l| !l.contains("closest"))
+        .nth(1)
+        .unwrap();
+    assert_eq!(
+        first.trim(),
+        "lineitem(l_orderkey) = orders(o_orderkey)",
+        "{err}"
+    );
+}
+
+/// A table fits the terminal's width, with sizes and times in human units;
+/// a pipe gets JSON lines by default on every command; `drift` lists new
+/// and gone edges in full.
+#[test]
+fn terminal_tables_fit_and_pipes_get_json_lines() {
+    let weekly = logs("weekly");
+    let o = run_env(
+        &["edges", &weekly, "--format", "table"],
+        &[("COLUMNS", "80")],
+    );
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert!(out.lines().count() > 2);
+    for l in out.lines() {
+        assert!(l.chars().count() <= 80, "{} chars: {l}", l.chars().count());
+    }
+    let header = out.lines().next().unwrap();
+    assert!(
+        header.contains("C mean") && header.contains("scanned"),
+        "{header}"
+    );
+    assert!(out.contains(" s ") || out.contains(" ms "), "{out}");
+    for cmd in ["queries", "edges", "drift"] {
+        let text = ok(&[cmd, &weekly]);
+        assert!(
+            !jsonl(&text).is_empty(),
+            "{cmd} writes JSON lines to a pipe"
+        );
+    }
+    let tables = ok(&["tables", &sample("warehouse")]);
+    assert!(!jsonl(&tables).is_empty());
+    let drift = ok(&["drift", &weekly, "--format", "table"]);
+    let rows = jsonl(&ok(&["drift", &weekly]));
+    for r in &rows {
+        for e in r["gone_edges"].as_array().unwrap() {
+            let e = e.as_str().unwrap();
+            assert!(drift.contains(&format!("gone  {e}\n")), "{e}:\n{drift}");
+        }
+        for e in r["new_edges"].as_array().unwrap() {
+            let e = e.as_str().unwrap();
+            assert!(drift.contains(&format!("new   {e}\n")), "{e}:\n{drift}");
+        }
+    }
+}
+
+/// Every command's help has an example and points to no file of the
+/// source tree.
+#[test]
+fn every_help_has_an_example() {
+    for cmd in [
+        &[][..],
+        &["queries"],
+        &["edges"],
+        &["plan"],
+        &["drift"],
+        &["analyze"],
+        &["tables"],
+    ] {
+        let mut args = cmd.to_vec();
+        args.push("--help");
+        let help = ok(&args);
+        assert!(help.contains("Examples:\n  lakeaudit "), "{cmd:?}:\n{help}");
+        for f in [".md", ".py", "planner/", "spark/"] {
+            assert!(!help.contains(f), "{cmd:?} help points to {f}:\n{help}");
+        }
+    }
+}
