@@ -250,13 +250,30 @@ fn step(t: &TableUpkeep<'_>) -> Option<(f64, UpkeepStep)> {
         ));
         out.rewrite_bytes += bytes;
         out.files_rewritten += files;
-        statements.push(match native {
-            "iceberg" => format!(
-                "CALL catalog.system.rewrite_data_files(table => '{}', options => map('delete-file-threshold', '1'))",
-                s.table
-            ),
-            _ => format!("REORG TABLE {} APPLY (PURGE)", s.table),
-        });
+        let parts = crate::table_parts(&s.table, std::path::Path::new(&s.location));
+        match native {
+            "iceberg" => {
+                // Rewrite the data files their deletes apply to, then drop
+                // the position delete files left dangling
+                // (`rewrite_position_delete_files`, spark-procedures.md).
+                statements.push(crate::iceberg_call(
+                    "rewrite_data_files",
+                    &parts,
+                    &[("options", "map('delete-file-threshold', '1')".into())],
+                ));
+                if s.pos_delete_files > 0 {
+                    statements.push(crate::iceberg_call(
+                        "rewrite_position_delete_files",
+                        &parts,
+                        &[],
+                    ));
+                }
+            }
+            _ => statements.push(format!(
+                "REORG TABLE {} APPLY (PURGE)",
+                sql::quote_parts(&parts)
+            )),
+        }
     }
     out.action = match (compact_bytes > 0, purge_needed || compact_purged > 0) {
         (false, false) => return None,
@@ -403,7 +420,7 @@ mod tests {
         }];
         let steps = upkeep(&[table(&s, &[], &d, 10)]);
         assert_eq!(steps[0].action, Action::PurgeDeletes);
-        assert_eq!(steps[0].statement, "REORG TABLE t APPLY (PURGE)");
+        assert_eq!(steps[0].statement, "REORG TABLE `t` APPLY (PURGE)");
         assert_eq!((steps[0].rewrite_bytes, steps[0].rows_purged), (500, 100));
         let mut c = optimize("t", 1000, 2);
         c.rows_purged = 100;
