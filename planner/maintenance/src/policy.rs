@@ -279,10 +279,7 @@ fn predicate(t: &TableState, idx: u32) -> Result<Option<String>, String> {
     Ok(Some(parts.join(" AND ")))
 }
 
-/// The Spark catalog lakeaudit names in Iceberg `CALL`s: Spark's session
-/// catalog (Iceberg's `SparkSessionCatalog` takes its place when configured).
-/// An Iceberg table in another catalog needs the call's first name changed.
-pub const ICEBERG_CATALOG: &str = "spark_catalog";
+pub use sql::ICEBERG_CATALOG;
 
 /// The name parts of an audited table: `<ns>`, `<dir>` for a directory
 /// `<ns>.db/<dir>`, else the directory name alone, so no name read from
@@ -302,21 +299,16 @@ pub fn table_parts(name: &str, location: &std::path::Path) -> Vec<String> {
     }
 }
 
-/// `CALL spark_catalog.system.<procedure>(table => '<name>', <args>)`
-/// (Iceberg's procedures, apache/iceberg `docs/docs/spark-procedures.md`;
-/// Iceberg parses the `table` string as a multipart identifier, so it holds
-/// the backquoted name).
+/// [`sql::iceberg_call`] for an audited table (whose name has no catalog
+/// part: the call names [`ICEBERG_CATALOG`]).
 pub fn iceberg_call(procedure: &str, parts: &[String], args: &[(&str, String)]) -> String {
-    let mut s = format!(
-        "CALL {}.system.{procedure}(table => {}",
-        sql::quote_ident(ICEBERG_CATALOG),
-        sql::string_literal(&sql::quote_parts(parts))
-    );
-    for (k, v) in args {
-        s.push_str(&format!(", {k} => {v}"));
+    let mut name = vec![ICEBERG_CATALOG.to_string()];
+    name.extend(parts.iter().cloned());
+    if parts.len() >= 2 {
+        sql::iceberg_call(procedure, &name, args)
+    } else {
+        sql::iceberg_call(procedure, parts, args)
     }
-    s.push(')');
-    s
 }
 
 fn statement(t: &TableState, policy: Policy, idx: u32, s: &Settings) -> Result<String, String> {

@@ -19,5 +19,6 @@ pub use check::{check_script, check_statement, Kind, Statement};
 pub use error::{Error, Result};
 pub use literal::literal;
 pub use quote::{
-    one_line, quote_columns, quote_ident, quote_parts, quote_table, split_qualified, string_literal,
+    iceberg_call, one_line, quote_columns, quote_ident, quote_parts, quote_table, split_qualified,
+    string_literal, ICEBERG_CATALOG,
 };

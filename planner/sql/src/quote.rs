@@ -94,6 +94,35 @@ pub fn one_line(s: &str) -> String {
     s.replace(['\n', '\r'], " ")
 }
 
+/// The Spark catalog lakeaudit names in Iceberg `CALL`s when a table's
+/// name has no catalog part: Spark's session catalog (Iceberg's
+/// `SparkSessionCatalog` takes its place when configured). An Iceberg table
+/// in another catalog needs the call's first name changed.
+pub const ICEBERG_CATALOG: &str = "spark_catalog";
+
+/// `CALL <catalog>.system.<procedure>(table => '<name>', <args>)`, Iceberg's
+/// stored procedures (apache/iceberg `docs/docs/spark-procedures.md`). The
+/// catalog is the name's first part when it has three or more, else
+/// [`ICEBERG_CATALOG`]; Iceberg parses the `table` string as a multipart
+/// identifier, so it holds the backquoted name. `args` are written as given
+/// (callers build them from [`string_literal`]).
+pub fn iceberg_call(procedure: &str, name: &[String], args: &[(&str, String)]) -> String {
+    let (catalog, table) = match name {
+        [c, rest @ ..] if rest.len() >= 2 => (c.as_str(), rest),
+        _ => (ICEBERG_CATALOG, name),
+    };
+    let mut s = format!(
+        "CALL {}.system.{procedure}(table => {}",
+        quote_ident(catalog),
+        string_literal(&quote_parts(table))
+    );
+    for (k, v) in args {
+        s.push_str(&format!(", {k} => {v}"));
+    }
+    s.push(')');
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
