@@ -131,7 +131,7 @@ impl std::fmt::Display for LeaveAlone {
         match self {
             LeaveAlone::SmallerThanTargetFile { bytes, target } => write!(
                 f,
-                "smaller than one target file ({} < {}): rewritten it is one file, and clustering skips files, not rows inside one",
+                "smaller than one target file ({} < {}), so clustering has no files to skip",
                 human(*bytes as f64),
                 human(*target as f64)
             ),

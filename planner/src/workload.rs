@@ -89,7 +89,39 @@ pub fn left_out(
     plan: &Plan,
 ) -> Result<Vec<LeftOut>> {
     let problem = Problem::build(profiles, demands, config)?;
-    Ok(left_out_of(&problem, plan))
+    let mut out = left_out_of(&problem, plan);
+    if out
+        .iter()
+        .any(|l| matches!(l.reason, LeftOutReason::LeftAlone { .. }))
+    {
+        // What an edge kept out by a rule would need without the rule.
+        let free = PlannerConfig {
+            left_alone: BTreeMap::new(),
+            ..config.clone()
+        };
+        let all = Problem::build(profiles, demands, &free)?;
+        for l in out
+            .iter_mut()
+            .filter(|l| matches!(l.reason, LeftOutReason::LeftAlone { .. }))
+        {
+            if let Some(e) = all
+                .edges
+                .iter()
+                .find(|e| all.input_edges[e.input].label == l.label)
+            {
+                (l.rewrite_bytes, l.standalone_npv) = all.standalone(e);
+            }
+        }
+        out.retain(|l| {
+            l.standalone_npv > 0.0 || !matches!(l.reason, LeftOutReason::LeftAlone { .. })
+        });
+        out.sort_by(|a, b| {
+            b.standalone_npv
+                .total_cmp(&a.standalone_npv)
+                .then_with(|| a.label.cmp(&b.label))
+        });
+    }
+    Ok(out)
 }
 
 /// [`left_out`] on an indexed instance.
@@ -235,14 +267,11 @@ impl std::fmt::Display for LeftOutReason {
                 serves,
             } => write!(
                 f,
-                "conflicts with `{}` on {table}, which serves an edge worth more ({serves})",
+                "conflicts with {} on {table}, which serves an edge worth more ({serves})",
                 keys.join(", ")
             ),
             LeftOutReason::LeftAlone { table, why } => {
-                write!(
-                    f,
-                    "needs {table} re-laid out, which the plan leaves alone: {why}"
-                )
+                write!(f, "needs {table}, which is left alone: {why}")
             }
             LeftOutReason::OverBudget => f.write_str("over the budget"),
             LeftOutReason::CostsMore => {

@@ -56,6 +56,9 @@ pub enum Action {
     PurgeDeletes,
     /// Both, in one rewrite.
     CompactAndPurge,
+    /// Nothing: the table is smaller than one target file, so compacting
+    /// it saves next to nothing (the step says why).
+    LeaveAlone,
 }
 
 impl Action {
@@ -66,6 +69,7 @@ impl Action {
             Action::Compact => "compact",
             Action::PurgeDeletes => "purge deletes",
             Action::CompactAndPurge => "compact + purge deletes",
+            Action::LeaveAlone => "left alone",
         }
     }
 }
@@ -174,12 +178,19 @@ fn step(t: &TableUpkeep<'_>) -> Option<(f64, UpkeepStep)> {
     let value = t.workload.scanned_bytes as f64 * (1.0 + t.workload.jis) * overhead;
     let weight = overhead * s.bytes as f64;
     let native = s.format;
-    let compaction: Vec<&CompactionRow> = t
+    let mut compaction: Vec<&CompactionRow> = t
         .compaction
         .iter()
         .copied()
         .filter(|c| c.policy == native && c.bytes_to_rewrite > 0)
         .collect();
+    // A table smaller than one target file is not compacted (issue 20.1):
+    // its files are few bytes to open, and a rewrite buys next to nothing.
+    let target = compaction.iter().map(|c| c.target_size).max().unwrap_or(0);
+    let small_table = !compaction.is_empty() && s.bytes < target;
+    if small_table {
+        compaction.clear();
+    }
     let mut out = UpkeepStep {
         table: t.table.clone(),
         action: Action::Compact,
@@ -276,6 +287,16 @@ fn step(t: &TableUpkeep<'_>) -> Option<(f64, UpkeepStep)> {
         }
     }
     out.action = match (compact_bytes > 0, purge_needed || compact_purged > 0) {
+        (false, false) if small_table => {
+            out.action = Action::LeaveAlone;
+            out.value = 0.0;
+            out.rewrites = format!(
+                "nothing: the table ({} bytes in {}) is smaller than one target file ({target} bytes), so it is not compacted",
+                s.bytes,
+                count(s.files, "file")
+            );
+            return Some((0.0, out));
+        }
         (false, false) => return None,
         (true, false) => Action::Compact,
         (false, true) => Action::PurgeDeletes,
@@ -428,6 +449,35 @@ mod tests {
         let steps = upkeep(&[table(&s, &c, &d, 10)]);
         assert_eq!(steps[0].action, Action::CompactAndPurge);
         assert_eq!(steps[0].statement, "OPTIMIZE t");
+    }
+
+    #[test]
+    fn a_table_smaller_than_one_target_file_is_left_alone() {
+        let s = state("t", 4000, 10, 10);
+        let mut c = optimize("t", 4000, 10);
+        c.target_size = 1 << 30;
+        let c = [c];
+        let steps = upkeep(&[table(&s, &c, &[], 100)]);
+        assert_eq!(steps.len(), 1);
+        assert_eq!(steps[0].action, Action::LeaveAlone);
+        assert_eq!(
+            (steps[0].rewrite_bytes, steps[0].statement.as_str()),
+            (0, "")
+        );
+        assert!(steps[0].rewrites.contains("smaller than one target file"));
+        // Its purge still runs: deletes are not a size question.
+        let mut s = s;
+        s.rows_deleted = 100;
+        let d = [DeleteFileRow {
+            table: "t".into(),
+            file_bytes: 500,
+            deleted_rows: 100,
+            verdict: "rewrite_now",
+            rule: "delta_max_deleted_rows_ratio",
+            ..Default::default()
+        }];
+        let steps = upkeep(&[table(&s, &c, &d, 100)]);
+        assert_eq!(steps[0].action, Action::PurgeDeletes);
     }
 
     #[test]

@@ -235,17 +235,21 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                         ", storage " (human(plan.storage_cost as f64)) " (budget: " (human_budget(plan.storage_budget)) ")"
                         ". NPV " strong { (human(plan.total_npv)) } " (" (plan.algorithm) " planner)."
                     }
+                    @if !plan.left_alone.is_empty() {
+                        h3 { "Left alone" }
+                        ul id="left-alone" { @for l in &plan.left_alone { li { code { (l.table) } ": " (l.reason.to_string()) } } }
+                    }
                     @if !d.planned.left_out.is_empty() {
-                        h3 { "Would pay on their own but are not in the plan" }
-                        p class="muted" { "The budget, or a conflicting key on a shared table, keeps them out." }
+                        h3 { "Edges left out of the plan, and why" }
                         table class="sortable" id="left-out" {
-                            thead { tr { th { "edge" } th class="num" { "rewrite needed" } th class="num" { "stand-alone NPV" } } }
+                            thead { tr { th { "edge" } th class="num" { "rewrite needed" } th class="num" { "stand-alone NPV" } th { "why" } } }
                             tbody {
                                 @for m in &d.planned.left_out {
                                     tr {
                                         td class="name" { (m.label) }
                                         (num(m.rewrite_bytes, human(m.rewrite_bytes)))
                                         (num(m.standalone_npv, human(m.standalone_npv)))
+                                        td { (m.reason.to_string()) }
                                     }
                                 }
                             }
