@@ -5,6 +5,7 @@
 //! value or name never becomes SQL, and the planning rules leave alone what
 //! they should, saying why.
 
+#[allow(dead_code)]
 mod common;
 
 use common::*;
@@ -34,7 +35,12 @@ fn check_plan_sql(text: &str) -> usize {
     let mut flush = |table: &Option<Vec<String>>, block: &mut String| {
         for s in sql::check_script(block).unwrap_or_else(|e| panic!("{e}\n{block}")) {
             let t = table.as_ref().expect("a statement inside a table block");
-            assert!(s.tables.iter().all(|x| x == t), "{} touches {:?}", s.text, s.tables);
+            assert!(
+                s.tables.iter().all(|x| x == t),
+                "{} touches {:?}",
+                s.text,
+                s.tables
+            );
             n += 1;
         }
         block.clear();
@@ -60,9 +66,9 @@ fn check_plan_sql(text: &str) -> usize {
 
 fn analyze_samples(extra: &[&str], name: &str) -> PathBuf {
     let dir = tempdir(name);
-    let wh = sample("warehouse");
+    let (samples, wh) = (sample(""), sample("warehouse"));
     let out = dir.to_string_lossy().into_owned();
-    let mut args = vec!["analyze", &*Box::leak(sample("").into_boxed_str()), "--tables", &wh];
+    let mut args = vec!["analyze", &samples, "--tables", &wh];
     args.extend_from_slice(extra);
     args.extend(["--out", &out]);
     ok(&args);
@@ -80,14 +86,23 @@ fn read(dir: &Path, f: &str) -> String {
 fn samples_left_alone_by_default_with_the_reason() {
     let dir = analyze_samples(&[], "default");
     let plan: serde_json::Value = serde_json::from_str(&read(&dir, "plan.json")).unwrap();
-    assert!(plan["tables"].as_array().unwrap().iter().all(|t| t["changed"] == false));
+    assert!(plan["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|t| t["changed"] == false));
     let alone = plan["left_alone"].as_array().unwrap();
-    assert!(alone.iter().any(|l| l["table"] == "spark_catalog.shop.customers"
-        && l["reason"]["rule"] == "smaller_than_target_file"));
+    assert!(alone
+        .iter()
+        .any(|l| l["table"] == "spark_catalog.shop.customers"
+            && l["reason"]["rule"] == "smaller_than_target_file"));
     let sql_text = read(&dir, "plan.sql");
     assert_eq!(check_plan_sql(&sql_text), 0, "{sql_text}");
     let md = read(&dir, "report.md");
-    assert!(md.contains("- `spark_catalog.shop.customers`: smaller than one target file (9.0 KiB"), "{md}");
+    assert!(
+        md.contains("- `spark_catalog.shop.customers`: smaller than one target file (9.0 KiB"),
+        "{md}"
+    );
     // Maintenance: small tables are not compacted, and say so.
     let maint = md.split("## Maintenance").nth(1).unwrap();
     assert!(maint.contains("left alone"), "{maint}");
@@ -107,7 +122,11 @@ fn samples_plan_has_no_negative_change_and_right_statements() {
     for t in tables.iter().filter(|t| t["changed"] == true) {
         assert!(t["npv_contribution"].as_f64().unwrap() >= 0.0, "{t}");
     }
-    let changed = |name: &str| tables.iter().any(|t| t["table"] == name && t["changed"] == true);
+    let changed = |name: &str| {
+        tables
+            .iter()
+            .any(|t| t["table"] == name && t["changed"] == true)
+    };
     assert!(!changed("spark_catalog.shop.customers"));
     assert!(!changed("spark_catalog.shop.web_events"));
     assert!(changed("spark_catalog.shop.lineitem"));
@@ -115,20 +134,40 @@ fn samples_plan_has_no_negative_change_and_right_statements() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|l| (l["table"].as_str().unwrap(), l["reason"]["rule"].as_str().unwrap()))
+        .map(|l| {
+            (
+                l["table"].as_str().unwrap(),
+                l["reason"]["rule"].as_str().unwrap(),
+            )
+        })
         .collect();
-    assert_eq!(alone.get("spark_catalog.shop.web_events"), Some(&"negative_value"));
+    assert_eq!(
+        alone.get("spark_catalog.shop.web_events"),
+        Some(&"negative_value")
+    );
     let text = read(&dir, "plan.sql");
     assert!(check_plan_sql(&text) >= 6, "{text}");
     assert!(!text.contains("web_events` USING delta"), "{text}");
-    assert!(text.contains("-- prerequisite: CONVERT TO DELTA `spark_catalog`.`default`.`lineitem`;"));
-    assert!(!text.contains("ALTER TABLE `spark_catalog`.`default`"), "{text}");
-    assert!(text.contains("ALTER TABLE `spark_catalog`.`shop`.`lineitem` CLUSTER BY (`l_orderkey`);"));
+    assert!(
+        text.contains("-- prerequisite: CONVERT TO DELTA `spark_catalog`.`default`.`lineitem`;")
+    );
+    assert!(
+        !text.contains("ALTER TABLE `spark_catalog`.`default`"),
+        "{text}"
+    );
+    assert!(
+        text.contains("ALTER TABLE `spark_catalog`.`shop`.`lineitem` CLUSTER BY (`l_orderkey`);")
+    );
     // Left-out edges say their true reason; no budget was set, so none is
     // "over the budget".
     let md = read(&dir, "report.md");
     assert!(md.contains("spark_catalog.default.lineitem(l_partkey) = spark_catalog.default.part(p_partkey) (needs a rewrite of 20.3 MiB, stand-alone NPV 109.8 MiB): conflicts with l_orderkey on spark_catalog.default.lineitem, which serves an edge worth more (spark_catalog.default.lineitem(l_orderkey) = spark_catalog.default.orders(o_orderkey))"), "{md}");
-    assert!(md.contains("needs spark_catalog.shop.web_events, which is left alone: costs more than it saves"), "{md}");
+    assert!(
+        md.contains(
+            "needs spark_catalog.shop.web_events, which is left alone: costs more than it saves"
+        ),
+        "{md}"
+    );
     assert!(!md.contains("over the budget"), "{md}");
     assert!(!md.contains("budget, or a conflicting key"), "{md}");
     let _ = std::fs::remove_dir_all(&dir);
@@ -139,7 +178,10 @@ fn samples_plan_has_no_negative_change_and_right_statements() {
 fn a_budget_leaves_edges_out_over_the_budget() {
     let dir = analyze_samples(&["--min-table-size", "0", "--budget", "200KB"], "budget");
     let md = read(&dir, "report.md");
-    assert!(md.contains("stand-alone NPV 279.1 MiB): over the budget"), "{md}");
+    assert!(
+        md.contains("stand-alone NPV 279.1 MiB): over the budget"),
+        "{md}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -159,11 +201,34 @@ fn statements_for_delta_iceberg_and_parquet_check_and_touch_only_their_table() {
         npv_contribution: 1.0,
     };
     let cases = [
-        (d("spark_catalog.shop.orders", Layout::Partitioned(vec!["o_orderday".into()]), true), TableFormat::Delta),
-        (d("spark_catalog.shop.lineitem", Layout::None, false), TableFormat::Delta),
-        (d("spark_catalog.shop.web_events", Layout::Partitioned(vec!["e_day".into()]), true), TableFormat::Iceberg),
-        (d("shop.`we.ird`", Layout::None, false), TableFormat::Iceberg),
-        (d("spark_catalog.default.lineitem", Layout::None, false), TableFormat::Files("parquet".into())),
+        (
+            d(
+                "spark_catalog.shop.orders",
+                Layout::Partitioned(vec!["o_orderday".into()]),
+                true,
+            ),
+            TableFormat::Delta,
+        ),
+        (
+            d("spark_catalog.shop.lineitem", Layout::None, false),
+            TableFormat::Delta,
+        ),
+        (
+            d(
+                "spark_catalog.shop.web_events",
+                Layout::Partitioned(vec!["e_day".into()]),
+                true,
+            ),
+            TableFormat::Iceberg,
+        ),
+        (
+            d("shop.`we.ird`", Layout::None, false),
+            TableFormat::Iceberg,
+        ),
+        (
+            d("spark_catalog.default.lineitem", Layout::None, false),
+            TableFormat::Files("parquet".into()),
+        ),
     ];
     for (dec, format) in &cases {
         let t = table_sql(dec, format);
@@ -180,13 +245,19 @@ fn statements_for_delta_iceberg_and_parquet_check_and_touch_only_their_table() {
         }
         match format {
             TableFormat::Iceberg => {
-                assert!(t.statements.iter().all(|s| !s.contains("REPLACE") && !s.contains("USING delta")));
+                assert!(t
+                    .statements
+                    .iter()
+                    .all(|s| !s.contains("REPLACE") && !s.contains("USING delta")));
                 assert!(t.statements[0].contains("WRITE ORDERED BY `k``1` ASC NULLS FIRST"));
                 assert!(t.statements[1].contains("strategy => 'sort'"));
             }
             TableFormat::Files(_) => {
                 assert!(t.statements.is_empty());
-                assert_eq!(t.prerequisites, ["CONVERT TO DELTA `spark_catalog`.`default`.`lineitem`"]);
+                assert_eq!(
+                    t.prerequisites,
+                    ["CONVERT TO DELTA `spark_catalog`.`default`.`lineitem`"]
+                );
             }
             _ => assert!(t.statements.last().unwrap().starts_with("ANALYZE TABLE")),
         }
@@ -222,7 +293,10 @@ fn hostile_partition_values_and_names_never_become_statements() {
                 r#"{\"name\":\"day\",\"type\":\"string\""#,
                 r#"{\"name\":\"day\",\"type\":\"integer\""#,
             )
-            .replace(r#""day":"2024-01-01""#, r#""day":"1; DROP TABLE prod.payments; --""#)
+            .replace(
+                r#""day":"2024-01-01""#,
+                r#""day":"1; DROP TABLE prod.payments; --""#,
+            )
             .replace(r#""day":"2024-01-02""#, r#""day":"2""#);
         std::fs::write(log.join(&f), text).unwrap();
     }
@@ -252,14 +326,18 @@ fn hostile_partition_values_and_names_never_become_statements() {
             continue;
         }
         let c = sql::check_statement(stmt).unwrap_or_else(|e| panic!("{stmt}: {e}"));
-        let fits = |x: &Vec<String>| *x == own || (x[0] == sql::ICEBERG_CATALOG && x[1..] == own[..]);
+        let fits =
+            |x: &Vec<String>| *x == own || (x[0] == sql::ICEBERG_CATALOG && x[1..] == own[..]);
         assert!(c.tables.iter().all(fits), "{stmt} touches {:?}", c.tables);
         checked += 1;
     }
     assert!(omitted >= 1, "{rows:?}");
     assert!(checked >= 1, "{rows:?}");
     assert!(
-        rows.iter().any(|r| r["statement"].as_str().unwrap().ends_with("WHERE `day` = 2")),
+        rows.iter().any(|r| r["statement"]
+            .as_str()
+            .unwrap()
+            .ends_with("WHERE `day` = 2")),
         "{rows:?}"
     );
     let _ = std::fs::remove_dir_all(&root);

@@ -325,9 +325,12 @@ mod samples {
         assert_eq!(verdict("shop.orders,"), "rewrite_now");
         assert_eq!(verdict("shop.web_events,"), "ok");
         let compaction = read("compaction.csv");
-        assert!(compaction
-            .lines()
-            .any(|l| l.starts_with("shop.lineitem,") && l.ends_with(",OPTIMIZE `shop`.`lineitem`")));
+        assert!(
+            compaction
+                .lines()
+                .any(|l| l.starts_with("shop.lineitem,")
+                    && l.ends_with(",OPTIMIZE `shop`.`lineitem`"))
+        );
         for f in ["table_state.csv", "table_stats.csv", "deletes.csv"] {
             assert!(read(f).lines().count() > 1, "{f}");
         }

@@ -271,7 +271,7 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                         @if steps.is_empty() {
                             p { "No audited table needs compaction or delete purging." }
                         } @else {
-                            p class="muted" { "Ranked by value: bytes the logs read from the table × (1 + its join importance) × its overhead (read amplification − 1 + deleted-row share + small-file share). A table the layout plan reclusters is compacted and purged by that rewrite." }
+                            p class="muted" { "Ranked by value: bytes the logs read from the table × (1 + its join importance) × its overhead (read amplification − 1 + deleted-row share + small-file share). A table the layout plan reclusters is compacted and purged by that rewrite; a table smaller than one target file is left alone (not compacted; its deletes are still purged)." }
                             table class="sortable" id="maintenance-steps" {
                                 thead { tr {
                                     th class="num" { "#" } th { "table" } th { "step" } th { "rewrites" }

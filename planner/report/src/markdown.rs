@@ -212,7 +212,7 @@ fn maintenance_section(s: &mut String, steps: &[maintenance::UpkeepStep]) {
     }
     let _ = writeln!(
         s,
-        "Ranked by value: bytes the logs read from the table × (1 + its join importance) × its overhead (read amplification − 1 + deleted-row share + small-file share). A table the layout plan reclusters is compacted and purged by that rewrite. Details: `table_state.csv`, `compaction.csv`, `deletes.csv`.\n"
+        "Ranked by value: bytes the logs read from the table × (1 + its join importance) × its overhead (read amplification − 1 + deleted-row share + small-file share). A table the layout plan reclusters is compacted and purged by that rewrite; a table smaller than one target file is left alone (not compacted; its deletes are still purged). Details: `table_state.csv`, `compaction.csv`, `deletes.csv`.\n"
     );
     let _ = writeln!(
         s,
