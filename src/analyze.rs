@@ -248,6 +248,7 @@ fn upkeep(
                     .iter()
                     .find(|t| t.changed && t.table == id)
                     .map(|t| t.keys.clone()),
+                min_table_bytes: planned.config.min_table_bytes,
                 state: s,
                 compaction: audit
                     .compaction

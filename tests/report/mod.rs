@@ -138,7 +138,10 @@ fn xss_names_stay_text_in_report_md() {
 
 #[test]
 fn xss_names_stay_text_in_report_html() {
-    let dir = analyze(&xss_log(), "xss-html");
+    // Over 4 windows one of the xss tables' own share of the saving is
+    // below its rewrite, which the plan never does (issue 20); over 8 the
+    // change pays on both sides, so the graph has a plan to draw.
+    let dir = analyze_with(&xss_log(), &["--horizon", "8"], "xss-html");
     let page = read(&dir, "report.html");
     assert!(!page.contains("<img"), "an <img> element in report.html");
     assert_eq!(

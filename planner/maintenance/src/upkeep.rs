@@ -42,6 +42,9 @@ pub struct TableUpkeep<'a> {
     pub workload: Workload,
     /// The layout plan's new clustering key, when it reclusters the table.
     pub recluster: Option<Vec<String>>,
+    /// Leave the table uncompacted when it is smaller than one target file
+    /// and than this (`None`: compact tables of any size).
+    pub min_table_bytes: Option<u64>,
 }
 
 /// What a step does.
@@ -187,7 +190,8 @@ fn step(t: &TableUpkeep<'_>) -> Option<(f64, UpkeepStep)> {
     // A table smaller than one target file is not compacted (issue 20.1):
     // its files are few bytes to open, and a rewrite buys next to nothing.
     let target = compaction.iter().map(|c| c.target_size).max().unwrap_or(0);
-    let small_table = !compaction.is_empty() && s.bytes < target;
+    let small_table =
+        !compaction.is_empty() && t.min_table_bytes.is_some_and(|m| s.bytes < m.min(target));
     if small_table {
         compaction.clear();
     }
@@ -379,6 +383,7 @@ mod tests {
                 jis: 0.5,
             },
             recluster: None,
+            min_table_bytes: None,
         }
     }
 
@@ -457,7 +462,22 @@ mod tests {
         let mut c = optimize("t", 4000, 10);
         c.target_size = 1 << 30;
         let c = [c];
-        let steps = upkeep(&[table(&s, &c, &[], 100)]);
+        // Without a size limit it is compacted.
+        assert_eq!(
+            upkeep(&[table(&s, &c, &[], 100)])[0].action,
+            Action::Compact
+        );
+        fn small<'a>(
+            s: &'a TableStateRow,
+            c: &'a [CompactionRow],
+            d: &'a [DeleteFileRow],
+        ) -> TableUpkeep<'a> {
+            TableUpkeep {
+                min_table_bytes: Some(1 << 30),
+                ..table(s, c, d, 100)
+            }
+        }
+        let steps = upkeep(&[small(&s, &c, &[])]);
         assert_eq!(steps.len(), 1);
         assert_eq!(steps[0].action, Action::LeaveAlone);
         assert_eq!(
@@ -476,7 +496,7 @@ mod tests {
             rule: "delta_max_deleted_rows_ratio",
             ..Default::default()
         }];
-        let steps = upkeep(&[table(&s, &c, &d, 100)]);
+        let steps = upkeep(&[small(&s, &c, &d)]);
         assert_eq!(steps[0].action, Action::PurgeDeletes);
     }
 
