@@ -232,7 +232,11 @@ fn maintenance_section(s: &mut String, steps: &[maintenance::UpkeepStep]) {
             st.small_file_share * 100.0,
             st.deleted_share * 100.0,
             human(st.scanned_bytes as f64),
-            code(&st.statement)
+            if st.statement.is_empty() {
+                "none".to_string()
+            } else {
+                code(&st.statement)
+            }
         );
     }
     let _ = writeln!(s);
