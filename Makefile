@@ -10,7 +10,7 @@ TABLES ?= $(if $(filter samples samples/,$(LOG)),samples/warehouse,)
 # by scripts/make_bench_log.py with real pyspark when missing).
 BENCH_LOG ?= target/bench/big-eventlog
 
-.PHONY: analyze test bench bench-tables ci fmt clippy planner-eval build spark-venv tables-venv test-spark report-check
+.PHONY: analyze test bench bench-tables ci fmt clippy planner-eval build spark-venv tables-venv test-spark report-check iceberg-venv test-sql-spark
 
 build:
 	$(CARGO) build --release --bin lakeaudit
@@ -82,3 +82,19 @@ $(SPARK_VENV)/bin/python:
 test-spark: spark-venv
 	$(CARGO) build --bin lakeaudit
 	spark/test_spark.sh $(SPARK_VENV)/bin/python $${CARGO_TARGET_DIR:-target}/debug/lakeaudit
+
+## A Python venv with pyspark 3.5.6 and Iceberg 1.10.2's Spark runtime jar
+## (shipped by the PyPI package snowpark-connect-deps-iceberg): Iceberg's own
+## SQL extensions parser, for test-sql-spark.
+ICEBERG_VENV ?= .venv/iceberg-spark
+iceberg-venv: $(ICEBERG_VENV)/bin/python
+$(ICEBERG_VENV)/bin/python:
+	python3 -m venv $(ICEBERG_VENV)
+	$(ICEBERG_VENV)/bin/pip install -q pyspark==3.5.6 snowpark-connect-deps-iceberg==1.0.3
+
+## lakeaudit's statements parsed by Spark 4.0.1's parser and by Iceberg's
+## (skips when Java is absent); Delta's OPTIMIZE/REORG/CONVERT have no parser
+## here and are checked by planner/sql's grammar checker in `make test`.
+test-sql-spark: spark-venv iceberg-venv
+	$(CARGO) build --bin lakeaudit
+	spark/test_sql.sh $(SPARK_VENV)/bin/python $(ICEBERG_VENV)/bin/python $${CARGO_TARGET_DIR:-target}/debug/lakeaudit

@@ -21,9 +21,10 @@ pub fn plan(
     out: Option<&Path>,
 ) -> Result<bool> {
     let mut data = pipeline::load(inputs)?;
-    let stats = pipeline::table_inputs(score, &mut data)?.stats;
-    let planned = plan_cmd::make_plan(&data.records, score, args, &stats)?;
-    let money = savings::money(&data.records, score, args, &stats, &planned)?;
+    let tables = pipeline::table_inputs(score, &mut data)?;
+    let planned = plan_cmd::make_plan(&data.records, score, args, &tables.stats)?;
+    let money = savings::money(&data.records, score, args, &tables.stats, &planned)?;
+    let formats = pipeline::formats(&data.records, &tables);
     let mut o = output::open_out(out)?;
     match format {
         PlanFormat::Text => o.write_all(plan_cmd::render_text(&planned, &money).as_bytes())?,
@@ -31,7 +32,7 @@ pub fn plan(
             serde_json::to_writer_pretty(&mut o, &planned.json())?;
             o.write_all(b"\n")?;
         }
-        PlanFormat::Sql => o.write_all(planner::ddl(&planned.plan).as_bytes())?,
+        PlanFormat::Sql => o.write_all(planner::ddl_for(&planned.plan, &formats).as_bytes())?,
     }
     o.flush()?;
     report_problems(&data.errors, &data.warnings);
@@ -122,7 +123,7 @@ pub fn run(
     serde_json::to_writer_pretty(&mut pj, &planned.json())?;
     pj.write_all(b"\n")?;
     pj.flush()?;
-    let sql = planner::ddl(&planned.plan);
+    let sql = planner::ddl_for(&planned.plan, &pipeline::formats(&data.records, &tables));
     let mut ps = output::open_out(Some(&file("plan.sql")))?;
     ps.write_all(sql.as_bytes())?;
     ps.flush()?;
@@ -263,6 +264,7 @@ fn upkeep(
                     .iter()
                     .find(|t| t.changed && t.table == id)
                     .map(|t| t.keys.clone()),
+                min_table_bytes: planned.config.min_table_bytes,
                 state: s,
                 compaction: audit
                     .compaction

@@ -237,3 +237,40 @@ fn table_stats(args: &ScoreArgs) -> Result<TableStats> {
         .with_context(|| format!("cannot read table stats {}", p.display()))?;
     TableStats::parse(&text).with_context(|| format!("table stats {}", p.display()))
 }
+
+/// Each table's format, by the logs' table identity: the audit's (`--tables`)
+/// where it has the table, else what the logs' scans show (a `parquet` scan
+/// through Delta's file index is a Delta table).
+pub fn formats(execs: &[Exec], tables: &TableInputs) -> BTreeMap<String, planner::TableFormat> {
+    use planner::TableFormat;
+    let mut m = BTreeMap::new();
+    for s in execs.iter().flat_map(|e| &e.record.scans) {
+        let delta_index = s.location.as_deref().is_some_and(|l| {
+            [
+                "TahoeLogFileIndex",
+                "PreparedDeltaFileIndex",
+                "TahoeBatchFileIndex",
+            ]
+            .iter()
+            .any(|i| l.contains(i))
+        });
+        let f = if delta_index {
+            TableFormat::Delta
+        } else {
+            s.format
+                .as_deref()
+                .map_or(TableFormat::Unknown, TableFormat::from_name)
+        };
+        if f != TableFormat::Unknown {
+            m.entry(graph::tables::canonical_table(&s.table))
+                .or_insert(f);
+        }
+    }
+    if let Some(a) = &tables.audit {
+        for s in &a.state {
+            let id = tables.identity.get(&s.table).unwrap_or(&s.table);
+            m.insert(id.clone(), TableFormat::from_name(s.format));
+        }
+    }
+    m
+}

@@ -64,6 +64,11 @@ pub struct PlanArgs {
     /// `--storage-budget` override its budgets.
     #[arg(long, value_name = "FILE.json", conflicts_with = "paths")]
     pub instance: Option<PathBuf>,
+    /// Leave alone every table smaller than this: rewritten it is one file
+    /// (Delta OPTIMIZE's 1 GiB `maxFileSize`), and clustering skips files,
+    /// not rows inside one. `0` plans every table.
+    #[arg(long, value_name = "BYTES", default_value = "1GiB", value_parser = crate::cli::size)]
+    pub min_table_size: u64,
 }
 
 impl PlanArgs {
@@ -78,6 +83,8 @@ impl PlanArgs {
             storage_budget: self.storage_budget,
             include_broadcast: self.include_broadcast,
             max_cluster_columns: 4,
+            min_table_bytes: Some(self.min_table_size).filter(|&b| b > 0),
+            left_alone: Default::default(),
         })
     }
 }
@@ -253,22 +260,37 @@ fn render(
             let _ = writeln!(s, "  {}  JIS {:.3}", e.label, e.jis);
         }
     }
+    if !plan.left_alone.is_empty() {
+        let _ = writeln!(s, "\nLeft alone (kept in their current layout):");
+        for l in &plan.left_alone {
+            let _ = writeln!(s, "  {}: {}", l.table, l.reason);
+        }
+    }
     if !missed.is_empty() {
         let _ = writeln!(
             s,
-            "\nWould pay on their own but are not in the plan (budget or a conflicting key on a shared table):"
+            "\nWould pay on their own but are not in the plan, and why:"
         );
         for m in missed.iter().take(10) {
-            let _ = writeln!(
-                s,
-                "  {}  needs a rewrite of {}  stand-alone NPV {}",
-                m.label,
-                human(m.rewrite_bytes),
-                human(m.standalone_npv)
-            );
+            if m.standalone_npv > 0.0 {
+                let _ = writeln!(
+                    s,
+                    "  {}  needs a rewrite of {}  stand-alone NPV {}: {}",
+                    m.label,
+                    human(m.rewrite_bytes),
+                    human(m.standalone_npv),
+                    m.reason
+                );
+            } else {
+                let _ = writeln!(s, "  {}: {}", m.label, m.reason);
+            }
         }
     }
-    for e in &plan.skipped {
+    for e in plan
+        .skipped
+        .iter()
+        .filter(|e| !missed.iter().any(|m| m.label == e.edge.label))
+    {
         let _ = writeln!(s, "skipped {}: {}", e.edge.label, e.reason);
     }
     render_curve(&mut s, curve);

@@ -1,5 +1,7 @@
-//! Delta SQL for a plan, one block per changed table.
+//! SQL for a plan, one block per changed table, written for the table's
+//! format.
 //!
+//! **Delta** (`TableFormat::Delta`):
 //! - Unpartitioned table: `ALTER TABLE t CLUSTER BY (cols);` (metadata only,
 //!   Delta 3.3+ also on a table that was not clustered), then
 //!   `OPTIMIZE t FULL;` (Delta 3.3+: reclusters *all* records; a plain
@@ -10,74 +12,98 @@
 //!   replaced: `CREATE OR REPLACE TABLE t USING delta CLUSTER BY (cols) AS
 //!   SELECT * FROM t;` (replacing a partitioned table by a clustered one is
 //!   allowed; the reverse is not), then ANALYZE.
-//! - Tables already on the chosen keys produce nothing.
 //!
-//! Identifiers are backquoted per name part, embedded backquotes doubled.
+//! **Iceberg** (`TableFormat::Iceberg`), after Iceberg's Spark SQL
+//! extensions (`IcebergSqlExtensions.g4`, rule `setWriteDistributionAndOrdering`)
+//! and procedures (`docs/docs/spark-procedures.md`):
+//! `ALTER TABLE t WRITE ORDERED BY c ASC NULLS FIRST, …;` sets the sort order
+//! new writes follow, `CALL cat.system.rewrite_data_files(table => 't',
+//! strategy => 'sort', sort_order => '…', options => map('rewrite-all',
+//! 'true'));` sorts every existing file under it, and `CALL
+//! cat.system.compute_table_stats(table => 't');` refreshes the table's
+//! statistics (Spark's ANALYZE TABLE does not run on Iceberg tables). The
+//! table keeps its partition spec: Iceberg sorts within each partition, the
+//! plan never changes an Iceberg table's partitioning, so no `ADD/DROP
+//! PARTITION FIELD` is written and the table is never replaced.
+//!
+//! **Plain files** (`TableFormat::Files`: Parquet, CSV, ORC, JSON, …): no
+//! clustering statement; a Parquet table gets its prerequisite,
+//! `CONVERT TO DELTA t` (Delta `convert` rule: writes a Delta log over the
+//! existing files in place, rewriting no data), as a `-- prerequisite:`
+//! line; other formats get a migration note (CONVERT TO DELTA reads only
+//! Parquet and Iceberg).
+//!
+//! **Unknown format**: no statement, and the reason.
+//!
+//! Tables already on the chosen keys produce nothing. Identifiers are
+//! backquoted per name part, embedded backquotes doubled ([`sql::quote`]).
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
+
+use serde::Serialize;
+pub use sql::{one_line, quote_ident, quote_table, split_qualified};
 
 use crate::model::{Layout, Plan, TableDecision};
 
-/// Split a possibly partly backquoted qualified name into its parts.
-///
-/// `spark_catalog.default.orders` → 3 parts; `` db.`a.b` `` → `db`, `a.b`.
-/// A part is quoted only when it *starts* with a backquote; inside it a doubled
-/// backquote is one backquote. A backquote elsewhere is part of the name, and
-/// an unterminated quote runs to the end of the text.
-pub fn split_qualified(name: &str) -> Vec<String> {
-    let mut parts = Vec::new();
-    let mut cur = String::new();
-    let mut chars = name.chars().peekable();
-    let mut at_start = true;
-    let mut quoted = false;
-    while let Some(c) = chars.next() {
-        if quoted {
-            if c == '`' {
-                if chars.peek() == Some(&'`') {
-                    chars.next();
-                    cur.push('`');
-                } else {
-                    quoted = false;
-                }
-            } else {
-                cur.push(c);
+/// A table's storage format as far as lakeaudit knows it: from the table
+/// audit (`--tables`), else from the logs' scans.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", content = "name", rename_all = "snake_case")]
+pub enum TableFormat {
+    /// A Delta table.
+    Delta,
+    /// An Iceberg table.
+    Iceberg,
+    /// Plain files of a format without table metadata (`parquet`, `csv`,
+    /// `orc`, `json`, lower case).
+    Files(String),
+    /// Not known.
+    Unknown,
+}
+
+impl TableFormat {
+    /// The format a name says (`delta`, `iceberg`, `parquet`, `Parquet`, …).
+    pub fn from_name(name: &str) -> TableFormat {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "delta" => TableFormat::Delta,
+            "iceberg" => TableFormat::Iceberg,
+            f @ ("parquet" | "csv" | "orc" | "json" | "avro" | "text") => {
+                TableFormat::Files(f.to_string())
             }
-            continue;
+            _ => TableFormat::Unknown,
         }
-        match c {
-            '`' if at_start => quoted = true,
-            '.' => {
-                parts.push(std::mem::take(&mut cur));
-                at_start = true;
-                continue;
-            }
-            c => cur.push(c),
-        }
-        at_start = false;
     }
-    parts.push(cur);
-    parts
+
+    /// Lower-case name (`unknown` when not known).
+    pub fn name(&self) -> &str {
+        match self {
+            TableFormat::Delta => "delta",
+            TableFormat::Iceberg => "iceberg",
+            TableFormat::Files(f) => f,
+            TableFormat::Unknown => "unknown",
+        }
+    }
 }
 
-/// Backquote one identifier, doubling embedded backquotes.
-pub fn quote_ident(part: &str) -> String {
-    format!("`{}`", part.replace('`', "``"))
-}
-
-/// Backquote every part of a qualified table name.
-pub fn quote_table(name: &str) -> String {
-    split_qualified(name)
-        .iter()
-        .map(|p| quote_ident(p))
-        .collect::<Vec<_>>()
-        .join(".")
+/// The statements for one changed table.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TableSql {
+    /// The table.
+    pub table: String,
+    /// Its format.
+    pub format: TableFormat,
+    /// The statements that apply the plan to it, in order.
+    pub statements: Vec<String>,
+    /// Statements to run, and re-plan, before any layout statement can be
+    /// written for it (not run by `plan.sql`).
+    pub prerequisites: Vec<String>,
+    /// Why it has no statement, or what to do first.
+    pub note: Option<String>,
 }
 
 fn columns(keys: &[String]) -> String {
-    keys.iter()
-        .map(|k| quote_ident(k))
-        .collect::<Vec<_>>()
-        .join(", ")
+    sql::quote_columns(keys)
 }
 
 fn describe(layout: &Layout) -> String {
@@ -88,19 +114,104 @@ fn describe(layout: &Layout) -> String {
     }
 }
 
-/// Comments must not let a name end the comment line: keep them on one line.
-fn one_line(s: &str) -> String {
-    s.replace(['\n', '\r'], " ")
+/// The statements for one changed table in `format`.
+pub fn table_sql(d: &TableDecision, format: &TableFormat) -> TableSql {
+    let t = quote_table(&d.table);
+    let cols = columns(&d.keys);
+    let mut out = TableSql {
+        table: d.table.clone(),
+        format: format.clone(),
+        statements: Vec::new(),
+        prerequisites: Vec::new(),
+        note: None,
+    };
+    match format {
+        TableFormat::Delta => {
+            if d.replace {
+                out.statements.push(format!(
+                    "CREATE OR REPLACE TABLE {t} USING delta CLUSTER BY ({cols}) AS SELECT * FROM {t}"
+                ));
+            } else {
+                out.statements
+                    .push(format!("ALTER TABLE {t} CLUSTER BY ({cols})"));
+                out.statements.push(format!("OPTIMIZE {t} FULL"));
+            }
+            out.statements.push(format!(
+                "ANALYZE TABLE {t} COMPUTE STATISTICS FOR ALL COLUMNS"
+            ));
+        }
+        TableFormat::Iceberg => {
+            let order = d
+                .keys
+                .iter()
+                .map(|k| format!("{} ASC NULLS FIRST", quote_ident(k)))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let parts = split_qualified(&d.table);
+            out.statements
+                .push(format!("ALTER TABLE {t} WRITE ORDERED BY {order}"));
+            out.statements.push(sql::iceberg_call(
+                "rewrite_data_files",
+                &parts,
+                &[
+                    ("strategy", sql::string_literal("sort")),
+                    ("sort_order", sql::string_literal(&order)),
+                    ("options", "map('rewrite-all', 'true')".to_string()),
+                ],
+            ));
+            out.statements
+                .push(sql::iceberg_call("compute_table_stats", &parts, &[]));
+        }
+        TableFormat::Files(f) if f == "parquet" => {
+            out.prerequisites.push(format!("CONVERT TO DELTA {t}"));
+            out.note = Some(format!(
+                "a plain parquet table has no clustering, so no layout statement is written. \
+                 Prerequisite: CONVERT TO DELTA (in place: writes a Delta log over the existing \
+                 files and rewrites no data; a partitioned table keeps its partitioning and then \
+                 needs a replace), then re-run lakeaudit with --tables to get its CLUSTER BY ({}) statements",
+                d.keys.join(", ")
+            ));
+        }
+        TableFormat::Files(f) => {
+            out.note = Some(format!(
+                "a plain {f} table has no clustering, so no layout statement is written, and \
+                 CONVERT TO DELTA reads only Parquet and Iceberg: migrate it to a Delta or Iceberg \
+                 table (for example CREATE TABLE <new> USING delta CLUSTER BY ({}) AS SELECT * \
+                 FROM <this table>, then move readers and writers), then re-run lakeaudit",
+                d.keys.join(", ")
+            ));
+        }
+        TableFormat::Unknown => {
+            out.note = Some(
+                "its format is not known (neither audited with --tables nor named by the logs' \
+                 scans), so no statement is written: Delta, Iceberg and plain files each need \
+                 different ones. Audit it with --tables and re-run"
+                    .to_string(),
+            );
+        }
+    }
+    out
 }
 
-fn runbook(out: &mut String, d: &TableDecision) {
+/// The statements for every changed table of `plan`, in the plan's order;
+/// a table missing from `formats` is of unknown format.
+pub fn statements(plan: &Plan, formats: &BTreeMap<String, TableFormat>) -> Vec<TableSql> {
+    plan.tables
+        .iter()
+        .filter(|d| d.changed)
+        .map(|d| table_sql(d, formats.get(&d.table).unwrap_or(&TableFormat::Unknown)))
+        .collect()
+}
+
+fn runbook(out: &mut String, d: &TableDecision, format: &TableFormat) {
     let _ = writeln!(out, "-- ==== {} ====", one_line(&d.table));
+    let _ = writeln!(out, "-- format: {}", one_line(format.name()));
     let _ = writeln!(out, "-- from: {}", one_line(&describe(&d.previous)));
-    let _ = writeln!(
-        out,
-        "-- to:   CLUSTER BY ({})",
-        one_line(&d.keys.join(", "))
-    );
+    let to = match format {
+        TableFormat::Iceberg => "WRITE ORDERED BY",
+        _ => "CLUSTER BY",
+    };
+    let _ = writeln!(out, "-- to:   {to} ({})", one_line(&d.keys.join(", ")));
     let _ = writeln!(
         out,
         "-- rewrite {}; {} of old files stay until VACUUM; NPV contribution {}",
@@ -117,30 +228,60 @@ fn runbook(out: &mut String, d: &TableDecision) {
             crate::human(s.scan_reduction)
         );
     }
-    out.push_str(
-        "-- runbook: run in quiet hours. OPTIMIZE/REPLACE can fail with\n\
-         --   ConcurrentAppendException or ConcurrentDeleteReadException when ETL\n\
-         --   writes concurrently: retry with growing back-off (e.g. 1, 2, 4, 8 min),\n\
-         --   re-read the latest snapshot (DESCRIBE DETAIL) and re-evaluate the plan\n\
-         --   before each retry. Clustering columns need statistics (first 32 columns\n\
-         --   by default).\n",
-    );
-    if d.replace {
-        out.push_str(
-            "-- replace: a partitioned table cannot be ALTERed to CLUSTER BY; it is rewritten\n\
-             --   by CREATE OR REPLACE ... AS SELECT from its own current snapshot. Pause\n\
-             --   writers first. History is kept: time travel to the partitioned versions\n\
-             --   works until VACUUM removes their files (the storage cost above). Check\n\
-             --   TBLPROPERTIES, constraints and column comments afterwards and restate any\n\
-             --   that were lost. The way back to PARTITIONED BY is not a REPLACE (Delta\n\
-             --   refuses to replace a clustered table with a partitioned one).\n",
-        );
+    match format {
+        TableFormat::Delta => {
+            out.push_str(
+                "-- runbook: run in quiet hours. OPTIMIZE/REPLACE can fail with\n\
+                 --   ConcurrentAppendException or ConcurrentDeleteReadException when ETL\n\
+                 --   writes concurrently: retry with growing back-off (e.g. 1, 2, 4, 8 min),\n\
+                 --   re-read the latest snapshot (DESCRIBE DETAIL) and re-evaluate the plan\n\
+                 --   before each retry. Clustering columns need statistics (first 32 columns\n\
+                 --   by default).\n",
+            );
+            if d.replace {
+                out.push_str(
+                    "-- replace: a partitioned table cannot be ALTERed to CLUSTER BY; it is rewritten\n\
+                     --   by CREATE OR REPLACE ... AS SELECT from its own current snapshot. Pause\n\
+                     --   writers first. History is kept: time travel to the partitioned versions\n\
+                     --   works until VACUUM removes their files (the storage cost above). Check\n\
+                     --   TBLPROPERTIES, constraints and column comments afterwards and restate any\n\
+                     --   that were lost. The way back to PARTITIONED BY is not a REPLACE (Delta\n\
+                     --   refuses to replace a clustered table with a partitioned one).\n",
+                );
+            }
+        }
+        TableFormat::Iceberg => {
+            out.push_str(
+                "-- runbook: run in quiet hours. The sort order applies to new writes; the\n\
+                 --   rewrite sorts the existing files (rewrite-all) and commits with\n\
+                 --   optimistic concurrency: a conflicting commit fails it, so retry with\n\
+                 --   growing back-off. Old files stay until expire_snapshots. The table keeps\n\
+                 --   its partition spec (Iceberg sorts within each partition).\n",
+            );
+            if let Layout::Partitioned(p) = &d.previous {
+                let _ = writeln!(
+                    out,
+                    "-- partitioning: PARTITIONED BY ({}) is kept; no partition field changes.",
+                    one_line(&p.join(", "))
+                );
+            }
+            if sql::split_qualified(&d.table).len() < 3 {
+                let _ = writeln!(
+                    out,
+                    "-- catalog: the name has no catalog part; the CALL names {} (change it to the table's Iceberg catalog).",
+                    sql::ICEBERG_CATALOG
+                );
+            }
+        }
+        TableFormat::Files(_) | TableFormat::Unknown => {}
     }
 }
 
-/// The SQL that applies `plan`, tables in the plan's order (largest NPV
-/// contribution first, so a run stopped half-way has done the most valuable part).
-pub fn ddl(plan: &Plan) -> String {
+/// The SQL that applies `plan` to tables whose formats `formats` gives
+/// (missing: unknown), tables in the plan's order (largest NPV
+/// contribution first, so a run stopped half-way has done the most
+/// valuable part). Tables a planning rule left alone are listed first.
+pub fn ddl_for(plan: &Plan, formats: &BTreeMap<String, TableFormat>) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -152,51 +293,50 @@ pub fn ddl(plan: &Plan) -> String {
         crate::human(plan.storage_cost as f64),
         crate::human_budget(plan.storage_budget)
     );
-    let changed: Vec<&TableDecision> = plan.tables.iter().filter(|d| d.changed).collect();
+    for l in &plan.left_alone {
+        let _ = writeln!(
+            out,
+            "-- left alone: {}: {}",
+            one_line(&l.table),
+            one_line(&l.reason.to_string())
+        );
+    }
+    let changed = statements(plan, formats);
     if changed.is_empty() {
         out.push_str("-- no table changes layout\n");
         return out;
     }
-    for d in changed {
+    for (d, t) in plan.tables.iter().filter(|d| d.changed).zip(&changed) {
         out.push('\n');
-        runbook(&mut out, d);
-        let t = quote_table(&d.table);
-        let cols = columns(&d.keys);
-        if d.replace {
-            let _ = writeln!(
-                out,
-                "CREATE OR REPLACE TABLE {t} USING delta CLUSTER BY ({cols}) AS SELECT * FROM {t};"
-            );
-        } else {
-            let _ = writeln!(out, "ALTER TABLE {t} CLUSTER BY ({cols});");
-            let _ = writeln!(out, "OPTIMIZE {t} FULL;");
+        runbook(&mut out, d, &t.format);
+        if let Some(n) = &t.note {
+            let _ = writeln!(out, "-- no statement: {}.", one_line(n));
         }
-        let _ = writeln!(out, "ANALYZE TABLE {t} COMPUTE STATISTICS FOR ALL COLUMNS;");
+        for p in &t.prerequisites {
+            let _ = writeln!(out, "-- prerequisite: {};", one_line(p));
+        }
+        for s in &t.statements {
+            let _ = writeln!(out, "{s};");
+        }
     }
     out
+}
+
+/// [`ddl_for`] with every table a Delta table (planning instances describe
+/// Delta tables).
+pub fn ddl(plan: &Plan) -> String {
+    let formats = plan
+        .tables
+        .iter()
+        .map(|d| (d.table.clone(), TableFormat::Delta))
+        .collect();
+    ddl_for(plan, &formats)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::{EdgeRef, ServedEdge};
-
-    #[test]
-    fn quoting() {
-        assert_eq!(
-            quote_table("spark_catalog.default.orders"),
-            "`spark_catalog`.`default`.`orders`"
-        );
-        assert_eq!(quote_table("db.`we.ird`"), "`db`.`we.ird`");
-        assert_eq!(quote_table("db.`a``b`"), "`db`.`a``b`");
-        assert_eq!(quote_ident("x`y"), "`x``y`");
-        assert_eq!(
-            split_qualified("`unterminated.x"),
-            vec!["unterminated.x".to_string()]
-        );
-        assert_eq!(split_qualified(""), vec![String::new()]);
-        assert_eq!(quote_table("db.we`ird"), "`db`.`we``ird`");
-    }
 
     fn decision(
         table: &str,
@@ -267,8 +407,42 @@ mod tests {
             excluded_broadcast: vec![],
             skipped: vec![],
             algorithm: "improved".to_string(),
+            left_alone: vec![],
         };
         insta::assert_snapshot!(ddl(&plan));
+        // The same plan on tables of four formats: Delta as above, Iceberg
+        // keeps its partitioning and gets WRITE ORDERED BY + a sort rewrite,
+        // Parquet only its CONVERT TO DELTA prerequisite, unknown nothing.
+        let mut plan = plan;
+        plan.tables.push(decision(
+            "shop.web_events",
+            &["e_custkey"],
+            Layout::Partitioned(vec!["e_day".to_string()]),
+            true,
+            true,
+        ));
+        let formats: BTreeMap<String, TableFormat> = [
+            ("spark_catalog.default.lineitem", TableFormat::Delta),
+            ("spark_catalog.default.orders", TableFormat::Iceberg),
+            ("shop.web_events", TableFormat::Iceberg),
+            (
+                "spark_catalog.default.we`ird",
+                TableFormat::Files("parquet".into()),
+            ),
+        ]
+        .into_iter()
+        .map(|(t, f)| (t.to_string(), f))
+        .collect();
+        let text = ddl_for(&plan, &formats);
+        assert!(
+            !text.contains("USING delta CLUSTER BY (`e_custkey`)"),
+            "{text}"
+        );
+        insta::assert_snapshot!("ddl_by_format", text);
+        let unknown = statements(&plan, &BTreeMap::new());
+        assert!(unknown
+            .iter()
+            .all(|t| t.statements.is_empty() && t.note.is_some()));
     }
 
     #[test]
@@ -284,6 +458,7 @@ mod tests {
             excluded_broadcast: vec![],
             skipped: vec![],
             algorithm: "greedy".to_string(),
+            left_alone: vec![],
         };
         insta::assert_snapshot!(ddl(&plan), @r"
         -- lakeaudit layout plan (greedy): NPV 0 B, rewrite 0 B (budget: no limit), storage 0 B (budget: no limit)

@@ -59,7 +59,7 @@ pub mod synth;
 pub mod workload;
 
 pub use curve::{curve, plan_and_curve, BudgetCurve, CurvePoint};
-pub use ddl::ddl;
+pub use ddl::{ddl, ddl_for, TableFormat, TableSql};
 pub use drift::{
     drift, verdict, DriftReport, DriftRow, DriftVerdict, EdgeMove, Normalize,
     DEFAULT_DRIFT_THRESHOLD,
@@ -68,15 +68,15 @@ pub use error::{Error, Result};
 pub use exact::{MAX_COMBINATIONS, MAX_TABLES};
 pub use instance::{plan_instance, InstancePlan, PlanInstance};
 pub use model::{
-    Algorithm, EdgeDemand, EdgeRef, Layout, Plan, PlannerConfig, ServedEdge, SkippedEdge,
-    TableDecision, TableProfile,
+    Algorithm, EdgeDemand, EdgeRef, Layout, LeaveAlone, LeftAlone, Plan, PlannerConfig, ServedEdge,
+    SkippedEdge, TableDecision, TableProfile,
 };
 pub use problem::annuity_factor;
 pub use profile::{is_full_scan, profiles, ScanObservation};
 pub use size::{human, human_budget, parse_size};
 pub use split::EXACT_NODE_LIMIT;
 pub use stats::{TableStat, TableStats};
-pub use workload::{demands, plan_latest_window, LeftOut, PlanJson, Planned};
+pub use workload::{demands, plan_latest_window, LeftOut, LeftOutReason, PlanJson, Planned};
 
 /// Plan with the default (improved) planner.
 pub fn plan(
@@ -110,6 +110,104 @@ pub fn plan_with(
     let p = problem::Problem::build(profiles, edges, config)?;
     let x = solve(&p, algorithm)?;
     Ok(p.to_plan(&x, algorithm.name()))
+}
+
+/// `config` with the tables the planning rules keep as they are in
+/// [`PlannerConfig::left_alone`]:
+///
+/// 1. a table smaller than [`PlannerConfig::min_table_bytes`];
+/// 2. a table the plan would change at a negative own value (its share of
+///    the saving below its rewrite and storage, [`TableDecision::npv_contribution`]);
+/// 3. a clustered table the plan would move to another key for a saving
+///    smaller than the rewrite and storage plus what its current key is
+///    worth to the edges on it.
+///
+/// Rules 2 and 3 are applied one table at a time (the worst first) and the
+/// instance re-planned, until the plan breaks neither.
+pub fn settle(
+    profiles: &[TableProfile],
+    edges: &[EdgeDemand],
+    config: &PlannerConfig,
+    algorithm: Algorithm,
+) -> Result<PlannerConfig> {
+    let mut c = config.clone();
+    if let Some(min) = c.min_table_bytes {
+        for p in profiles.iter().filter(|p| p.bytes < min) {
+            c.left_alone
+                .entry(p.table.clone())
+                .or_insert(LeaveAlone::SmallerThanTargetFile {
+                    bytes: p.bytes,
+                    target: min,
+                });
+        }
+    }
+    let annuity = annuity_factor(c.discount, c.horizon);
+    for _ in 0..=profiles.len() {
+        let p = problem::Problem::build(profiles, edges, &c)?;
+        let x = solve(&p, algorithm)?;
+        let plan = p.to_plan(&x, algorithm.name());
+        let mut worst: Option<(f64, String, LeaveAlone)> = None;
+        for d in plan.tables.iter().filter(|d| d.changed) {
+            let cost = d.rewrite_bytes as f64 + d.storage_bytes as f64;
+            let saving = d.npv_contribution + cost;
+            let rule = if d.npv_contribution < 0.0 {
+                Some((
+                    d.npv_contribution,
+                    LeaveAlone::NegativeValue { saving, cost },
+                ))
+            } else if let Layout::Clustered(old) = &d.previous {
+                // What the current key is worth: its share of every edge on it.
+                let kept: f64 = edges
+                    .iter()
+                    .map(|e| {
+                        let on = |t: &str, cols: &[String]| {
+                            t == d.table && {
+                                let mut k = cols.to_vec();
+                                k.sort();
+                                k.dedup();
+                                k == *old
+                            }
+                        };
+                        let (l, r) = (
+                            on(&e.left_table, &e.left_columns),
+                            on(&e.right_table, &e.right_columns),
+                        );
+                        let w = c.scan_reduction * e.scanned_bytes.max(0.0) * annuity;
+                        match (l, r) {
+                            (true, true) => w,
+                            (true, false) | (false, true) => w / 2.0,
+                            (false, false) => 0.0,
+                        }
+                    })
+                    .sum();
+                let margin = saving - cost - kept;
+                (margin < 0.0).then(|| {
+                    (
+                        margin,
+                        LeaveAlone::KeepsClustering {
+                            keys: old.clone(),
+                            saving,
+                            cost: cost + kept,
+                        },
+                    )
+                })
+            } else {
+                None
+            };
+            if let Some((score, why)) = rule {
+                if worst.as_ref().is_none_or(|(s, _, _)| score < *s) {
+                    worst = Some((score, d.table.clone(), why));
+                }
+            }
+        }
+        match worst {
+            Some((_, table, why)) => {
+                c.left_alone.insert(table, why);
+            }
+            None => return Ok(c),
+        }
+    }
+    Ok(c)
 }
 
 /// The assignment `algorithm` picks for `p`.

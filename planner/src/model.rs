@@ -1,6 +1,7 @@
 //! Public input and output types of the planner (all serde).
 
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// What the planner knows about one table.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -82,6 +83,82 @@ pub struct PlannerConfig {
     pub include_broadcast: bool,
     /// Most clustering columns a key may have (Delta allows 4).
     pub max_cluster_columns: usize,
+    /// A table smaller than this (one target file) is never re-laid out:
+    /// after the rewrite it is one file, and clustering skips files, not
+    /// rows inside one. `None`: no such limit (the library default; the
+    /// command line gives 1 GiB, Delta OPTIMIZE's `maxFileSize`).
+    #[serde(default)]
+    pub min_table_bytes: Option<u64>,
+    /// Tables kept in their current layout, and why ([`crate::settle`]
+    /// fills it); an edge that needs one of them re-laid out is skipped.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub left_alone: BTreeMap<String, LeaveAlone>,
+}
+
+/// Why the planner keeps a table in its current layout.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "rule", rename_all = "snake_case")]
+pub enum LeaveAlone {
+    /// Smaller than one target file.
+    SmallerThanTargetFile {
+        /// The table's bytes.
+        bytes: u64,
+        /// The target file size.
+        target: u64,
+    },
+    /// Its own share of the plan's saving is below its own rewrite and storage.
+    NegativeValue {
+        /// Its share of the discounted saving of the edges it would serve.
+        saving: f64,
+        /// Its rewrite and storage cost.
+        cost: f64,
+    },
+    /// Moving it off its current clustering saves less than the rewrite
+    /// plus what the current key is worth to the edges it serves.
+    KeepsClustering {
+        /// Its current clustering columns.
+        keys: Vec<String>,
+        /// Its share of the discounted saving of the new key.
+        saving: f64,
+        /// Rewrite, storage and the current key's share of its edges' saving.
+        cost: f64,
+    },
+}
+
+impl std::fmt::Display for LeaveAlone {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::size::human;
+        match self {
+            LeaveAlone::SmallerThanTargetFile { bytes, target } => write!(
+                f,
+                "smaller than one target file ({} < {}), so clustering has no files to skip",
+                human(*bytes as f64),
+                human(*target as f64)
+            ),
+            LeaveAlone::NegativeValue { saving, cost } => write!(
+                f,
+                "costs more than it saves: its share of the saving, {}, is less than its rewrite and storage, {}",
+                human(*saving),
+                human(*cost)
+            ),
+            LeaveAlone::KeepsClustering { keys, saving, cost } => write!(
+                f,
+                "keeps CLUSTER BY ({}): moving it saves {}, less than the rewrite and storage plus what the current key serves, {}",
+                keys.join(", "),
+                human(*saving),
+                human(*cost)
+            ),
+        }
+    }
+}
+
+/// A table the plan keeps as it is, and why.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LeftAlone {
+    /// The table.
+    pub table: String,
+    /// Why.
+    pub reason: LeaveAlone,
 }
 
 impl Default for PlannerConfig {
@@ -95,6 +172,8 @@ impl Default for PlannerConfig {
             storage_budget: None,
             include_broadcast: false,
             max_cluster_columns: 4,
+            min_table_bytes: None,
+            left_alone: BTreeMap::new(),
         }
     }
 }
@@ -232,4 +311,7 @@ pub struct Plan {
     pub skipped: Vec<SkippedEdge>,
     /// Which planner made the plan (see [`Algorithm::name`]).
     pub algorithm: String,
+    /// Tables kept as they are by a planning rule, and why.
+    #[serde(default)]
+    pub left_alone: Vec<LeftAlone>,
 }

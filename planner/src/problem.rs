@@ -8,8 +8,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::error::{Error, Result};
 use crate::model::{
-    EdgeDemand, EdgeRef, Layout, Plan, PlannerConfig, ServedEdge, SkippedEdge, TableDecision,
-    TableProfile,
+    EdgeDemand, EdgeRef, Layout, LeftAlone, Plan, PlannerConfig, ServedEdge, SkippedEdge,
+    TableDecision, TableProfile,
 };
 
 /// Delta's hard limit on clustering columns.
@@ -121,6 +121,8 @@ pub(crate) struct Problem {
     pub skipped: Vec<SkippedEdge>,
     pub input_edges: Vec<EdgeRef>,
     pub input_scan: Vec<f64>,
+    /// Tables a planning rule keeps as they are (reporting).
+    pub left_alone: Vec<LeftAlone>,
 }
 
 fn check_config(c: &PlannerConfig) -> Result<()> {
@@ -267,6 +269,7 @@ impl Problem {
             skipped: Vec::new(),
             input_edges,
             input_scan,
+            left_alone: Vec::new(),
         }
     }
 
@@ -382,6 +385,19 @@ impl Problem {
                 ));
                 continue;
             }
+            // A table kept as it is serves only edges on its current key.
+            let needs_change = |t: usize, k: &[String]| option_ix[t].get(k) != Some(&0);
+            if let Some((t, why)) = [(a, &ka_cols), (b, &kb_cols)]
+                .into_iter()
+                .filter(|(t, k)| needs_change(*t, k.as_ref()))
+                .find_map(|(t, _)| config.left_alone.get(&tables[t].name).map(|w| (t, w)))
+            {
+                skipped.push(skip(format!(
+                    "needs {} re-laid out, which the plan leaves alone: {why}",
+                    tables[t].name
+                )));
+                continue;
+            }
             let retention = config.retention_factor;
             let mut opt = |t: usize, k: &[String]| -> usize {
                 let tbl = &mut tables[t];
@@ -425,6 +441,15 @@ impl Problem {
             skipped,
             input_edges,
             input_scan,
+            left_alone: profiles
+                .iter()
+                .filter_map(|p| {
+                    config.left_alone.get(&p.table).map(|r| LeftAlone {
+                        table: p.table.clone(),
+                        reason: r.clone(),
+                    })
+                })
+                .collect(),
         })
     }
 
@@ -462,6 +487,7 @@ impl Problem {
             skipped: Vec::new(),
             input_edges: Vec::new(),
             input_scan: Vec::new(),
+            left_alone: Vec::new(),
         }
     }
 
@@ -597,6 +623,7 @@ impl Problem {
             excluded_broadcast: self.excluded_broadcast.clone(),
             skipped: self.skipped.clone(),
             algorithm: algorithm.to_string(),
+            left_alone: self.left_alone.clone(),
         }
     }
 }

@@ -3,14 +3,14 @@
 //! paying edges the plan leaves out are named with what they would need.
 
 use crate::curve::BudgetCurve;
-use crate::model::{Algorithm, EdgeDemand, Plan, PlannerConfig, TableProfile};
+use crate::model::{Algorithm, EdgeDemand, LeaveAlone, Plan, PlannerConfig, TableProfile};
 use crate::problem::Problem;
 use crate::Result;
 use graph::edges::{
     build_edges, data_align, windows, CostMeasure, EdgeRow, ExecFacts, RowFallback,
 };
 use serde::Serialize;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Planner demands from an edge table, one per edge, in the table's order.
 pub fn demands(rows: &[EdgeRow]) -> Vec<EdgeDemand> {
@@ -90,7 +90,39 @@ pub fn left_out(
     plan: &Plan,
 ) -> Result<Vec<LeftOut>> {
     let problem = Problem::build(profiles, demands, config)?;
-    Ok(left_out_of(&problem, plan))
+    let mut out = left_out_of(&problem, plan);
+    if out
+        .iter()
+        .any(|l| matches!(l.reason, LeftOutReason::LeftAlone { .. }))
+    {
+        // What an edge kept out by a rule would need without the rule.
+        let free = PlannerConfig {
+            left_alone: BTreeMap::new(),
+            ..config.clone()
+        };
+        let all = Problem::build(profiles, demands, &free)?;
+        for l in out
+            .iter_mut()
+            .filter(|l| matches!(l.reason, LeftOutReason::LeftAlone { .. }))
+        {
+            if let Some(e) = all
+                .edges
+                .iter()
+                .find(|e| all.input_edges[e.input].label == l.label)
+            {
+                (l.rewrite_bytes, l.standalone_npv) = all.standalone(e);
+            }
+        }
+        out.retain(|l| {
+            l.standalone_npv > 0.0 || !matches!(l.reason, LeftOutReason::LeftAlone { .. })
+        });
+        out.sort_by(|a, b| {
+            b.standalone_npv
+                .total_cmp(&a.standalone_npv)
+                .then_with(|| a.label.cmp(&b.label))
+        });
+    }
+    Ok(out)
 }
 
 /// [`left_out`] on an indexed instance.
@@ -100,19 +132,83 @@ pub(crate) fn left_out_of(problem: &Problem, plan: &Plan) -> Vec<LeftOut> {
         .iter()
         .flat_map(|t| t.edges_served.iter().map(|e| e.edge.index))
         .collect();
+    let left_alone: BTreeMap<&str, &LeaveAlone> = plan
+        .left_alone
+        .iter()
+        .map(|l| (l.table.as_str(), &l.reason))
+        .collect();
+    let budgeted = plan.budget.is_some() || plan.storage_budget.is_some();
     let mut out: Vec<LeftOut> = problem
         .edges
         .iter()
         .filter(|e| !served.contains(&e.input))
         .filter_map(|e| {
             let (rewrite_bytes, standalone_npv) = problem.standalone(e);
-            (standalone_npv > 0.0).then(|| LeftOut {
+            if standalone_npv <= 0.0 {
+                return None;
+            }
+            let sides = [(e.a, e.ka), (e.b, e.kb)];
+            let reason = sides
+                .iter()
+                .filter(|&&(_, k)| k != 0)
+                .find_map(|&(t, _)| {
+                    let name = &problem.tables[t].name;
+                    left_alone
+                        .get(name.as_str())
+                        .map(|why| LeftOutReason::LeftAlone {
+                            table: name.clone(),
+                            why: (*why).clone(),
+                        })
+                })
+                .or_else(|| {
+                    sides.iter().find_map(|&(t, k)| {
+                        let tbl = &problem.tables[t];
+                        let d = plan.tables.iter().find(|d| d.table == tbl.name)?;
+                        if d.keys == tbl.options[k] {
+                            return None;
+                        }
+                        let best = d
+                            .edges_served
+                            .iter()
+                            .max_by(|x, y| x.scan_reduction.total_cmp(&y.scan_reduction))?;
+                        Some(LeftOutReason::Conflict {
+                            table: tbl.name.clone(),
+                            keys: d.keys.clone(),
+                            serves: best.edge.label.clone(),
+                        })
+                    })
+                })
+                .unwrap_or(if budgeted {
+                    LeftOutReason::OverBudget
+                } else {
+                    LeftOutReason::CostsMore
+                });
+            Some(LeftOut {
                 label: problem.input_edges[e.input].label.clone(),
                 rewrite_bytes,
                 standalone_npv,
+                reason,
             })
         })
         .collect();
+    // Edges the rules keep out (a table left alone) pay on their own too.
+    for s in &problem.skipped {
+        let Some((table, why)) = left_alone
+            .iter()
+            .find(|(t, _)| s.reason.starts_with(&format!("needs {t} re-laid out")))
+        else {
+            continue;
+        };
+        out.push(LeftOut {
+            label: s.edge.label.clone(),
+            rewrite_bytes: 0.0,
+            standalone_npv: 0.0,
+            reason: LeftOutReason::LeftAlone {
+                table: table.to_string(),
+                why: (*why).clone(),
+            },
+        });
+    }
     out.sort_by(|a, b| {
         b.standalone_npv
             .total_cmp(&a.standalone_npv)
@@ -121,15 +217,69 @@ pub(crate) fn left_out_of(problem: &Problem, plan: &Plan) -> Vec<LeftOut> {
     out
 }
 
-/// A paying edge the plan does not serve.
+/// An edge the plan leaves out, with what serving it alone would need and
+/// why it is not in the plan.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct LeftOut {
     /// `left(cols) = right(cols)`.
     pub label: String,
-    /// Bytes its tables' rewrites would cost.
+    /// Bytes its tables' rewrites would cost from the current layouts
+    /// (0 when a table it needs is left alone).
     pub rewrite_bytes: f64,
-    /// Its NPV if it were the only change.
+    /// Its NPV alone: discounted saving minus those rewrites and storage
+    /// (0 when a table it needs is left alone).
     pub standalone_npv: f64,
+    /// Why the plan leaves it out.
+    pub reason: LeftOutReason,
+}
+
+/// Why an edge that would pay on its own is not in the plan.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum LeftOutReason {
+    /// One of its tables gets another key, which serves an edge worth more.
+    Conflict {
+        /// The table.
+        table: String,
+        /// The key the plan gives it.
+        keys: Vec<String>,
+        /// The most valuable edge that key serves.
+        serves: String,
+    },
+    /// It needs a table re-laid out that a planning rule keeps as it is.
+    LeftAlone {
+        /// The table.
+        table: String,
+        /// The rule.
+        why: LeaveAlone,
+    },
+    /// The rewrite or storage budget has no room for it.
+    OverBudget,
+    /// Beside the plan's other changes it costs more than it saves.
+    CostsMore,
+}
+
+impl std::fmt::Display for LeftOutReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LeftOutReason::Conflict {
+                table,
+                keys,
+                serves,
+            } => write!(
+                f,
+                "conflicts with {} on {table}, which serves an edge worth more ({serves})",
+                keys.join(", ")
+            ),
+            LeftOutReason::LeftAlone { table, why } => {
+                write!(f, "needs {table}, which is left alone: {why}")
+            }
+            LeftOutReason::OverBudget => f.write_str("over the budget"),
+            LeftOutReason::CostsMore => {
+                f.write_str("costs more than it saves beside the plan's other changes")
+            }
+        }
+    }
 }
 
 /// Plan for the most recent window of `width_ms`, which ends at the last
@@ -150,6 +300,7 @@ pub fn plan_latest_window(
         None => (None, facts),
     };
     let demands = demands(&build_edges(&facts, cost, fallback));
+    let config = crate::settle(&profiles, &demands, &config, algorithm)?;
     let (plan, curve) = crate::plan_and_curve(&profiles, &demands, &config, algorithm)?;
     let left_out = left_out(&profiles, &demands, &config, &plan)?;
     Ok(Planned {

@@ -35,7 +35,9 @@ fn analyze_with(log: &str, extra: &[&str], name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("lakeaudit-report-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let out = dir.to_string_lossy().into_owned();
-    let mut args = vec!["analyze", log];
+    // The report's plan sections need a plan: the logs' tables are all
+    // smaller than one target file, which the default leaves alone.
+    let mut args = vec!["analyze", log, "--min-table-size", "0"];
     args.extend_from_slice(extra);
     args.extend(["--out", &out]);
     let o = run(&args);
@@ -136,7 +138,10 @@ fn xss_names_stay_text_in_report_md() {
 
 #[test]
 fn xss_names_stay_text_in_report_html() {
-    let dir = analyze(&xss_log(), "xss-html");
+    // Over 4 windows one of the xss tables' own share of the saving is
+    // below its rewrite, which the plan never does (issue 20); over 8 the
+    // change pays on both sides, so the graph has a plan to draw.
+    let dir = analyze_with(&xss_log(), &["--horizon", "8"], "xss-html");
     let page = read(&dir, "report.html");
     assert!(!page.contains("<img"), "an <img> element in report.html");
     assert_eq!(

@@ -22,7 +22,9 @@ mod state;
 mod upkeep;
 
 pub use deletes::{deletes, DeleteFileRow, DeleteRollup, Verdict};
-pub use policy::{compaction, CompactionRow, Policy, Settings};
+pub use policy::{
+    compaction, iceberg_call, table_parts, CompactionRow, Policy, Settings, ICEBERG_CATALOG,
+};
 pub use state::{summarize, TableStateRow};
 pub use upkeep::{upkeep, Action, TableUpkeep, UpkeepStep, Workload};
 

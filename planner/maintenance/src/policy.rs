@@ -244,63 +244,97 @@ fn expected_output_files(input: u64, s: &Settings) -> u64 {
     }
 }
 
-fn sql_literal(v: &str, ty: &str) -> String {
-    let numeric = matches!(
-        ty,
-        "int" | "integer" | "long" | "short" | "byte" | "float" | "double" | "boolean"
-    ) || ty.starts_with("decimal");
-    if numeric {
-        v.to_string()
-    } else {
-        format!("'{}'", v.replace('\'', "''"))
-    }
-}
-
-/// `col = value AND ...` for a partition, when every field is an identity
-/// transform of a column (otherwise `None`: the statement covers the table).
-fn predicate(t: &TableState, idx: u32) -> Option<String> {
-    let p = t.partitions.get(idx as usize)?;
-    if p.values.is_empty() {
-        return None;
-    }
-    if p.spec_id != t.default_spec || p.values.len() != t.partition_fields.len() {
-        return None;
+/// `col = literal AND ...` for a partition, when every field is an identity
+/// transform of a column (`Ok(None)`: the statement covers the table). A
+/// value that is not a valid literal of its column's type is an `Err` with
+/// the reason: the statement is then left out.
+fn predicate(t: &TableState, idx: u32) -> Result<Option<String>, String> {
+    let Some(p) = t.partitions.get(idx as usize) else {
+        return Ok(None);
+    };
+    if p.values.is_empty()
+        || p.spec_id != t.default_spec
+        || p.values.len() != t.partition_fields.len()
+    {
+        return Ok(None);
     }
     let mut parts = Vec::new();
     for (f, v) in t.partition_fields.iter().zip(&p.values) {
         if f.transform != "identity" {
-            return None;
+            return Ok(None);
         }
+        let col = sql::quote_ident(&f.source);
         parts.push(match v {
-            None => format!("{} IS NULL", f.source),
-            Some(v) => format!("{} = {}", f.source, sql_literal(v, &f.source_type)),
+            None => format!("{col} IS NULL"),
+            Some(v) => match sql::literal(v, &f.source_type) {
+                Ok(lit) => format!("{col} = {lit}"),
+                Err(e) => {
+                    return Err(sql::one_line(&format!(
+                        "statement omitted: partition column {col}: {e}"
+                    )))
+                }
+            },
         });
     }
-    Some(parts.join(" AND "))
+    Ok(Some(parts.join(" AND ")))
 }
 
-fn statement(t: &TableState, policy: Policy, idx: u32, s: &Settings) -> String {
-    let pred = predicate(t, idx);
-    match policy {
+pub use sql::ICEBERG_CATALOG;
+
+/// The name parts of an audited table: `<ns>`, `<dir>` for a directory
+/// `<ns>.db/<dir>`, else the directory name alone, so no name read from
+/// storage can add or split a name part.
+pub fn table_parts(name: &str, location: &std::path::Path) -> Vec<String> {
+    let dir = location
+        .file_name()
+        .map(|d| d.to_string_lossy().into_owned());
+    let ns = location
+        .parent()
+        .and_then(|p| p.file_name())
+        .and_then(|n| n.to_string_lossy().strip_suffix(".db").map(str::to_string));
+    match (ns, dir) {
+        (Some(ns), Some(dir)) if name == format!("{ns}.{dir}") => vec![ns, dir],
+        (_, Some(dir)) if name == dir => vec![dir],
+        _ => vec![name.to_string()],
+    }
+}
+
+/// [`sql::iceberg_call`] for an audited table (whose name has no catalog
+/// part: the call names [`ICEBERG_CATALOG`]).
+pub fn iceberg_call(procedure: &str, parts: &[String], args: &[(&str, String)]) -> String {
+    let mut name = vec![ICEBERG_CATALOG.to_string()];
+    name.extend(parts.iter().cloned());
+    if parts.len() >= 2 {
+        sql::iceberg_call(procedure, &name, args)
+    } else {
+        sql::iceberg_call(procedure, parts, args)
+    }
+}
+
+fn statement(t: &TableState, policy: Policy, idx: u32, s: &Settings) -> Result<String, String> {
+    let pred = predicate(t, idx)?;
+    let parts = table_parts(&t.name, &t.location);
+    let name = sql::quote_parts(&parts);
+    Ok(match policy {
         Policy::Delta | Policy::Fabric => match pred {
-            Some(p) => format!("OPTIMIZE {} WHERE {p}", t.name),
-            None => format!("OPTIMIZE {}", t.name),
+            Some(p) => format!("OPTIMIZE {name} WHERE {p}"),
+            None => format!("OPTIMIZE {name}"),
         },
         Policy::Iceberg => {
-            let mut args = format!(
-                "table => '{}', options => map('target-file-size-bytes', '{}')",
-                t.name, s.target
-            );
+            let mut args = vec![(
+                "options",
+                format!("map('target-file-size-bytes', '{}')", s.target),
+            )];
             if let Some(p) = pred {
-                args.push_str(&format!(", where => '{}'", p.replace('\'', "''")));
+                args.push(("where", sql::string_literal(&p)));
             }
-            format!("CALL catalog.system.rewrite_data_files({args})")
+            iceberg_call("rewrite_data_files", &parts, &args)
         }
         Policy::Amoro => format!(
-            "-- Amoro's optimizer runs this itself: ALTER TABLE {} SET TBLPROPERTIES ('self-optimizing.enabled' = 'true', 'self-optimizing.target-size' = '{}')",
-            t.name, s.target
+            "-- Amoro's optimizer runs this itself: ALTER TABLE {name} SET TBLPROPERTIES ('self-optimizing.enabled' = 'true', 'self-optimizing.target-size' = '{}')",
+            s.target
         ),
-    }
+    })
 }
 
 /// The compaction rows of one table under one policy (empty when the
@@ -332,8 +366,12 @@ pub fn compaction(t: &TableState, policy: Policy, s: &Settings) -> Vec<Compactio
             };
             let candidate_files: u64 = chosen.iter().map(|b| b.files.len() as u64).sum();
             let outputs: u64 = chosen.iter().map(|b| b.outputs).sum();
+            let mut reasons = reasons;
             let stmt = if candidate_files > 0 {
-                statement(t, policy, idx, s)
+                statement(t, policy, idx, s).unwrap_or_else(|why| {
+                    reasons.push(why);
+                    String::new()
+                })
             } else {
                 String::new()
             };
@@ -588,7 +626,7 @@ mod tests {
             "{}",
             r.reasons
         );
-        assert_eq!(r.statement, "OPTIMIZE db.t WHERE d = 'x'");
+        assert_eq!(r.statement, "OPTIMIZE `db.t` WHERE `d` = 'x'");
     }
 
     #[test]
@@ -661,11 +699,14 @@ mod tests {
         let t = table(Format::Iceberg, &[(1000, 100, 30)]);
         let r = run(&t, Policy::Iceberg);
         assert_eq!((r.candidate_files, r.rows_purged), (1, 30));
-        assert!(r
-            .statement
-            .starts_with("CALL catalog.system.rewrite_data_files(table => 'db.t'"));
         assert!(
-            r.statement.contains("where => 'd = ''x'''"),
+            r.statement
+                .starts_with("CALL `spark_catalog`.system.rewrite_data_files(table => '`db.t`'"),
+            "{}",
+            r.statement
+        );
+        assert!(
+            r.statement.contains(r"where => '`d` = \'x\''"),
             "{}",
             r.statement
         );

@@ -42,6 +42,9 @@ pub struct TableUpkeep<'a> {
     pub workload: Workload,
     /// The layout plan's new clustering key, when it reclusters the table.
     pub recluster: Option<Vec<String>>,
+    /// Leave the table uncompacted when it is smaller than one target file
+    /// and than this (`None`: compact tables of any size).
+    pub min_table_bytes: Option<u64>,
 }
 
 /// What a step does.
@@ -56,6 +59,9 @@ pub enum Action {
     PurgeDeletes,
     /// Both, in one rewrite.
     CompactAndPurge,
+    /// Nothing: the table is smaller than one target file, so compacting
+    /// it saves next to nothing (the step says why).
+    LeaveAlone,
 }
 
 impl Action {
@@ -66,6 +72,7 @@ impl Action {
             Action::Compact => "compact",
             Action::PurgeDeletes => "purge deletes",
             Action::CompactAndPurge => "compact + purge deletes",
+            Action::LeaveAlone => "left alone",
         }
     }
 }
@@ -174,12 +181,20 @@ fn step(t: &TableUpkeep<'_>) -> Option<(f64, UpkeepStep)> {
     let value = t.workload.scanned_bytes as f64 * (1.0 + t.workload.jis) * overhead;
     let weight = overhead * s.bytes as f64;
     let native = s.format;
-    let compaction: Vec<&CompactionRow> = t
+    let mut compaction: Vec<&CompactionRow> = t
         .compaction
         .iter()
         .copied()
         .filter(|c| c.policy == native && c.bytes_to_rewrite > 0)
         .collect();
+    // A table smaller than one target file is not compacted (issue 20.1):
+    // its files are few bytes to open, and a rewrite buys next to nothing.
+    let target = compaction.iter().map(|c| c.target_size).max().unwrap_or(0);
+    let small_table =
+        !compaction.is_empty() && t.min_table_bytes.is_some_and(|m| s.bytes < m.min(target));
+    if small_table {
+        compaction.clear();
+    }
     let mut out = UpkeepStep {
         table: t.table.clone(),
         action: Action::Compact,
@@ -250,15 +265,42 @@ fn step(t: &TableUpkeep<'_>) -> Option<(f64, UpkeepStep)> {
         ));
         out.rewrite_bytes += bytes;
         out.files_rewritten += files;
-        statements.push(match native {
-            "iceberg" => format!(
-                "CALL catalog.system.rewrite_data_files(table => '{}', options => map('delete-file-threshold', '1'))",
-                s.table
-            ),
-            _ => format!("REORG TABLE {} APPLY (PURGE)", s.table),
-        });
+        let parts = crate::table_parts(&s.table, std::path::Path::new(&s.location));
+        match native {
+            "iceberg" => {
+                // Rewrite the data files their deletes apply to, then drop
+                // the position delete files left dangling
+                // (`rewrite_position_delete_files`, spark-procedures.md).
+                statements.push(crate::iceberg_call(
+                    "rewrite_data_files",
+                    &parts,
+                    &[("options", "map('delete-file-threshold', '1')".into())],
+                ));
+                if s.pos_delete_files > 0 {
+                    statements.push(crate::iceberg_call(
+                        "rewrite_position_delete_files",
+                        &parts,
+                        &[],
+                    ));
+                }
+            }
+            _ => statements.push(format!(
+                "REORG TABLE {} APPLY (PURGE)",
+                sql::quote_parts(&parts)
+            )),
+        }
     }
     out.action = match (compact_bytes > 0, purge_needed || compact_purged > 0) {
+        (false, false) if small_table => {
+            out.action = Action::LeaveAlone;
+            out.value = 0.0;
+            out.rewrites = format!(
+                "nothing: the table ({} bytes in {}) is smaller than one target file ({target} bytes), so it is not compacted",
+                s.bytes,
+                count(s.files, "file")
+            );
+            return Some((0.0, out));
+        }
         (false, false) => return None,
         (true, false) => Action::Compact,
         (false, true) => Action::PurgeDeletes,
@@ -341,6 +383,7 @@ mod tests {
                 jis: 0.5,
             },
             recluster: None,
+            min_table_bytes: None,
         }
     }
 
@@ -403,7 +446,7 @@ mod tests {
         }];
         let steps = upkeep(&[table(&s, &[], &d, 10)]);
         assert_eq!(steps[0].action, Action::PurgeDeletes);
-        assert_eq!(steps[0].statement, "REORG TABLE t APPLY (PURGE)");
+        assert_eq!(steps[0].statement, "REORG TABLE `t` APPLY (PURGE)");
         assert_eq!((steps[0].rewrite_bytes, steps[0].rows_purged), (500, 100));
         let mut c = optimize("t", 1000, 2);
         c.rows_purged = 100;
@@ -411,6 +454,50 @@ mod tests {
         let steps = upkeep(&[table(&s, &c, &d, 10)]);
         assert_eq!(steps[0].action, Action::CompactAndPurge);
         assert_eq!(steps[0].statement, "OPTIMIZE t");
+    }
+
+    #[test]
+    fn a_table_smaller_than_one_target_file_is_left_alone() {
+        let s = state("t", 4000, 10, 10);
+        let mut c = optimize("t", 4000, 10);
+        c.target_size = 1 << 30;
+        let c = [c];
+        // Without a size limit it is compacted.
+        assert_eq!(
+            upkeep(&[table(&s, &c, &[], 100)])[0].action,
+            Action::Compact
+        );
+        fn small<'a>(
+            s: &'a TableStateRow,
+            c: &'a [CompactionRow],
+            d: &'a [DeleteFileRow],
+        ) -> TableUpkeep<'a> {
+            TableUpkeep {
+                min_table_bytes: Some(1 << 30),
+                ..table(s, c, d, 100)
+            }
+        }
+        let steps = upkeep(&[small(&s, &c, &[])]);
+        assert_eq!(steps.len(), 1);
+        assert_eq!(steps[0].action, Action::LeaveAlone);
+        assert_eq!(
+            (steps[0].rewrite_bytes, steps[0].statement.as_str()),
+            (0, "")
+        );
+        assert!(steps[0].rewrites.contains("smaller than one target file"));
+        // Its purge still runs: deletes are not a size question.
+        let mut s = s;
+        s.rows_deleted = 100;
+        let d = [DeleteFileRow {
+            table: "t".into(),
+            file_bytes: 500,
+            deleted_rows: 100,
+            verdict: "rewrite_now",
+            rule: "delta_max_deleted_rows_ratio",
+            ..Default::default()
+        }];
+        let steps = upkeep(&[small(&s, &c, &d)]);
+        assert_eq!(steps[0].action, Action::PurgeDeletes);
     }
 
     #[test]

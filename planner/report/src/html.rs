@@ -254,17 +254,21 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                             } }
                         }
                     }
+                    @if !plan.left_alone.is_empty() {
+                        h3 { "Left alone" }
+                        ul id="left-alone" { @for l in &plan.left_alone { li { code { (l.table) } ": " (l.reason.to_string()) } } }
+                    }
                     @if !d.planned.left_out.is_empty() {
-                        h3 { "Would pay on their own but are not in the plan" }
-                        p class="muted" { "The budget, or a conflicting key on a shared table, keeps them out." }
+                        h3 { "Edges left out of the plan, and why" }
                         table class="sortable" id="left-out" {
-                            thead { tr { th { "edge" } th class="num" { "rewrite needed" } th class="num" { "stand-alone NPV" } } }
+                            thead { tr { th { "edge" } th class="num" { "rewrite needed" } th class="num" { "stand-alone NPV" } th { "why" } } }
                             tbody {
                                 @for m in &d.planned.left_out {
                                     tr {
                                         td class="name" { (m.label) }
                                         (num(m.rewrite_bytes, human(m.rewrite_bytes)))
                                         (num(m.standalone_npv, human(m.standalone_npv)))
+                                        td { (m.reason.to_string()) }
                                     }
                                 }
                             }
@@ -286,7 +290,7 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                         @if steps.is_empty() {
                             p { "No audited table needs compaction or delete purging." }
                         } @else {
-                            p class="muted" { "Ranked by value: bytes the logs read from the table × (1 + its join importance) × its overhead (read amplification − 1 + deleted-row share + small-file share). A table the layout plan reclusters is compacted and purged by that rewrite." }
+                            p class="muted" { "Ranked by value: bytes the logs read from the table × (1 + its join importance) × its overhead (read amplification − 1 + deleted-row share + small-file share). A table the layout plan reclusters is compacted and purged by that rewrite; a table smaller than one target file is left alone (not compacted; its deletes are still purged)." }
                             table class="sortable" id="maintenance-steps" {
                                 thead { tr {
                                     th class="num" { "#" } th { "table" } th { "step" } th { "rewrites" }

@@ -270,9 +270,10 @@ pub fn build(d: &ReportData<'_>) -> JoinGraph {
             return (
                 Status::LeftOut,
                 format!(
-                    "left out: needs a rewrite of {}, stand-alone NPV {}",
+                    "left out: needs a rewrite of {}, stand-alone NPV {}; {}",
                     human(l.rewrite_bytes),
-                    human(l.standalone_npv)
+                    human(l.standalone_npv),
+                    l.reason
                 ),
             );
         }

@@ -212,7 +212,7 @@ fn maintenance_section(s: &mut String, steps: &[maintenance::UpkeepStep]) {
     }
     let _ = writeln!(
         s,
-        "Ranked by value: bytes the logs read from the table × (1 + its join importance) × its overhead (read amplification − 1 + deleted-row share + small-file share). A table the layout plan reclusters is compacted and purged by that rewrite. Details: `table_state.csv`, `compaction.csv`, `deletes.csv`.\n"
+        "Ranked by value: bytes the logs read from the table × (1 + its join importance) × its overhead (read amplification − 1 + deleted-row share + small-file share). A table the layout plan reclusters is compacted and purged by that rewrite; a table smaller than one target file is left alone (not compacted; its deletes are still purged). Details: `table_state.csv`, `compaction.csv`, `deletes.csv`.\n"
     );
     let _ = writeln!(
         s,
@@ -232,7 +232,11 @@ fn maintenance_section(s: &mut String, steps: &[maintenance::UpkeepStep]) {
             st.small_file_share * 100.0,
             st.deleted_share * 100.0,
             human(st.scanned_bytes as f64),
-            code(&st.statement)
+            if st.statement.is_empty() {
+                "none".to_string()
+            } else {
+                code(&st.statement)
+            }
         );
     }
     let _ = writeln!(s);
@@ -300,8 +304,10 @@ pub fn render(d: &ReportData<'_>) -> String {
         );
     }
     let changed: Vec<_> = p.tables.iter().filter(|t| t.changed).collect();
-    if changed.is_empty() {
+    if changed.is_empty() && p.left_alone.is_empty() {
         let _ = writeln!(s, "No layout change pays for itself within the budgets.\n");
+    } else if changed.is_empty() {
+        let _ = writeln!(s, "No table changes layout: the tables below are left alone, and no other change pays for itself within the budgets.\n");
     }
     for t in &changed {
         let drift = t
@@ -352,16 +358,38 @@ pub fn render(d: &ReportData<'_>) -> String {
         human(p.total_npv),
         p.algorithm
     );
+    if !p.left_alone.is_empty() {
+        let _ = writeln!(s, "Left alone (kept in their current layout):\n");
+        for l in &p.left_alone {
+            let _ = writeln!(s, "- {}: {}", code(&l.table), text(&l.reason.to_string()));
+        }
+        let _ = writeln!(s);
+    }
     let missed = &d.planned.left_out;
     if !missed.is_empty() {
-        let _ = writeln!(s, "Would pay on their own but are not in the plan (budget, or a conflicting key on a shared table):\n");
+        let _ = writeln!(s, "Edges left out of the plan, and why:\n");
         for m in missed.iter().take(5) {
+            let need = if m.standalone_npv > 0.0 {
+                format!(
+                    " (needs a rewrite of {}, stand-alone NPV {})",
+                    human(m.rewrite_bytes),
+                    human(m.standalone_npv)
+                )
+            } else {
+                String::new()
+            };
             let _ = writeln!(
                 s,
-                "- {}: needs a rewrite of {}, stand-alone NPV {}",
+                "- {}{need}: {}",
                 text(&m.label),
-                human(m.rewrite_bytes),
-                human(m.standalone_npv)
+                text(&m.reason.to_string())
+            );
+        }
+        if missed.len() > 5 {
+            let _ = writeln!(
+                s,
+                "- … {} more in `report.html` and `plan.json`",
+                missed.len() - 5
             );
         }
         let _ = writeln!(s);

@@ -1,0 +1,344 @@
+//! The statements lakeaudit writes (issue 20 section 1, issue 16 case 2):
+//! each is one statement of a form the grammars allow
+//! (`planner/sql/src/check.rs`, written from Spark's, Delta's and Iceberg's
+//! ANTLR grammars), each touches only its own table, a hostile partition
+//! value or name never becomes SQL, and the planning rules leave alone what
+//! they should, saying why.
+
+#[allow(dead_code)]
+mod common;
+
+use common::*;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+fn tempdir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "lakeaudit-statements-{}-{name}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn parts(name: &str) -> Vec<String> {
+    sql::split_qualified(name)
+}
+
+/// Check every statement of a plan.sql: each block's statements (and its
+/// `-- prerequisite:` lines) touch only the table the block is for.
+fn check_plan_sql(text: &str) -> usize {
+    let mut n = 0;
+    let mut table: Option<Vec<String>> = None;
+    let mut block = String::new();
+    let mut flush = |table: &Option<Vec<String>>, block: &mut String| {
+        for s in sql::check_script(block).unwrap_or_else(|e| panic!("{e}\n{block}")) {
+            let t = table.as_ref().expect("a statement inside a table block");
+            assert!(
+                s.tables.iter().all(|x| x == t),
+                "{} touches {:?}",
+                s.text,
+                s.tables
+            );
+            n += 1;
+        }
+        block.clear();
+    };
+    for line in text.lines() {
+        if let Some(name) = line
+            .strip_prefix("-- ==== ")
+            .and_then(|l| l.strip_suffix(" ===="))
+        {
+            flush(&table, &mut block);
+            table = Some(parts(name));
+        } else if let Some(p) = line.strip_prefix("-- prerequisite: ") {
+            block.push_str(p);
+            block.push('\n');
+        } else {
+            block.push_str(line);
+            block.push('\n');
+        }
+    }
+    flush(&table, &mut block);
+    n
+}
+
+fn analyze_samples(extra: &[&str], name: &str) -> PathBuf {
+    let dir = tempdir(name);
+    let (samples, wh) = (sample(""), sample("warehouse"));
+    let out = dir.to_string_lossy().into_owned();
+    let mut args = vec!["analyze", &samples, "--tables", &wh];
+    args.extend_from_slice(extra);
+    args.extend(["--out", &out]);
+    ok(&args);
+    dir
+}
+
+fn read(dir: &Path, f: &str) -> String {
+    std::fs::read_to_string(dir.join(f)).unwrap()
+}
+
+/// The samples' tables are all below one target file: by default nothing
+/// is re-laid out, every table is listed as left alone with the rule, and
+/// plan.sql holds no statement.
+#[test]
+fn samples_left_alone_by_default_with_the_reason() {
+    let dir = analyze_samples(&[], "default");
+    let plan: serde_json::Value = serde_json::from_str(&read(&dir, "plan.json")).unwrap();
+    assert!(plan["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|t| t["changed"] == false));
+    let alone = plan["left_alone"].as_array().unwrap();
+    assert!(alone
+        .iter()
+        .any(|l| l["table"] == "spark_catalog.shop.customers"
+            && l["reason"]["rule"] == "smaller_than_target_file"));
+    let sql_text = read(&dir, "plan.sql");
+    assert_eq!(check_plan_sql(&sql_text), 0, "{sql_text}");
+    let md = read(&dir, "report.md");
+    assert!(
+        md.contains("- `spark_catalog.shop.customers`: smaller than one target file (9.0 KiB"),
+        "{md}"
+    );
+    // Maintenance: small tables are not compacted, and say so.
+    let maint = md.split("## Maintenance").nth(1).unwrap();
+    assert!(maint.contains("left alone"), "{maint}");
+    assert!(!maint.contains("`OPTIMIZE"), "{maint}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// With every table plannable: no change of negative own value, customers
+/// keeps its clustering, web_events (Iceberg) is never replaced by a Delta
+/// table, the TPC-H Parquet tables get only CONVERT TO DELTA, and every
+/// statement checks and touches only its table.
+#[test]
+fn samples_plan_has_no_negative_change_and_right_statements() {
+    let dir = analyze_samples(&["--min-table-size", "0"], "all");
+    let plan: serde_json::Value = serde_json::from_str(&read(&dir, "plan.json")).unwrap();
+    let tables = plan["tables"].as_array().unwrap();
+    for t in tables.iter().filter(|t| t["changed"] == true) {
+        assert!(t["npv_contribution"].as_f64().unwrap() >= 0.0, "{t}");
+    }
+    let changed = |name: &str| {
+        tables
+            .iter()
+            .any(|t| t["table"] == name && t["changed"] == true)
+    };
+    assert!(!changed("spark_catalog.shop.customers"));
+    assert!(!changed("spark_catalog.shop.web_events"));
+    assert!(changed("spark_catalog.shop.lineitem"));
+    let alone: BTreeMap<&str, &str> = plan["left_alone"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            (
+                l["table"].as_str().unwrap(),
+                l["reason"]["rule"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        alone.get("spark_catalog.shop.web_events"),
+        Some(&"negative_value")
+    );
+    let text = read(&dir, "plan.sql");
+    assert!(check_plan_sql(&text) >= 6, "{text}");
+    assert!(!text.contains("web_events` USING delta"), "{text}");
+    assert!(
+        text.contains("-- prerequisite: CONVERT TO DELTA `spark_catalog`.`default`.`lineitem`;")
+    );
+    assert!(
+        !text.contains("ALTER TABLE `spark_catalog`.`default`"),
+        "{text}"
+    );
+    assert!(
+        text.contains("ALTER TABLE `spark_catalog`.`shop`.`lineitem` CLUSTER BY (`l_orderkey`);")
+    );
+    // Left-out edges say their true reason; no budget was set, so none is
+    // "over the budget".
+    let md = read(&dir, "report.md");
+    assert!(md.contains("spark_catalog.default.lineitem(l_partkey) = spark_catalog.default.part(p_partkey) (needs a rewrite of 20.3 MiB, stand-alone NPV 109.8 MiB): conflicts with l_orderkey on spark_catalog.default.lineitem, which serves an edge worth more (spark_catalog.default.lineitem(l_orderkey) = spark_catalog.default.orders(o_orderkey))"), "{md}");
+    assert!(
+        md.contains(
+            "needs spark_catalog.shop.web_events, which is left alone: costs more than it saves"
+        ),
+        "{md}"
+    );
+    assert!(!md.contains("over the budget"), "{md}");
+    assert!(!md.contains("budget, or a conflicting key"), "{md}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A budget too small for the top edges: they are left out "over the budget".
+#[test]
+fn a_budget_leaves_edges_out_over_the_budget() {
+    let dir = analyze_samples(&["--min-table-size", "0", "--budget", "200KB"], "budget");
+    let md = read(&dir, "report.md");
+    assert!(
+        md.contains("stand-alone NPV 279.1 MiB): over the budget"),
+        "{md}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// One table of each format through the planner's statement writer.
+#[test]
+fn statements_for_delta_iceberg_and_parquet_check_and_touch_only_their_table() {
+    use planner::{ddl::table_sql, Layout, TableDecision, TableFormat};
+    let d = |table: &str, previous: Layout, replace: bool| TableDecision {
+        table: table.into(),
+        keys: vec!["k`1".into(), "e_custkey".into()],
+        previous,
+        changed: true,
+        replace,
+        rewrite_bytes: 1,
+        storage_bytes: 1,
+        edges_served: vec![],
+        npv_contribution: 1.0,
+    };
+    let cases = [
+        (
+            d(
+                "spark_catalog.shop.orders",
+                Layout::Partitioned(vec!["o_orderday".into()]),
+                true,
+            ),
+            TableFormat::Delta,
+        ),
+        (
+            d("spark_catalog.shop.lineitem", Layout::None, false),
+            TableFormat::Delta,
+        ),
+        (
+            d(
+                "spark_catalog.shop.web_events",
+                Layout::Partitioned(vec!["e_day".into()]),
+                true,
+            ),
+            TableFormat::Iceberg,
+        ),
+        (
+            d("shop.`we.ird`", Layout::None, false),
+            TableFormat::Iceberg,
+        ),
+        (
+            d("spark_catalog.default.lineitem", Layout::None, false),
+            TableFormat::Files("parquet".into()),
+        ),
+    ];
+    for (dec, format) in &cases {
+        let t = table_sql(dec, format);
+        let own = parts(&dec.table);
+        let all: Vec<&String> = t.statements.iter().chain(&t.prerequisites).collect();
+        assert!(!all.is_empty(), "{t:?}");
+        for s in all {
+            let c = sql::check_statement(s).unwrap_or_else(|e| panic!("{s}: {e}"));
+            // An Iceberg CALL in the default catalog names the table without it.
+            let fits = |x: &Vec<String>| {
+                *x == own || (own.len() == 2 && x[0] == sql::ICEBERG_CATALOG && x[1..] == own[..])
+            };
+            assert!(c.tables.iter().all(fits), "{s} touches {:?}", c.tables);
+        }
+        match format {
+            TableFormat::Iceberg => {
+                assert!(t
+                    .statements
+                    .iter()
+                    .all(|s| !s.contains("REPLACE") && !s.contains("USING delta")));
+                assert!(t.statements[0].contains("WRITE ORDERED BY `k``1` ASC NULLS FIRST"));
+                assert!(t.statements[1].contains("strategy => 'sort'"));
+            }
+            TableFormat::Files(_) => {
+                assert!(t.statements.is_empty());
+                assert_eq!(
+                    t.prerequisites,
+                    ["CONVERT TO DELTA `spark_catalog`.`default`.`lineitem`"]
+                );
+            }
+            _ => assert!(t.statements.last().unwrap().starts_with("ANALYZE TABLE")),
+        }
+    }
+    let unknown = table_sql(&cases[0].0, &TableFormat::Unknown);
+    assert!(unknown.statements.is_empty() && unknown.prerequisites.is_empty());
+    assert!(unknown.note.unwrap().contains("format is not known"));
+}
+
+/// Issue 16 case 2 on a mutated copy of the real deltalake-written
+/// `tables/warehouse/sales`: its `day` partition column made an integer,
+/// one partition's value `1; DROP TABLE prod.payments; --`, another's `2`,
+/// in a table directory whose name holds a backquote and a `;`. Every
+/// statement written is one statement on that table; the hostile value's
+/// statement is omitted with the reason.
+#[test]
+fn hostile_partition_values_and_names_never_become_statements() {
+    let root = tempdir("hostile");
+    let name = "pay`ments; DROP TABLE prod.x; --";
+    let log = root.join("evil.db").join(name).join("_delta_log");
+    std::fs::create_dir_all(&log).unwrap();
+    let src = testdata::data("tables/warehouse/sales/_delta_log");
+    for e in std::fs::read_dir(&src).unwrap() {
+        let p = e.unwrap().path();
+        let f = p.file_name().unwrap().to_string_lossy().into_owned();
+        // Replay the JSON commits alone (the checkpoint holds the old schema).
+        if !f.ends_with(".json") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&p).unwrap();
+        let text = text
+            .replace(
+                r#"{\"name\":\"day\",\"type\":\"string\""#,
+                r#"{\"name\":\"day\",\"type\":\"integer\""#,
+            )
+            .replace(
+                r#""day":"2024-01-01""#,
+                r#""day":"1; DROP TABLE prod.payments; --""#,
+            )
+            .replace(r#""day":"2024-01-02""#, r#""day":"2""#);
+        std::fs::write(log.join(&f), text).unwrap();
+    }
+    let out = root.join("out");
+    ok(&[
+        "tables",
+        &root.to_string_lossy(),
+        "--out",
+        &out.to_string_lossy(),
+        "--target-size",
+        "1000000",
+    ]);
+    let rows: Vec<serde_json::Value> = read(&out, "compaction.jsonl")
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let own = vec!["evil".to_string(), name.to_string()];
+    let mut checked = 0;
+    let mut omitted = 0;
+    for r in &rows {
+        let stmt = r["statement"].as_str().unwrap();
+        if r["reasons"].as_str().unwrap().contains("statement omitted") {
+            assert_eq!(stmt, "", "{r}");
+            omitted += 1;
+        }
+        if stmt.is_empty() || stmt.starts_with("--") {
+            continue;
+        }
+        let c = sql::check_statement(stmt).unwrap_or_else(|e| panic!("{stmt}: {e}"));
+        let fits =
+            |x: &Vec<String>| *x == own || (x[0] == sql::ICEBERG_CATALOG && x[1..] == own[..]);
+        assert!(c.tables.iter().all(fits), "{stmt} touches {:?}", c.tables);
+        checked += 1;
+    }
+    assert!(omitted >= 1, "{rows:?}");
+    assert!(checked >= 1, "{rows:?}");
+    assert!(
+        rows.iter().any(|r| r["statement"]
+            .as_str()
+            .unwrap()
+            .ends_with("WHERE `day` = 2")),
+        "{rows:?}"
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
