@@ -35,8 +35,9 @@ test-public:
 fmt:
 	$(CARGO) fmt --all -- --check
 
+## --all-features: the planner's `synth` targets (planner-eval, its bench) too.
 clippy:
-	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) clippy --workspace --all-targets --all-features -- -D warnings
 
 ## What CI runs: formatting, lints, tests.
 ci: fmt clippy test
