@@ -28,11 +28,11 @@ const JDBC: &str = "spark-events-qualification/jdbc_eventlog.zstd";
 const RDD_SCANS: &str = "spark-events-qualification/dsAndDf_eventlog.zstd";
 const EMR: &str = "spark-events-qualification/multiple_attempts/attempt_1_eventlog.zstd";
 
-/// The log `rel` under `LAKEAUDIT_PUBLIC_LOGS`, or `None` (with a skip line
-/// on the test's real stderr, which libtest does not capture) when the
+/// The logs `rels` under `LAKEAUDIT_PUBLIC_LOGS`, or `None` (with one skip
+/// line on the test's real stderr, which libtest does not capture) when the
 /// variable is unset. Set but wrong, the test fails: a run that asked for
 /// the public logs must read them.
-fn public_log(test: &str, rel: &str) -> Option<String> {
+fn public_logs<const N: usize>(test: &str, rels: [&str; N]) -> Option<[String; N]> {
     let Some(dir) = std::env::var_os(ENV).filter(|d| !d.is_empty()) else {
         let _ = writeln!(
             std::io::stderr(),
@@ -40,9 +40,11 @@ fn public_log(test: &str, rel: &str) -> Option<String> {
         );
         return None;
     };
-    let p = PathBuf::from(dir).join(rel);
-    assert!(p.is_file(), "{ENV}: {} is not a file", p.display());
-    Some(p.to_string_lossy().into_owned())
+    Some(rels.map(|rel| {
+        let p = PathBuf::from(&dir).join(rel);
+        assert!(p.is_file(), "{ENV}: {} is not a file", p.display());
+        p.to_string_lossy().into_owned()
+    }))
 }
 
 /// `lakeaudit queries` records by execution id.
@@ -109,7 +111,7 @@ fn rel_lines(recs: &BTreeMap<u64, Value>) -> Vec<String> {
 
 #[test]
 fn photon_q88_joins_are_the_three_store_sales_keys_in_all_eight_branches() {
-    let Some(log) = public_log("photon_q88", Q88) else {
+    let Some([log]) = public_logs("photon_q88", [Q88]) else {
         return;
     };
     let recs = records(&log);
@@ -183,10 +185,7 @@ fn assert_no_empty_scan_name(name: &str, recs: &BTreeMap<u64, Value>) {
 
 #[test]
 fn gpu_joins_are_found_with_their_keys_in_arguments() {
-    let (Some(q66), Some(join)) = (
-        public_log("gpu_joins", Q66),
-        public_log("gpu_joins", RAPIDS_JOIN),
-    ) else {
+    let Some([q66, join]) = public_logs("gpu_joins", [Q66, RAPIDS_JOIN]) else {
         return;
     };
     let recs = records(&q66);
@@ -227,7 +226,7 @@ fn gpu_joins_are_found_with_their_keys_in_arguments() {
 
 #[test]
 fn spark2_extended_plans_find_the_csv_join() {
-    let Some(log) = public_log("spark2_extended", SPARK2) else {
+    let Some([log]) = public_logs("spark2_extended", [SPARK2]) else {
         return;
     };
     let recs = records(&log);
@@ -241,13 +240,9 @@ fn spark2_extended_plans_find_the_csv_join() {
 
 #[test]
 fn non_table_scans_are_named_by_what_they_read() {
-    let (Some(jdbc_log), Some(rdd_log), Some(emr_log), Some(q66), Some(join), Some(spark2)) = (
-        public_log("non_table_scans", JDBC),
-        public_log("non_table_scans", RDD_SCANS),
-        public_log("non_table_scans", EMR),
-        public_log("non_table_scans", Q66),
-        public_log("non_table_scans", RAPIDS_JOIN),
-        public_log("non_table_scans", SPARK2),
+    let Some([jdbc_log, rdd_log, emr_log, q66, join, spark2]) = public_logs(
+        "non_table_scans",
+        [JDBC, RDD_SCANS, EMR, Q66, RAPIDS_JOIN, SPARK2],
     ) else {
         return;
     };
