@@ -10,7 +10,7 @@ TABLES ?= $(if $(filter samples samples/,$(LOG)),samples/warehouse,)
 # by scripts/make_bench_log.py with real pyspark when missing).
 BENCH_LOG ?= target/bench/big-eventlog
 
-.PHONY: analyze test bench bench-tables ci fmt clippy planner-eval build spark-venv tables-venv test-spark report-check iceberg-venv test-sql-spark
+.PHONY: analyze test test-public bench bench-tables ci fmt clippy planner-eval build spark-venv tables-venv test-spark report-check iceberg-venv test-sql-spark
 
 build:
 	$(CARGO) build --release --bin lakeaudit
@@ -24,11 +24,20 @@ analyze: build
 test:
 	$(CARGO) test --workspace
 
+## The tests on NVIDIA/spark-rapids-tools' public logs (Photon, RAPIDS,
+## Spark 2.2, EMR, JDBC, RDD scans; tests/PUBLIC_LOGS.md), which are not in
+## the repository: LAKEAUDIT_PUBLIC_LOGS names the folder holding their
+## spark-events-profiling/ and spark-events-qualification/.
+test-public:
+	@test -n "$$LAKEAUDIT_PUBLIC_LOGS" || { echo "make test-public: set LAKEAUDIT_PUBLIC_LOGS to the folder of the public logs (tests/PUBLIC_LOGS.md)" >&2; exit 2; }
+	$(CARGO) test --test public
+
 fmt:
 	$(CARGO) fmt --all -- --check
 
+## --all-features: the planner's `synth` targets (planner-eval, its bench) too.
 clippy:
-	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) clippy --workspace --all-targets --all-features -- -D warnings
 
 ## What CI runs: formatting, lints, tests.
 ci: fmt clippy test

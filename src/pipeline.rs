@@ -201,20 +201,14 @@ pub fn table_inputs(args: &ScoreArgs, data: &mut Ingested<Exec>) -> Result<Table
             .ok()
             .map(|p| format!("file:{}", p.display()));
         let id = locations.identify(&s.table, location.as_deref());
-        let list = |v: &str| {
-            v.split(';')
-                .filter(|c| !c.is_empty())
-                .map(str::to_string)
-                .collect::<Vec<_>>()
-        };
         stats.0.insert(
             id.clone(),
             TableStat {
                 bytes: Some(s.bytes),
                 rows: Some(s.rows_live),
                 files: Some(s.files),
-                partitioned_by: list(&s.partition_columns),
-                clustered_by: list(&s.clustering_columns),
+                partitioned_by: s.partition_columns.clone(),
+                clustered_by: s.clustering_columns.clone(),
                 from_audit: true,
             },
         );

@@ -164,8 +164,8 @@ impl Audit {
                 bytes: s.bytes,
                 rows: s.rows_live,
                 files: s.files,
-                partitioned_by: &s.partition_columns,
-                clustered_by: &s.clustering_columns,
+                partitioned_by: &s.partition_columns.join(";"),
+                clustered_by: &s.clustering_columns.join(";"),
             };
             w.push_str(&csv_line(&[
                 r.table.to_string(),
@@ -259,6 +259,14 @@ fn columns<T: Serialize>(rows: &[T], names: &[&'static str]) -> Result<Vec<Col>>
                     .map(|v| match v {
                         serde_json::Value::Null => None,
                         serde_json::Value::String(s) => Some(s.clone()),
+                        // A list of names (`partition_columns`): `;`-joined
+                        // in CSV and Parquet, as `--table-stats` reads it.
+                        serde_json::Value::Array(a) if a.iter().all(|x| x.is_string()) => Some(
+                            a.iter()
+                                .filter_map(|x| x.as_str())
+                                .collect::<Vec<_>>()
+                                .join(";"),
+                        ),
                         other => Some(other.to_string()),
                     })
                     .collect(),

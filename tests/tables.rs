@@ -4,7 +4,7 @@
 //! tables of `tables/thresholds` sit exactly on the compaction policies'
 //! and the delete verdicts' thresholds.
 
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -130,10 +130,14 @@ fn table_state_matches_delta_rs_and_pyiceberg() {
     }
     let dv = &got["orders_dv"];
     assert_eq!(dv["deletion_vectors"], 2);
-    assert_eq!(dv["features"], "deletionVectors");
+    assert_eq!(dv["features"], json!(["deletionVectors"]));
     assert_eq!(dv["format_version"], "3/7");
-    assert_eq!(got["customers"]["clustering_columns"], "c_custkey;c_nation");
-    assert_eq!(got["sales"]["partition_columns"], "day");
+    // Lists are JSON arrays in JSON lines.
+    assert_eq!(
+        got["customers"]["clustering_columns"],
+        json!(["c_custkey", "c_nation"])
+    );
+    assert_eq!(got["sales"]["partition_columns"], json!(["day"]));
     // Checkpoint at 23, optimize at 24, two appends after it.
     assert_eq!(got["sales"]["commits_since_checkpoint"], 3);
     let ice = &got["ice.events"];
@@ -141,7 +145,7 @@ fn table_state_matches_delta_rs_and_pyiceberg() {
         ice["pos_delete_files"],
         want["ice.events"]["pos_delete_files"]
     );
-    assert_eq!(ice["partition_columns"], "region");
+    assert_eq!(ice["partition_columns"], json!(["region"]));
 }
 
 #[test]
@@ -1018,7 +1022,7 @@ fn iceberg_v3_deletion_vectors_match_pyiceberg() {
         .find(|t| t["table"] == "ice.dvs")
         .unwrap();
     assert_eq!(t["format_version"], "3");
-    assert_eq!(t["features"], "deletion-vectors");
+    assert_eq!(t["features"], json!(["deletion-vectors"]));
     for (k, r) in [
         ("deletion_vectors", "deletion_vectors"),
         ("dv_bytes", "dv_bytes"),
@@ -1175,8 +1179,14 @@ fn the_sample_warehouse_reads_as_delta_rs_and_pyiceberg_report_it() {
     let got = assert_matches_readers(&testdata::sample("warehouse"), &want, &["--deep"]);
     let dvs = want["shop.orders"]["dv_cardinalities"].as_array().unwrap();
     assert_eq!(got["shop.orders"]["deletion_vectors"], dvs.len());
-    assert_eq!(got["shop.orders"]["partition_columns"], "o_orderday");
-    assert_eq!(got["shop.customers"]["clustering_columns"], "c_nationkey");
+    assert_eq!(
+        got["shop.orders"]["partition_columns"],
+        json!(["o_orderday"])
+    );
+    assert_eq!(
+        got["shop.customers"]["clustering_columns"],
+        json!(["c_nationkey"])
+    );
     assert_eq!(
         got["shop.web_events"]["pos_delete_files"],
         want["shop.web_events"]["pos_delete_files"]
@@ -1206,7 +1216,7 @@ fn typed_checkpoint_columns_match_delta_rs() {
         // appends after it.
         assert_eq!(r["checkpoint_version"], 9);
         assert_eq!(g["commits_since_checkpoint"], 2, "{table}");
-        assert_eq!(g["partition_columns"], "day", "{table}");
+        assert_eq!(g["partition_columns"], json!(["day"]), "{table}");
         assert_eq!(g["stats_coverage"], 1.0, "{table}");
         assert_eq!(g["violations"], 0, "{table}");
         // Every file in the partition delta-rs puts it in: the checkpoint's

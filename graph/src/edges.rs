@@ -8,7 +8,6 @@
 use crate::relationships::Relationship;
 use crate::score;
 use crate::tables::{canonical_table, is_table, short_table};
-use petgraph::graph::UnGraph;
 use plan::JoinStrategy;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -335,22 +334,6 @@ pub fn build_edges(execs: &[ExecFacts], cost: CostMeasure, fallback: &RowFallbac
         .collect();
     rows.sort_by(|a, b| b.jis.total_cmp(&a.jis).then_with(|| a.key().cmp(&b.key())));
     rows
-}
-
-/// The join graph: tables as nodes, edges weighted by JIS.
-pub fn join_graph(rows: &[EdgeRow]) -> UnGraph<String, f64> {
-    let mut g = UnGraph::new_undirected();
-    let mut idx = BTreeMap::new();
-    let mut node = |g: &mut UnGraph<String, f64>, t: &str| {
-        *idx.entry(t.to_string())
-            .or_insert_with(|| g.add_node(t.to_string()))
-    };
-    for r in rows {
-        let a = node(&mut g, &r.left_table);
-        let b = node(&mut g, &r.right_table);
-        g.add_edge(a, b, r.jis);
-    }
-    g
 }
 
 /// Where windows of `width_ms` start so that the last one ends just after

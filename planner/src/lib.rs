@@ -55,6 +55,7 @@ pub mod size;
 mod split;
 mod state;
 pub mod stats;
+#[cfg(any(test, feature = "synth"))]
 pub mod synth;
 pub mod workload;
 

@@ -695,8 +695,7 @@ impl PlanSource {
 /// A finished plan: a [`PlanNode`] tree after the output pass
 /// ([`crate::output::derive_outputs`]), with every node numbered
 /// ([`NodeId`]). Parsers return plans; analyses take them. Read the tree
-/// through `Deref`; to change it, take it apart with [`Plan::into_root`]
-/// and finish it again.
+/// through `Deref`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Plan {
     root: PlanNode,
@@ -723,11 +722,6 @@ impl Plan {
     /// The root operator.
     pub fn root(&self) -> &PlanNode {
         &self.root
-    }
-
-    /// The tree, to change and finish again.
-    pub fn into_root(self) -> PlanNode {
-        self.root
     }
 
     /// How many operators the plan has (subquery plans included).

@@ -1355,7 +1355,8 @@ Arguments: isFinalPlan=true
             scan_format("Scan parquet default.orders").as_deref(),
             Some("parquet")
         );
-        // Names of the real logs in tests/data/lineage and tests/data/public:
+        // Names of the real logs in tests/data/lineage and the public logs
+        // tests/public.rs reads:
         // a V2 file read is its path, never `parquet file:/...`.
         assert_eq!(
             t("BatchScan parquet file:/tmp/w/orders", None),

@@ -12,9 +12,10 @@ pub struct TableStateRow {
     pub location: String,
     pub version_or_snapshot: i64,
     pub format_version: String,
-    pub features: String,
-    pub partition_columns: String,
-    pub clustering_columns: String,
+    /// Lists stay lists: JSON arrays; CSV and Parquet join them with `;`.
+    pub features: Vec<String>,
+    pub partition_columns: Vec<String>,
+    pub clustering_columns: Vec<String>,
     pub files: u64,
     pub bytes: u64,
     pub rows_physical: u64,
@@ -88,7 +89,7 @@ pub fn summarize(t: &TableState, target: Option<u64>) -> TableStateRow {
         location: t.location.display().to_string(),
         version_or_snapshot: t.version,
         format_version: t.format_version.clone(),
-        features: t.features.join(";"),
+        features: t.features.clone(),
         partition_columns: t
             .partition_fields
             .iter()
@@ -99,9 +100,8 @@ pub fn summarize(t: &TableState, target: Option<u64>) -> TableStateRow {
                     format!("{}({})", f.transform, f.source)
                 }
             })
-            .collect::<Vec<_>>()
-            .join(";"),
-        clustering_columns: t.clustering_columns.join(";"),
+            .collect(),
+        clustering_columns: t.clustering_columns.clone(),
         files: t.files.len() as u64,
         bytes: sizes.iter().sum(),
         rows_physical,
