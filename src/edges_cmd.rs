@@ -88,7 +88,7 @@ pub fn run(
                 explain_edge(&mut outw, r, *win, rows.len(), &data.records)?;
             }
         }
-        outw.flush()?;
+        outw.finish()?;
         report_problems(&data.errors, &data.warnings);
         if !found {
             bail!("no edge matches {pattern:?} (try `orders-lineitem` or `orders.o_orderkey=lineitem.l_orderkey`)");
@@ -109,7 +109,7 @@ pub fn run(
                     o.write_all(b"\n")?;
                 }
             }
-            o.flush()?;
+            o.finish()?;
         }
         other => {
             let windowed = window.is_some();

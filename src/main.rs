@@ -66,9 +66,10 @@ enum Command {
     Queries {
         #[command(flatten)]
         inputs: Inputs,
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = Format::Jsonl)]
-        format: Format,
+        /// Output format; default: from the extension of `-o FILE`
+        /// (`.jsonl`, `.csv`, `.parquet`, `.txt`), else jsonl.
+        #[arg(long, value_enum)]
+        format: Option<Format>,
         /// Write to FILE instead of standard output.
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
@@ -92,9 +93,10 @@ enum Command {
         /// `orders.o_orderkey=lineitem.l_orderkey`).
         #[arg(long, value_name = "EDGE")]
         explain: Option<String>,
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = Format::Table)]
-        format: Format,
+        /// Output format; default: from the extension of `-o FILE`
+        /// (`.jsonl`, `.csv`, `.parquet`, `.txt`), else table.
+        #[arg(long, value_enum)]
+        format: Option<Format>,
         /// Write to FILE instead of standard output.
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
@@ -108,6 +110,10 @@ enum Command {
         score: edges_cmd::ScoreArgs,
         #[command(flatten)]
         plan: plan_cmd::PlanArgs,
+        /// Plan a planning instance written as JSON (planner/INSTANCE.md)
+        /// instead of logs; `--budget`/`--storage-budget` override its budgets.
+        #[arg(long, value_name = "FILE.json", conflicts_with = "paths")]
+        instance: Option<PathBuf>,
         /// Output format.
         #[arg(long, value_enum, default_value_t = PlanFormat::Text)]
         format: PlanFormat,
@@ -130,9 +136,10 @@ enum Command {
         /// JIS normalisation: per window (METHOD.md) or joint over each pair.
         #[arg(long, value_enum, default_value_t = drift_cmd::Normalize::Window)]
         normalize: drift_cmd::Normalize,
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = Format::Table)]
-        format: Format,
+        /// Output format; default: from the extension of `-o FILE`
+        /// (`.jsonl`, `.csv`, `.parquet`, `.txt`), else table.
+        #[arg(long, value_enum)]
+        format: Option<Format>,
         /// Write to FILE instead of standard output.
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
@@ -149,9 +156,15 @@ enum Command {
         /// Drift threshold.
         #[arg(long, default_value_t = 0.10)]
         threshold: f64,
-        /// Output directory.
-        #[arg(long, value_name = "DIR", default_value = "analysis")]
+        /// Output directory (created if needed). A directory holding files
+        /// lakeaudit did not write is refused; files an earlier run wrote
+        /// and this one does not are removed (see `.lakeaudit-outputs`).
+        #[arg(long, value_name = "DIR")]
         out: PathBuf,
+        /// Write into `--out DIR` even though it holds other files (they are
+        /// left alone).
+        #[arg(long)]
+        force: bool,
     },
     /// Delta and Iceberg table state from metadata: files, sizes, rows,
     /// deletes, and the compaction each engine would run.
@@ -181,7 +194,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
             format,
             output,
             apps,
-        } => queries::run(&inputs, format, output.as_deref(), apps.as_deref())?,
+        } => {
+            let format = output::resolve_format(format, output.as_deref(), Format::Jsonl)?;
+            queries::run(&inputs, format, output.as_deref(), apps.as_deref())?
+        }
         Command::Edges {
             inputs,
             score,
@@ -194,21 +210,23 @@ fn run(cli: Cli) -> Result<ExitCode> {
             &score,
             window.as_deref(),
             explain.as_deref(),
-            format,
+            output::resolve_format(format, output.as_deref(), Format::Table)?,
             output.as_deref(),
         )?,
         Command::Plan {
             plan,
             format,
             output,
+            instance: Some(instance),
             ..
-        } if plan.instance.is_some() => plan_cmd::run_instance(&plan, format, output.as_deref())?,
+        } => plan_cmd::run_instance(&instance, &plan, format, output.as_deref())?,
         Command::Plan {
             inputs,
             score,
             plan,
             format,
             output,
+            instance: None,
         } => analyze::plan(&inputs, &score, &plan, format, output.as_deref())?,
         Command::Drift {
             inputs,
@@ -224,7 +242,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             &window,
             threshold,
             normalize,
-            format,
+            output::resolve_format(format, output.as_deref(), Format::Table)?,
             output.as_deref(),
         )?,
         Command::Analyze {
@@ -233,7 +251,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             plan,
             threshold,
             out,
-        } => analyze::run(&inputs, &score, &plan, threshold, &out)?,
+            force,
+        } => analyze::run(&inputs, &score, &plan, threshold, &out, force)?,
         Command::Tables(args) => tables_cmd::run(&args)?,
     };
     Ok(if failed {

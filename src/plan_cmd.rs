@@ -4,7 +4,7 @@
 use crate::edges_cmd::ScoreArgs;
 use crate::pipeline::{self, Exec};
 use crate::PlanFormat;
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use graph::edges::CostMeasure;
 use graph::time::{format_time, parse_duration};
 use planner::{
@@ -13,7 +13,7 @@ use planner::{
 };
 use std::fmt::Write as _;
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Planner flags.
 #[derive(clap::Args, Debug, Clone)]
@@ -50,10 +50,6 @@ pub struct PlanArgs {
     /// Window the plan is made for: the most recent window of this length.
     #[arg(long, default_value = "7d")]
     pub window: String,
-    /// Plan a planning instance written as JSON (planner/INSTANCE.md)
-    /// instead of logs; `--budget`/`--storage-budget` override its budgets.
-    #[arg(long, value_name = "FILE.json", conflicts_with = "paths")]
-    pub instance: Option<PathBuf>,
 }
 
 impl PlanArgs {
@@ -84,10 +80,12 @@ impl PlanArgs {
 
 /// `plan --instance FILE.json`: plan a stated instance. Returns false (no
 /// input failed) or an error naming the file.
-pub fn run_instance(args: &PlanArgs, format: PlanFormat, out: Option<&Path>) -> Result<bool> {
-    let Some(path) = args.instance.as_deref() else {
-        bail!("--instance FILE.json is needed");
-    };
+pub fn run_instance(
+    path: &Path,
+    args: &PlanArgs,
+    format: PlanFormat,
+    out: Option<&Path>,
+) -> Result<bool> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read instance {}", path.display()))?;
     let mut inst =
@@ -118,7 +116,7 @@ pub fn run_instance(args: &PlanArgs, format: PlanFormat, out: Option<&Path>) -> 
         }
         PlanFormat::Sql => o.write_all(planner::ddl(&planned.plan).as_bytes())?,
     }
-    o.flush()?;
+    o.finish()?;
     Ok(false)
 }
 

@@ -15,10 +15,10 @@ pub fn run(
 ) -> Result<bool> {
     let data = pipeline::load(inputs)?;
     if let Some(p) = apps {
-        output::write_jsonl(&data.apps, &mut *output::open_out(Some(p))?)?;
+        output::write_to(Some(p), |w| output::write_jsonl(&data.apps, w))?;
     }
     match format {
-        Format::Jsonl => output::write_jsonl(&data.records, &mut *output::open_out(out)?)?,
+        Format::Jsonl => output::write_to(out, |w| output::write_jsonl(&data.records, w))?,
         other => {
             output::write_columns(&columns(&data.records, other == Format::Table), other, out)?
         }
