@@ -394,8 +394,7 @@ impl OutDir {
         }
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         let manifest = dir.join(MANIFEST);
-        let earlier: std::collections::BTreeSet<String> = match std::fs::read_to_string(&manifest)
-        {
+        let earlier: std::collections::BTreeSet<String> = match std::fs::read_to_string(&manifest) {
             Ok(text) => text
                 .lines()
                 .map(str::trim)
@@ -482,7 +481,11 @@ fn is_temp_name(name: &str) -> bool {
 /// extension (`.jsonl`/`.json`/`.ndjson`, `.csv`, `.parquet`, `.txt`), else
 /// `default`. A `--format` the extension contradicts is refused, and so is
 /// Parquet to a terminal; both before any input is read.
-pub fn resolve_format(given: Option<Format>, path: Option<&Path>, default: Format) -> Result<Format> {
+pub fn resolve_format(
+    given: Option<Format>,
+    path: Option<&Path>,
+    default: Format,
+) -> Result<Format> {
     let by_ext = path
         .and_then(|p| p.extension())
         .and_then(|e| e.to_str())

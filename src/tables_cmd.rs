@@ -283,9 +283,7 @@ fn write<T: Serialize>(
     path: Option<&Path>,
 ) -> Result<()> {
     match format {
-        Format::Jsonl => {
-            output::write_to(path, |w| output::write_jsonl(rows, w))
-        }
+        Format::Jsonl => output::write_to(path, |w| output::write_jsonl(rows, w)),
         other => output::write_columns(&columns(rows, names)?, other, path),
     }
 }
@@ -376,7 +374,9 @@ impl Audit {
         write(&self.deletes, DELETES, format, Some(&p("deletes")))?;
         write(&self.rollups, ROLLUP, format, Some(&p("deletes_tables")))?;
         let stats = dir.file("table_stats.csv");
-        output::write_to(Some(&stats), |w| Ok(w.write_all(self.table_stats_csv().as_bytes())?))?;
+        output::write_to(Some(&stats), |w| {
+            Ok(w.write_all(self.table_stats_csv().as_bytes())?)
+        })?;
         Ok(())
     }
 }
@@ -412,7 +412,10 @@ pub fn run(args: &TablesArgs) -> Result<bool> {
             let known = tables_outputs();
             let known: Vec<&str> = known.iter().map(String::as_str).collect();
             let format = args.format.unwrap_or(Format::Jsonl);
-            (format, Some(output::OutDir::prepare(dir, &known, args.force)?))
+            (
+                format,
+                Some(output::OutDir::prepare(dir, &known, args.force)?),
+            )
         }
         None => (
             output::resolve_format(args.format, args.output.as_deref(), Format::Jsonl)?,

@@ -1016,12 +1016,20 @@ mod tests {
         let capped = summarize_with(&input, 1000).unwrap();
         // every line over 1000 bytes is skipped, every other line is read
         let text = std::fs::read(&plain).unwrap();
-        let lines: Vec<&[u8]> = text.split(|&b| b == b'\n').filter(|l| !l.is_empty()).collect();
-        let long: Vec<usize> = (0..lines.len()).filter(|&i| lines[i].len() > 1000).collect();
+        let lines: Vec<&[u8]> = text
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .collect();
+        let long: Vec<usize> = (0..lines.len())
+            .filter(|&i| lines[i].len() > 1000)
+            .collect();
         assert!(!long.is_empty());
         assert_eq!(capped.lines, all.lines - long.len() as u64);
         assert_eq!(capped.bytes, all.bytes, "skipped bytes still count as read");
-        assert_eq!(capped.last_line, all.last_line, "reading goes on to the end");
+        assert_eq!(
+            capped.last_line, all.last_line,
+            "reading goes on to the end"
+        );
         let want: Vec<String> = long
             .iter()
             .map(|i| {

@@ -540,7 +540,11 @@ fn expr_at(input: &str, depth: usize) -> PResult<'_, Expr> {
         i = rest;
         let mut first_round = true;
         loop {
-            let (rest, v) = postfix(i, value, depth + parents.len() + parents_cost + cur.cost() + 1)?;
+            let (rest, v) = postfix(
+                i,
+                value,
+                depth + parents.len() + parents_cost + cur.cost() + 1,
+            )?;
             value = v;
             // `first(sum(x)#3) ignore nulls#4`: an attribute's name is all
             // of the operand's text before its `#id`.
@@ -1491,6 +1495,9 @@ mod tests {
         let text = minus.join(" - ");
         assert_eq!(parse_expr(&text), Expr::Raw(text.clone()));
         // Within the budget it parses.
-        assert!(!matches!(parse_expr(&minus[..1000].join(" - ")), Expr::Raw(_)));
+        assert!(!matches!(
+            parse_expr(&minus[..1000].join(" - ")),
+            Expr::Raw(_)
+        ));
     }
 }
