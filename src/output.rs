@@ -279,11 +279,7 @@ pub fn frame(cols: &[Col]) -> Result<DataFrame> {
 /// through [`csv_safe`]; Parquet and the table keep the raw values.
 pub fn write_columns(cols: &[Col], format: Format, path: Option<&Path>) -> Result<()> {
     match format {
-        Format::Csv => {
-            let safe: Vec<Col> = cols.iter().map(Col::csv_safe).collect();
-            let mut df = frame(&safe)?;
-            write_to(path, |out| Ok(CsvWriter::new(out).finish(&mut df)?))?;
-        }
+        Format::Csv => write_to(path, |out| write_csv(cols, out, true))?,
         Format::Parquet => {
             if path.is_none() && io::IsTerminal::is_terminal(&io::stdout()) {
                 bail!("Parquet is binary: give -o FILE or redirect standard output");
@@ -297,6 +293,15 @@ pub fn write_columns(cols: &[Col], format: Format, path: Option<&Path>) -> Resul
         Format::Table => write_to(path, |out| write_table(cols, out))?,
         Format::Jsonl => bail!("internal: JSON lines are written from records"),
     }
+    Ok(())
+}
+
+/// Write columns as CSV rows (with the header line when `header`), text
+/// cells through [`csv_safe`]. Rows written in batches read as one file.
+pub fn write_csv(cols: &[Col], out: &mut dyn Write, header: bool) -> Result<()> {
+    let safe: Vec<Col> = cols.iter().map(Col::csv_safe).collect();
+    let mut df = frame(&safe)?;
+    CsvWriter::new(out).include_header(header).finish(&mut df)?;
     Ok(())
 }
 
