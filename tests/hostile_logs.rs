@@ -92,6 +92,7 @@ fn a_join_condition_of_40000_terms_is_read() {
     assert_eq!(four["relationships"], want_four["relationships"]);
     let c = four["joins"][0]["condition"].as_str().unwrap();
     assert_eq!(c.matches(" AND ").count(), 39_999);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// 16.9: a 256 MiB line in the real zstd log, read with a 16 MiB line cap
@@ -156,6 +157,7 @@ fn an_over_long_line_in_a_zstd_log_is_skipped_and_reading_goes_on() {
         assert_eq!(g["execution_id"], w["execution_id"]);
         assert_eq!(g["relationships"], w["relationships"]);
     }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Robust by construction: a panic while one log is read (injected in
@@ -589,6 +591,7 @@ fn queries_on_many_executions_keeps_only_their_places() {
         rows += 1;
     }
     assert_eq!(rows, n);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The streamed outputs are byte for byte those written from memory (the
