@@ -6,7 +6,7 @@ use crate::output::{self, Format};
 use crate::pipeline;
 use crate::plan_cmd::{self, PlanArgs};
 use crate::{queries, report_problems, savings, Inputs, PlanFormat};
-use anyhow::{Context, Result};
+use anyhow::Result;
 use graph::edges::{build_edges, CostMeasure};
 use planner::{human, DriftRow, Planned};
 use std::io::Write;
@@ -34,7 +34,7 @@ pub fn plan(
         }
         PlanFormat::Sql => o.write_all(planner::ddl_for(&planned.plan, &formats).as_bytes())?,
     }
-    o.flush()?;
+    o.finish()?;
     report_problems(&data.errors, &data.warnings);
     Ok(data.failed())
 }
@@ -53,7 +53,7 @@ pub fn drift(
     let stats = pipeline::table_inputs(score, &mut data)?.stats;
     let rows = drift_cmd::compute(&data.records, score, &stats, window, threshold, normalize)?;
     match format {
-        Format::Jsonl => output::write_jsonl(&rows, &mut *output::open_out(out)?)?,
+        Format::Jsonl => output::write_to(out, |w| output::write_jsonl(&rows, w))?,
         Format::Table => drift_cmd::write_table(&rows, out)?,
         other => output::write_columns(&drift_cmd::columns(&rows, false), other, out)?,
     }
@@ -74,16 +74,18 @@ pub fn run(
     threshold: f64,
     normalize: Normalize,
     dir: &Path,
+    force: bool,
 ) -> Result<bool> {
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    // The directory is checked before any input is read.
+    let mut out = output::OutDir::prepare(dir, ANALYZE_OUTPUTS, force)?;
     let mut data = pipeline::load(inputs)?;
     let tables = pipeline::table_inputs(score, &mut data)?;
     let stats = &tables.stats;
-    let file = |name: &str| dir.join(name);
     // table audit
     if let Some(a) = &tables.audit {
-        a.write_dir(dir, Format::Csv)?;
+        a.write_into(&mut out, Format::Csv)?;
     }
+    let mut file = |name: &str| out.file(name);
 
     // queries
     output::write_columns(
@@ -122,11 +124,11 @@ pub fn run(
     let mut pj = output::open_out(Some(&file("plan.json")))?;
     serde_json::to_writer_pretty(&mut pj, &planned.json())?;
     pj.write_all(b"\n")?;
-    pj.flush()?;
+    pj.finish()?;
     let sql = planner::ddl_for(&planned.plan, &pipeline::formats(&data.records, &tables));
     let mut ps = output::open_out(Some(&file("plan.sql")))?;
     ps.write_all(sql.as_bytes())?;
-    ps.flush()?;
+    ps.finish()?;
     // maintenance
     let steps = tables
         .audit
@@ -150,9 +152,9 @@ pub fn run(
         ("report.md", report::markdown::render(&rd)),
         ("report.html", report::html(&rd)?),
     ] {
-        std::fs::write(file(name), text)
-            .with_context(|| format!("cannot write {}", file(name).display()))?;
+        output::write_to(Some(&file(name)), |w| Ok(w.write_all(text.as_bytes())?))?;
     }
+    out.finish()?;
 
     // Warnings first: the summary is the last line.
     report_problems(&data.errors, &data.warnings);
@@ -180,6 +182,25 @@ static NO_PRICES: report::Money = report::Money {
     cost_per_tb: None,
     cost_per_hour: None,
 };
+
+/// Every name `analyze` can write into its directory (with `--tables`, the
+/// audit's CSVs too): in a directory without a manifest, these are taken
+/// as an earlier run's.
+const ANALYZE_OUTPUTS: &[&str] = &[
+    "queries.parquet",
+    "edges.parquet",
+    "edges.csv",
+    "drift.csv",
+    "plan.json",
+    "plan.sql",
+    "report.md",
+    "report.html",
+    "table_state.csv",
+    "compaction.csv",
+    "deletes.csv",
+    "deletes_tables.csv",
+    "table_stats.csv",
+];
 
 /// Everything the reports show.
 fn report_data<'a>(

@@ -89,7 +89,7 @@ pub fn run(
                 explain_edge(&mut outw, r, *win, rows.len(), &data.records)?;
             }
         }
-        outw.flush()?;
+        outw.finish()?;
         report_problems(&data.errors, &data.warnings);
         if !found {
             let mut labels: Vec<String> = tables
@@ -123,7 +123,7 @@ pub fn run(
                     o.write_all(b"\n")?;
                 }
             }
-            o.flush()?;
+            o.finish()?;
         }
         other => {
             let windowed = window.is_some();

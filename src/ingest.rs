@@ -72,7 +72,7 @@ where
         .inputs
         .par_iter()
         .map(|input| {
-            let r = events::read_app(input, opts, &finish);
+            let r = read_one(input, opts, &finish);
             bar.inc(1);
             r
         })
@@ -91,4 +91,49 @@ where
             .collect(),
         warnings: merged.warnings,
     }
+}
+
+/// Read one log; a panic while reading it (a bug met on some input) is that
+/// log's error, and every other log is still read.
+fn read_one<T, F>(input: &io::LogInput, opts: &ReadOptions, finish: &F) -> AppResult<T>
+where
+    F: Fn(QueryRecord, &PlanSet) -> T + Sync,
+{
+    let read = std::panic::AssertUnwindSafe(|| {
+        // Fault injection for the tests (debug builds only): a log whose
+        // path contains this text panics while it is read.
+        #[cfg(debug_assertions)]
+        if let Ok(p) = std::env::var("LAKEAUDIT_TEST_PANIC_ON") {
+            if !p.is_empty() && input.display.contains(&p) {
+                panic!("injected panic for {}", input.display);
+            }
+        }
+        events::read_app(input, opts, finish)
+    });
+    std::panic::catch_unwind(read).unwrap_or_else(|payload| {
+        let what = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_string());
+        AppResult {
+            summary: AppSummary {
+                app_id: input.display.clone(),
+                log: input.display.clone(),
+                ..AppSummary::default()
+            },
+            records: Vec::new(),
+            warnings: Vec::new(),
+            errors: vec![parsers::Error::Input {
+                at: parsers::Location {
+                    path: input.display.clone(),
+                    line: None,
+                },
+                reason: format!(
+                    "internal error while reading this log, which is left out: {what} \
+                     (a bug in lakeaudit; please report it with the log)"
+                ),
+            }],
+        }
+    })
 }

@@ -77,7 +77,9 @@ enum Command {
     Queries {
         #[command(flatten)]
         inputs: Inputs,
-        /// Output format [default: table on a terminal, else jsonl].
+        /// Output format; default: from the extension of `-o FILE`
+        /// (`.jsonl`, `.csv`, `.parquet`, `.txt`), else a table on a
+        /// terminal and JSON lines on a pipe.
         #[arg(long, value_enum)]
         format: Option<Format>,
         /// Write to FILE instead of standard output.
@@ -108,7 +110,9 @@ enum Command {
         /// `orders-lineitem`, `orders.o_orderkey=lineitem.l_orderkey`.
         #[arg(long, value_name = "EDGE")]
         explain: Option<String>,
-        /// Output format [default: table on a terminal, else jsonl].
+        /// Output format; default: from the extension of `-o FILE`
+        /// (`.jsonl`, `.csv`, `.parquet`, `.txt`), else a table on a
+        /// terminal and JSON lines on a pipe.
         #[arg(long, value_enum)]
         format: Option<Format>,
         /// Write to FILE instead of standard output.
@@ -127,6 +131,10 @@ enum Command {
         score: edges_cmd::ScoreArgs,
         #[command(flatten)]
         plan: plan_cmd::PlanArgs,
+        /// Plan a planning instance written as JSON (planner/INSTANCE.md)
+        /// instead of logs; `--budget`/`--storage-budget` override its budgets.
+        #[arg(long, value_name = "FILE.json", conflicts_with = "paths")]
+        instance: Option<PathBuf>,
         /// Output format.
         #[arg(long, value_enum, default_value_t = PlanFormat::Text)]
         format: PlanFormat,
@@ -152,7 +160,9 @@ enum Command {
         /// How JIS is normalised for the comparison.
         #[arg(long, value_enum, default_value_t = drift_cmd::Normalize::Max)]
         normalize: drift_cmd::Normalize,
-        /// Output format [default: table on a terminal, else jsonl].
+        /// Output format; default: from the extension of `-o FILE`
+        /// (`.jsonl`, `.csv`, `.parquet`, `.txt`), else a table on a
+        /// terminal and JSON lines on a pipe.
         #[arg(long, value_enum)]
         format: Option<Format>,
         /// Write to FILE instead of standard output.
@@ -177,9 +187,15 @@ enum Command {
         /// How JIS is normalised for drift.
         #[arg(long, value_enum, default_value_t = drift_cmd::Normalize::Max)]
         normalize: drift_cmd::Normalize,
-        /// Output directory.
-        #[arg(long, value_name = "DIR", default_value = "analysis")]
+        /// Output directory (created if needed). A directory holding files
+        /// lakeaudit did not write is refused; files an earlier run wrote
+        /// and this one does not are removed (see `.lakeaudit-outputs`).
+        #[arg(long, value_name = "DIR")]
         out: PathBuf,
+        /// Write into `--out DIR` even though it holds other files (they are
+        /// left alone).
+        #[arg(long)]
+        force: bool,
     },
     /// Delta and Iceberg table state from metadata: files, sizes, rows,
     /// deletes, and the compaction each engine would run.
@@ -212,12 +228,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
             format,
             output,
             apps,
-        } => queries::run(
-            &inputs,
-            cli::format_or_default(format, output.as_deref()),
-            output.as_deref(),
-            apps.as_deref(),
-        )?,
+        } => {
+            let format = output::resolve_format(
+                format,
+                output.as_deref(),
+                cli::format_or_default(None, output.as_deref()),
+            )?;
+            queries::run(&inputs, format, output.as_deref(), apps.as_deref())?
+        }
         Command::Edges {
             inputs,
             score,
@@ -230,21 +248,27 @@ fn run(cli: Cli) -> Result<ExitCode> {
             &score,
             window.as_deref(),
             explain.as_deref(),
-            cli::format_or_default(format, output.as_deref()),
+            output::resolve_format(
+                format,
+                output.as_deref(),
+                cli::format_or_default(None, output.as_deref()),
+            )?,
             output.as_deref(),
         )?,
         Command::Plan {
             plan,
             format,
             output,
+            instance: Some(instance),
             ..
-        } if plan.instance.is_some() => plan_cmd::run_instance(&plan, format, output.as_deref())?,
+        } => plan_cmd::run_instance(&instance, &plan, format, output.as_deref())?,
         Command::Plan {
             inputs,
             score,
             plan,
             format,
             output,
+            instance: None,
         } => analyze::plan(&inputs, &score, &plan, format, output.as_deref())?,
         Command::Drift {
             inputs,
@@ -260,7 +284,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             &window,
             threshold,
             normalize,
-            cli::format_or_default(format, output.as_deref()),
+            output::resolve_format(
+                format,
+                output.as_deref(),
+                cli::format_or_default(None, output.as_deref()),
+            )?,
             output.as_deref(),
         )?,
         Command::Analyze {
@@ -270,7 +298,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             threshold,
             normalize,
             out,
-        } => analyze::run(&inputs, &score, &plan, threshold, normalize, &out)?,
+            force,
+        } => analyze::run(&inputs, &score, &plan, threshold, normalize, &out, force)?,
         Command::Tables(args) => tables_cmd::run(&args)?,
     };
     Ok(ExitCode::from(if failed {

@@ -9,7 +9,8 @@ use polars_io::SerWriter;
 use serde::Serialize;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Output formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -24,17 +25,155 @@ pub enum Format {
     Table,
 }
 
-/// Where output goes: a file or standard output.
-pub fn open_out(path: Option<&Path>) -> Result<Box<dyn Write>> {
+/// An output file being written: a temporary file beside it, renamed over
+/// the name by [`AtomicFile::commit`]. Until then the old file (if any) is
+/// untouched; a write that fails or is abandoned removes the temporary
+/// file. The rename replaces a symbolic link at the name instead of
+/// following it, so an output never writes through a link into another
+/// file.
+pub struct AtomicFile {
+    tmp: Option<PathBuf>,
+    dest: PathBuf,
+    file: BufWriter<File>,
+}
+
+impl AtomicFile {
+    /// Starts writing `dest`. Refused when `dest` is a directory or a
+    /// symbolic link to one (replacing the link would surprise as much as
+    /// following it).
+    pub fn create(dest: &Path) -> Result<AtomicFile> {
+        if let Ok(meta) = std::fs::symlink_metadata(dest) {
+            if meta.is_dir() {
+                bail!("cannot write {}: it is a directory", dest.display());
+            }
+            if meta.file_type().is_symlink() && dest.is_dir() {
+                bail!(
+                    "cannot write {}: it is a symbolic link to a directory",
+                    dest.display()
+                );
+            }
+        }
+        let dir = match dest.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let name = dest
+            .file_name()
+            .with_context(|| format!("cannot write {}: no file name", dest.display()))?;
+        static SEQ: AtomicU64 = AtomicU64::new(0);
+        for _ in 0..100 {
+            let n = SEQ.fetch_add(1, Ordering::Relaxed);
+            let mut tmp_name = std::ffi::OsString::from(".");
+            tmp_name.push(name);
+            tmp_name.push(format!(".lakeaudit-{}-{n}.tmp", std::process::id()));
+            let tmp = dir.join(tmp_name);
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&tmp)
+            {
+                Ok(f) => {
+                    return Ok(AtomicFile {
+                        tmp: Some(tmp),
+                        dest: dest.to_path_buf(),
+                        file: BufWriter::new(f),
+                    })
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(e) => {
+                    return Err(e).with_context(|| format!("cannot create {}", dest.display()))
+                }
+            }
+        }
+        bail!("cannot create {}: no free temporary name", dest.display())
+    }
+
+    /// Flushes the file to disk and renames it over the name.
+    pub fn commit(mut self) -> Result<()> {
+        let ctx = || format!("cannot write {}", self.dest.display());
+        self.file.flush().with_context(ctx)?;
+        self.file.get_ref().sync_all().with_context(ctx)?;
+        if let Some(tmp) = self.tmp.take() {
+            if let Err(e) = std::fs::rename(&tmp, &self.dest) {
+                let _ = std::fs::remove_file(&tmp);
+                return Err(e).with_context(ctx);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.file.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if let Some(tmp) = self.tmp.take() {
+            let _ = std::fs::remove_file(tmp);
+        }
+    }
+}
+
+/// Where one output goes: a file (written atomically, see [`AtomicFile`])
+/// or standard output. [`Out::finish`] ends it; an `Out` dropped without
+/// it leaves no file behind (and the old one in place).
+pub enum Out {
+    /// `-o FILE` / a file in the output directory.
+    File(AtomicFile),
+    /// Standard output.
+    Stdout(BufWriter<io::StdoutLock<'static>>),
+}
+
+impl Out {
+    /// Flushes, and for a file renames it over its name.
+    pub fn finish(self) -> Result<()> {
+        match self {
+            Out::File(f) => f.commit(),
+            Out::Stdout(mut o) => Ok(o.flush()?),
+        }
+    }
+}
+
+impl Write for Out {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Out::File(f) => f.write(buf),
+            Out::Stdout(o) => o.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Out::File(f) => f.flush(),
+            Out::Stdout(o) => o.flush(),
+        }
+    }
+}
+
+/// Open one output: the file `path` or standard output. Every output
+/// lakeaudit writes is opened here (or through [`write_to`]).
+pub fn open_out(path: Option<&Path>) -> Result<Out> {
     Ok(match path {
-        Some(p) => Box::new(BufWriter::new(
-            File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
-        )),
-        None => Box::new(BufWriter::new(io::stdout().lock())),
+        Some(p) => Out::File(AtomicFile::create(p)?),
+        None => Out::Stdout(BufWriter::new(io::stdout().lock())),
     })
 }
 
-/// Write items as JSON lines.
+/// Write one output with `f` and finish it (see [`open_out`]).
+pub fn write_to(path: Option<&Path>, f: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<()> {
+    let mut out = open_out(path)?;
+    f(&mut out)?;
+    out.finish()
+}
+
+/// Write items as JSON lines (raw values: no CSV prefix).
 pub fn write_jsonl<T: Serialize>(items: &[T], out: &mut dyn Write) -> Result<()> {
     for it in items {
         serde_json::to_writer(&mut *out, it)?;
@@ -42,6 +181,24 @@ pub fn write_jsonl<T: Serialize>(items: &[T], out: &mut dyn Write) -> Result<()>
     }
     out.flush()?;
     Ok(())
+}
+
+/// A CSV cell that a spreadsheet will not run: text starting with `=`,
+/// `+`, `-`, `@`, a tab or a carriage return (which spreadsheets take for
+/// a formula) gets a leading `'` (OWASP's CSV injection rule), and so does
+/// text starting with `'`, so that a reader can undo the prefix by
+/// dropping one leading `'` ([`csv_unprefix`]). Text that is a whole
+/// number (`-5`, `-1.5e3`) stays as it is: a spreadsheet reads it as a
+/// number, not a formula. Only text cells are passed here; numeric columns
+/// are written as numbers.
+pub fn csv_safe(s: &str) -> std::borrow::Cow<'_, str> {
+    let risky = s.starts_with(['=', '+', '-', '@', '\t', '\r', '\''])
+        && !(s.starts_with(['-', '+']) && s.parse::<f64>().is_ok());
+    if risky {
+        std::borrow::Cow::Owned(format!("'{s}"))
+    } else {
+        std::borrow::Cow::Borrowed(s)
+    }
 }
 
 /// A column of a tabular result.
@@ -89,6 +246,23 @@ impl Col {
         }
     }
 
+    /// The column with its text cells made safe for a spreadsheet
+    /// ([`csv_safe`]); numbers and booleans as they are.
+    fn csv_safe(&self) -> Col {
+        match self {
+            Col::Str(n, v) => Col::Str(
+                n,
+                v.iter()
+                    .map(|c| c.as_deref().map(|s| csv_safe(s).into_owned()))
+                    .collect(),
+            ),
+            Col::Int(n, v) => Col::Int(n, v.clone()),
+            Col::Float(n, v) => Col::Float(n, v.clone()),
+            Col::Bool(n, v) => Col::Bool(n, v.clone()),
+            Col::Human(n, v) => Col::Human(n, v.clone()),
+        }
+    }
+
     fn numeric(&self) -> bool {
         matches!(self, Col::Int(..) | Col::Float(..) | Col::Human(..))
     }
@@ -109,29 +283,22 @@ pub fn frame(cols: &[Col]) -> Result<DataFrame> {
     Ok(DataFrame::new(height, columns)?)
 }
 
-/// Write columns as CSV, Parquet or an aligned table.
+/// Write columns as CSV, Parquet or an aligned table. CSV text cells go
+/// through [`csv_safe`]; Parquet and the table keep the raw values.
 pub fn write_columns(cols: &[Col], format: Format, path: Option<&Path>) -> Result<()> {
     match format {
-        Format::Csv => {
-            let mut df = frame(cols)?;
-            let mut out = open_out(path)?;
-            CsvWriter::new(&mut out).finish(&mut df)?;
-            out.flush()?;
-        }
+        Format::Csv => write_to(path, |out| write_csv(cols, out, true))?,
         Format::Parquet => {
             if path.is_none() && io::IsTerminal::is_terminal(&io::stdout()) {
                 bail!("Parquet is binary: give -o FILE or redirect standard output");
             }
             let mut df = frame(cols)?;
-            let mut out = open_out(path)?;
-            ParquetWriter::new(&mut out).finish(&mut df)?;
-            out.flush()?;
+            write_to(path, |out| {
+                ParquetWriter::new(out).finish(&mut df)?;
+                Ok(())
+            })?;
         }
-        Format::Table => {
-            let mut out = open_out(path)?;
-            write_table(cols, &mut out, crate::cli::width(path))?;
-            out.flush()?;
-        }
+        Format::Table => write_to(path, |out| write_table(cols, out, crate::cli::width(path)))?,
         Format::Jsonl => bail!("internal: JSON lines are written from records"),
     }
     Ok(())
@@ -161,6 +328,15 @@ fn cut(s: String, max: usize) -> String {
     } else {
         s
     }
+}
+
+/// Write columns as CSV rows (with the header line when `header`), text
+/// cells through [`csv_safe`]. Rows written in batches read as one file.
+pub fn write_csv(cols: &[Col], out: &mut dyn Write, header: bool) -> Result<()> {
+    let safe: Vec<Col> = cols.iter().map(Col::csv_safe).collect();
+    let mut df = frame(&safe)?;
+    CsvWriter::new(out).include_header(header).finish(&mut df)?;
+    Ok(())
 }
 
 /// An aligned text table: numbers right-aligned, text left-aligned, long
@@ -245,4 +421,160 @@ pub fn write_table(cols: &[Col], out: &mut dyn Write, width: Option<usize>) -> R
         )?;
     }
     Ok(())
+}
+
+/// The file in an output directory that lists what lakeaudit wrote there.
+pub const MANIFEST: &str = ".lakeaudit-outputs";
+
+/// An output directory (`analyze --out DIR`, `tables --out DIR`): what
+/// lakeaudit writes there, so that a later run replaces only its own files.
+///
+/// A directory holding files lakeaudit did not write is refused (unless
+/// `--force`); which files are its own is read from the directory's
+/// [`MANIFEST`], or, for a directory without one, from `known` (the names
+/// the command writes). After a run, [`OutDir::finish`] removes the files an
+/// earlier run wrote that this run did not (an earlier `--tables` run's
+/// `table_state.csv`, say), and writes the new manifest.
+pub struct OutDir {
+    dir: PathBuf,
+    earlier: std::collections::BTreeSet<String>,
+    written: std::collections::BTreeSet<String>,
+}
+
+impl OutDir {
+    /// Checks `dir` and creates it if needed; nothing is written yet.
+    pub fn prepare(dir: &Path, known: &[&str], force: bool) -> Result<OutDir> {
+        if let Ok(meta) = std::fs::metadata(dir) {
+            if !meta.is_dir() {
+                bail!("--out {}: not a directory", dir.display());
+            }
+        }
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        let manifest = dir.join(MANIFEST);
+        let earlier: std::collections::BTreeSet<String> = match std::fs::read_to_string(&manifest) {
+            Ok(text) => text
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                // Only plain names in this directory count as ours.
+                .filter(|l| !l.contains(['/', '\\']) && *l != "." && *l != "..")
+                .map(str::to_string)
+                .collect(),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                known.iter().map(|s| s.to_string()).collect()
+            }
+            Err(e) => return Err(e).with_context(|| format!("cannot read {}", manifest.display())),
+        };
+        let mut foreign = Vec::new();
+        for entry in
+            std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))?
+        {
+            let name = entry?.file_name().to_string_lossy().into_owned();
+            if name != MANIFEST && !earlier.contains(&name) && !is_temp_name(&name) {
+                foreign.push(name);
+            }
+        }
+        foreign.sort();
+        if !foreign.is_empty() && !force {
+            let shown: Vec<&str> = foreign.iter().take(5).map(String::as_str).collect();
+            bail!(
+                "--out {}: the directory holds files lakeaudit did not write ({}{}); give a new \
+                 or empty directory, or --force to write beside them",
+                dir.display(),
+                shown.join(", "),
+                if foreign.len() > shown.len() {
+                    format!(" and {} more", foreign.len() - shown.len())
+                } else {
+                    String::new()
+                }
+            );
+        }
+        Ok(OutDir {
+            dir: dir.to_path_buf(),
+            earlier,
+            written: Default::default(),
+        })
+    }
+
+    /// The path of output `name` in the directory, recorded as written.
+    pub fn file(&mut self, name: &str) -> PathBuf {
+        self.written.insert(name.to_string());
+        self.dir.join(name)
+    }
+
+    /// Removes the earlier run's outputs this run did not write, and
+    /// writes the manifest of this run's.
+    pub fn finish(self) -> Result<()> {
+        for stale in self.earlier.difference(&self.written) {
+            let p = self.dir.join(stale);
+            match std::fs::symlink_metadata(&p) {
+                Ok(m) if m.is_file() || m.file_type().is_symlink() => {
+                    std::fs::remove_file(&p)
+                        .with_context(|| format!("cannot remove stale {}", p.display()))?;
+                }
+                _ => {}
+            }
+        }
+        let mut text = String::from(
+            "# Files lakeaudit wrote in this directory; a later run replaces them and removes\n\
+             # those it does not write again. Other files make it refuse the directory.\n",
+        );
+        for n in &self.written {
+            text.push_str(n);
+            text.push('\n');
+        }
+        write_to(Some(&self.dir.join(MANIFEST)), |w| {
+            Ok(w.write_all(text.as_bytes())?)
+        })
+    }
+}
+
+/// A temporary file [`AtomicFile`] left behind by a run that was killed.
+fn is_temp_name(name: &str) -> bool {
+    name.starts_with('.') && name.ends_with(".tmp") && name.contains(".lakeaudit-")
+}
+
+/// The format of an output file: `--format` when given, else the file's
+/// extension (`.jsonl`/`.json`/`.ndjson`, `.csv`, `.parquet`, `.txt`), else
+/// `default`. A `--format` the extension contradicts is refused, and so is
+/// Parquet to a terminal; both before any input is read.
+pub fn resolve_format(
+    given: Option<Format>,
+    path: Option<&Path>,
+    default: Format,
+) -> Result<Format> {
+    let by_ext = path
+        .and_then(|p| p.extension())
+        .and_then(|e| e.to_str())
+        .and_then(|e| match e.to_ascii_lowercase().as_str() {
+            "jsonl" | "json" | "ndjson" => Some(Format::Jsonl),
+            "csv" => Some(Format::Csv),
+            "parquet" | "pq" => Some(Format::Parquet),
+            "txt" => Some(Format::Table),
+            _ => None,
+        });
+    let format = match (given, by_ext) {
+        (Some(g), Some(e)) if g != e => bail!(
+            "-o {}: the extension says {} but --format says {}; drop --format or change the name",
+            path.map(|p| p.display().to_string()).unwrap_or_default(),
+            format_name(e),
+            format_name(g)
+        ),
+        (Some(g), _) => g,
+        (None, Some(e)) => e,
+        (None, None) => default,
+    };
+    if format == Format::Parquet && path.is_none() && io::IsTerminal::is_terminal(&io::stdout()) {
+        bail!("Parquet is binary: give -o FILE or redirect standard output");
+    }
+    Ok(format)
+}
+
+fn format_name(f: Format) -> &'static str {
+    match f {
+        Format::Jsonl => "jsonl",
+        Format::Csv => "csv",
+        Format::Parquet => "parquet",
+        Format::Table => "table",
+    }
 }

@@ -19,7 +19,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// One execution with the relationships its plan resolves to.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct Exec {
     /// The `queries` record.
     #[serde(flatten)]
@@ -51,21 +51,40 @@ pub fn load(inputs: &Inputs) -> Result<Ingested<Exec>> {
             locations.observe(&s.table, s.location.as_deref());
         }
     }
-    if !locations.is_empty() {
-        for e in &mut data.records {
-            for s in &mut e.record.scans {
-                if graph::tables::single_path(&s.table).is_some() {
-                    s.table = locations.identity(&s.table);
-                }
-            }
-            for r in &mut e.relationships {
-                r.rename_tables(|t| locations.identity(t));
-            }
-            e.relationships.sort();
-            e.relationships.dedup();
-        }
+    for e in &mut data.records {
+        rename_paths(&locations, e);
     }
     Ok(data)
+}
+
+/// Report a path read of a catalog table's location under the catalog
+/// name (`locations` observed over every kept record).
+pub fn rename_paths(locations: &Locations, e: &mut Exec) {
+    if locations.is_empty() {
+        return;
+    }
+    for s in &mut e.record.scans {
+        if graph::tables::single_path(&s.table).is_some() {
+            s.table = locations.identity(&s.table);
+        }
+    }
+    for r in &mut e.relationships {
+        r.rename_tables(|t| locations.identity(t));
+    }
+    e.relationships.sort();
+    e.relationships.dedup();
+}
+
+/// An execution with its relationships, resolved while its plans are alive.
+pub fn exec_of(record: QueryRecord, plans: &PlanSet) -> Exec {
+    Exec {
+        relationships: execution_relationships(ExecutionPlans {
+            physical: plans.physical.as_ref(),
+            optimized: plans.optimized.as_ref(),
+            analyzed: plans.analyzed.as_ref(),
+        }),
+        record,
+    }
 }
 
 fn read(inputs: &Inputs) -> Ingested<Exec> {
@@ -73,14 +92,7 @@ fn read(inputs: &Inputs) -> Ingested<Exec> {
         &inputs.paths,
         inputs.name.as_deref(),
         &read_options(inputs),
-        |record: QueryRecord, plans: &PlanSet| Exec {
-            relationships: execution_relationships(ExecutionPlans {
-                physical: plans.physical.as_ref(),
-                optimized: plans.optimized.as_ref(),
-                analyzed: plans.analyzed.as_ref(),
-            }),
-            record,
-        },
+        exec_of,
     )
 }
 

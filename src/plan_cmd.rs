@@ -4,7 +4,7 @@
 use crate::edges_cmd::ScoreArgs;
 use crate::pipeline::{self, Exec};
 use crate::PlanFormat;
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use graph::edges::CostMeasure;
 use graph::time::{format_time, parse_duration};
 use planner::{
@@ -13,7 +13,7 @@ use planner::{
 };
 use std::fmt::Write as _;
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Planner flags.
 #[derive(clap::Args, Debug, Clone)]
@@ -58,12 +58,6 @@ pub struct PlanArgs {
     /// Price of one executor hour (task run time), to show savings in money.
     #[arg(long, value_name = "PRICE", value_parser = crate::cli::non_negative, allow_hyphen_values = true)]
     pub cost_per_hour: Option<f64>,
-    /// Plan a planning instance written as JSON (tables, candidate keys
-    /// with their costs, edges with the key each side needs and the bytes
-    /// saved per window, budgets) instead of logs; `--budget` and
-    /// `--storage-budget` override its budgets.
-    #[arg(long, value_name = "FILE.json", conflicts_with = "paths")]
-    pub instance: Option<PathBuf>,
     /// Leave alone every table smaller than this: rewritten it is one file
     /// (Delta OPTIMIZE's 1 GiB `maxFileSize`), and clustering skips files,
     /// not rows inside one. `0` plans every table.
@@ -101,10 +95,12 @@ impl PlanArgs {
 
 /// `plan --instance FILE.json`: plan a stated instance. Returns false (no
 /// input failed) or an error naming the file.
-pub fn run_instance(args: &PlanArgs, format: PlanFormat, out: Option<&Path>) -> Result<bool> {
-    let Some(path) = args.instance.as_deref() else {
-        bail!("--instance FILE.json is needed");
-    };
+pub fn run_instance(
+    path: &Path,
+    args: &PlanArgs,
+    format: PlanFormat,
+    out: Option<&Path>,
+) -> Result<bool> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read instance {}", path.display()))?;
     let mut inst =
@@ -136,7 +132,7 @@ pub fn run_instance(args: &PlanArgs, format: PlanFormat, out: Option<&Path>) -> 
         }
         PlanFormat::Sql => o.write_all(planner::ddl(&planned.plan).as_bytes())?,
     }
-    o.flush()?;
+    o.finish()?;
     Ok(false)
 }
 

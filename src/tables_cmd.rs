@@ -3,7 +3,7 @@
 //! wires them to files.
 
 use crate::output::{self, Col, Format};
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use maintenance::{Policy, Settings};
 use rayon::prelude::*;
 use serde::de::{Deserialize, MapAccess, Visitor};
@@ -49,10 +49,18 @@ pub struct TablesArgs {
     /// Write table_state, compaction, deletes, deletes_tables and
     /// table_stats.csv (for `--table-stats`) into DIR; without it the
     /// table_state records go to standard output.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", conflicts_with = "output")]
     pub out: Option<PathBuf>,
-    /// Output format [default: table on a terminal, else jsonl; jsonl
-    /// files with --out].
+    /// Write the table_state records to FILE instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Write into `--out DIR` even though it holds files lakeaudit did not
+    /// write (they are left alone).
+    #[arg(long, requires = "out")]
+    pub force: bool,
+    /// Output format; default: from the extension of `-o FILE` (`.jsonl`,
+    /// `.csv`, `.parquet`, `.txt`), else a table on a terminal and
+    /// JSON lines on a pipe; JSON lines files with --out.
     #[arg(long, value_enum)]
     pub format: Option<Format>,
     /// Whose compaction rules to simulate.
@@ -167,13 +175,15 @@ impl Audit {
                 partitioned_by: &s.partition_columns.join(";"),
                 clustered_by: &s.clustering_columns.join(";"),
             };
+            // Text cells are made safe for spreadsheets (`--table-stats`
+            // undoes the prefix); numbers stay numbers.
             w.push_str(&csv_line(&[
-                r.table.to_string(),
+                output::csv_safe(r.table).into_owned(),
                 r.bytes.to_string(),
                 r.rows.to_string(),
                 r.files.to_string(),
-                r.partitioned_by.to_string(),
-                r.clustered_by.to_string(),
+                output::csv_safe(r.partitioned_by).into_owned(),
+                output::csv_safe(r.clustered_by).into_owned(),
             ]));
         }
         w
@@ -283,10 +293,7 @@ fn write<T: Serialize>(
     path: Option<&Path>,
 ) -> Result<()> {
     match format {
-        Format::Jsonl => {
-            let mut out = output::open_out(path)?;
-            output::write_jsonl(rows, &mut out)
-        }
+        Format::Jsonl => output::write_to(path, |w| output::write_jsonl(rows, w)),
         other => output::write_columns(&columns(rows, names)?, other, path),
     }
 }
@@ -368,38 +375,74 @@ const ROLLUP: &[&str] = &[
 ];
 
 impl Audit {
-    /// Write every output into `dir`.
-    pub fn write_dir(&self, dir: &Path, format: Format) -> Result<()> {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        let ext = match format {
-            Format::Jsonl => "jsonl",
-            Format::Csv => "csv",
-            Format::Parquet => "parquet",
-            Format::Table => "txt",
-        };
-        let p = |n: &str| dir.join(format!("{n}.{ext}"));
+    /// Write every output into the output directory `dir`.
+    pub fn write_into(&self, dir: &mut output::OutDir, format: Format) -> Result<()> {
+        let ext = ext(format);
+        let mut p = |n: &str| dir.file(&format!("{n}.{ext}"));
         write(&self.state, STATE, format, Some(&p("table_state")))?;
         write(&self.compaction, COMPACTION, format, Some(&p("compaction")))?;
         write(&self.deletes, DELETES, format, Some(&p("deletes")))?;
         write(&self.rollups, ROLLUP, format, Some(&p("deletes_tables")))?;
-        let stats = dir.join("table_stats.csv");
-        std::fs::write(&stats, self.table_stats_csv())
-            .with_context(|| format!("cannot write {}", stats.display()))?;
+        let stats = dir.file("table_stats.csv");
+        output::write_to(Some(&stats), |w| {
+            Ok(w.write_all(self.table_stats_csv().as_bytes())?)
+        })?;
         Ok(())
     }
 }
 
+fn ext(format: Format) -> &'static str {
+    match format {
+        Format::Jsonl => "jsonl",
+        Format::Csv => "csv",
+        Format::Parquet => "parquet",
+        Format::Table => "txt",
+    }
+}
+
+/// The names `tables --out DIR` writes in each format.
+fn tables_outputs() -> Vec<String> {
+    let formats = [Format::Jsonl, Format::Csv, Format::Parquet, Format::Table];
+    let mut v: Vec<String> = formats
+        .iter()
+        .flat_map(|&f| {
+            ["table_state", "compaction", "deletes", "deletes_tables"]
+                .map(|n| format!("{n}.{}", ext(f)))
+        })
+        .collect();
+    v.push("table_stats.csv".into());
+    v
+}
+
 /// `lakeaudit tables`; returns whether some input failed.
 pub fn run(args: &TablesArgs) -> Result<bool> {
-    let a = audit(&args.paths, args.policy, args.target_size, args.deep);
-    match &args.out {
-        Some(dir) => a.write_dir(dir, args.format.unwrap_or(Format::Jsonl))?,
-        None => write(
-            &a.state,
-            STATE,
-            crate::cli::format_or_default(args.format, None),
+    // Output settings are checked before any table is read.
+    let (format, dir) = match &args.out {
+        Some(dir) => {
+            let known = tables_outputs();
+            let known: Vec<&str> = known.iter().map(String::as_str).collect();
+            let format = args.format.unwrap_or(Format::Jsonl);
+            (
+                format,
+                Some(output::OutDir::prepare(dir, &known, args.force)?),
+            )
+        }
+        None => (
+            output::resolve_format(
+                args.format,
+                args.output.as_deref(),
+                crate::cli::format_or_default(None, args.output.as_deref()),
+            )?,
             None,
-        )?,
+        ),
+    };
+    let a = audit(&args.paths, args.policy, args.target_size, args.deep);
+    match dir {
+        Some(mut dir) => {
+            a.write_into(&mut dir, format)?;
+            dir.finish()?;
+        }
+        None => write(&a.state, STATE, format, args.output.as_deref())?,
     }
     let mut err = std::io::stderr().lock();
     for e in &a.errors {

@@ -148,7 +148,10 @@ impl TableStats {
                     })
                     .transpose()
             };
-            let Some(table) = get("table") else {
+            // A text cell lakeaudit wrote with a `'` against spreadsheet
+            // formulas (CSV injection, OWASP) reads as the name itself.
+            let text = |name: &str| get(name).map(|s| s.strip_prefix('\'').unwrap_or(s));
+            let Some(table) = text("table") else {
                 return Err(Error::TableStats {
                     line,
                     reason: "empty table name".into(),
@@ -159,8 +162,8 @@ impl TableStats {
                 bytes: num("bytes")?,
                 rows: num("rows")?,
                 files: num("files")?,
-                partitioned_by: get("partitioned_by").map(|s| ListOrStr::Str(s.into())),
-                clustered_by: get("clustered_by").map(|s| ListOrStr::Str(s.into())),
+                partitioned_by: text("partitioned_by").map(|s| ListOrStr::Str(s.into())),
+                clustered_by: text("clustered_by").map(|s| ListOrStr::Str(s.into())),
             };
             let (k, v) = row.into_entry();
             m.insert(k, v);

@@ -22,7 +22,11 @@
 /// rejected with [`crate::Error::TooDeep`] naming the depth: real plans are
 /// at most a few hundred operators deep (TPC-H: under 60), and the budget
 /// only bounds the work a hostile or broken input can cause. Walks do not
-/// depend on it: they are safe at any depth (see [`guard`]).
+/// depend on it: they are safe at any depth (see [`guard`]). Expressions
+/// have a budget of their own, applied by the expression parser
+/// (`parsers::plan::expr::MAX_NEST`, 1,500): it counts parentheses, calls
+/// and every operator of an unparenthesised chain, so no [`crate::Expr`]
+/// is deeper than that (printing, cloning and dropping one recurse).
 pub const DEPTH_BUDGET: usize = 10_000;
 
 /// How a walk continues after visiting a node (DataFusion's

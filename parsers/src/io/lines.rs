@@ -57,6 +57,9 @@ pub struct LineReader {
     consumed: u64,
     last_truncated: bool,
     truncated_tail: bool,
+    /// Inside a line longer than the cap: its bytes are dropped as they
+    /// arrive, up to its newline, and reading goes on after it.
+    skipping: bool,
     /// Non-fatal notes (a file whose name and contents disagree on the codec).
     warnings: Vec<String>,
 }
@@ -85,6 +88,8 @@ pub struct LineInfo {
 
 enum Step {
     Line(usize, usize),
+    /// A line over the cap was passed over (and warned about).
+    Skipped,
     Done,
 }
 
@@ -132,6 +137,7 @@ impl LineReader {
             consumed: 0,
             last_truncated: false,
             truncated_tail: false,
+            skipping: false,
             warnings: Vec::new(),
         };
         if r.parts.is_empty() {
@@ -157,9 +163,12 @@ impl LineReader {
     /// After an error the input is abandoned: later calls return `Ok(None)`.
     pub fn next_line(&mut self) -> Result<Option<&[u8]>> {
         self.last_truncated = false;
-        match self.step_or_stop()? {
-            Step::Line(a, b) => Ok(self.buf.get(a..b)),
-            Step::Done => Ok(None),
+        loop {
+            match self.step_or_stop()? {
+                Step::Line(a, b) => return Ok(self.buf.get(a..b)),
+                Step::Skipped => continue,
+                Step::Done => return Ok(None),
+            }
         }
     }
 
@@ -168,16 +177,19 @@ impl LineReader {
     /// `last_line_truncated()` cannot be called while it is in use.
     pub fn next_line_info(&mut self) -> Result<Option<(&[u8], LineInfo)>> {
         self.last_truncated = false;
-        match self.step_or_stop()? {
-            Step::Line(a, b) => {
-                let info = LineInfo {
-                    line_no: self.line_no,
-                    truncated: self.last_truncated,
-                    part: self.part_idx,
-                };
-                Ok(self.buf.get(a..b).map(|l| (l, info)))
+        loop {
+            match self.step_or_stop()? {
+                Step::Line(a, b) => {
+                    let info = LineInfo {
+                        line_no: self.line_no,
+                        truncated: self.last_truncated,
+                        part: self.part_idx,
+                    };
+                    return Ok(self.buf.get(a..b).map(|l| (l, info)));
+                }
+                Step::Skipped => continue,
+                Step::Done => return Ok(None),
             }
-            Step::Done => Ok(None),
         }
     }
 
@@ -334,10 +346,25 @@ impl LineReader {
                 let a = self.start;
                 self.start = nl + 1;
                 self.scan = self.start;
+                if self.skipping {
+                    // The newline that ends an over-long line.
+                    self.consumed += (nl + 1 - a) as u64;
+                    self.skipping = false;
+                    continue;
+                }
                 return self.emit(a, nl, 1);
             }
             self.scan = self.end;
+            if self.skipping {
+                // Drop what arrived of the over-long line, keep none of it.
+                self.consumed += (self.end - self.start) as u64;
+                self.start = self.end;
+            }
             if self.eof {
+                if self.skipping {
+                    // The over-long line was the part's last.
+                    self.skipping = false;
+                }
                 if self.start < self.end {
                     // Last line of the part without a newline.
                     let (a, b) = (self.start, self.end);
@@ -360,7 +387,8 @@ impl LineReader {
         let len = b - a;
         self.consumed += len as u64 + nl;
         if len > self.max_line {
-            return Err(self.too_long(self.part_line));
+            self.warn_too_long(self.part_line);
+            return Ok(Step::Skipped);
         }
         let b = if nl == 1 && b > a && self.buf.get(b - 1) == Some(&b'\r') {
             b - 1
@@ -370,11 +398,14 @@ impl LineReader {
         Ok(Step::Line(a, b))
     }
 
-    fn too_long(&self, line: u64) -> Error {
-        Error::Input {
-            at: self.at(Some(line)),
-            reason: format!("line longer than {} bytes", self.max_line),
-        }
+    /// Warns that line `line` of the current part is over the cap and is
+    /// skipped.
+    fn warn_too_long(&mut self, line: u64) {
+        let at = self.at(Some(line));
+        self.warnings.push(format!(
+            "{at}: line longer than {} bytes; skipped, reading on after it",
+            self.max_line
+        ));
     }
 
     fn finish_part(&mut self) -> Result<()> {
@@ -393,8 +424,17 @@ impl LineReader {
     /// partial line to the front, or growing the buffer if it is all one line).
     fn fill(&mut self) -> Result<()> {
         let pending = self.end - self.start;
-        if pending > self.max_line {
-            return Err(self.too_long(self.part_line + 1));
+        if pending > self.max_line && !self.skipping {
+            // A line over the cap: count it, drop its bytes as they arrive
+            // (`step`) and read on after its newline.
+            self.line_no += 1;
+            self.part_line += 1;
+            let line = self.part_line;
+            self.warn_too_long(line);
+            self.skipping = true;
+            self.consumed += pending as u64;
+            self.start = self.end;
+            self.scan = self.end;
         }
         if matches!(self.src, Some(Feed::Ahead(_))) {
             return self.fill_ahead();
@@ -910,7 +950,11 @@ mod tests {
 
     /// Reads the whole input; returns its warnings.
     fn warnings_of(input: &LogInput) -> Vec<String> {
-        let mut r = LineReader::open(input, DEFAULT_MAX_LINE).unwrap();
+        warnings_with(input, DEFAULT_MAX_LINE)
+    }
+
+    fn warnings_with(input: &LogInput, max_line: usize) -> Vec<String> {
+        let mut r = LineReader::open(input, max_line).unwrap();
         while r.next_line().unwrap().is_some() {}
         r.warnings().to_vec()
     }
@@ -965,20 +1009,42 @@ mod tests {
     }
 
     #[test]
-    fn line_cap_names_path_and_line() {
+    fn lines_over_the_cap_are_skipped_with_a_warning_naming_path_and_line() {
         let plain = plain_sample();
         let input = file(&plain, Codec::None, false);
-        let err = summarize_with(&input, 1000).unwrap_err();
-        let Error::Input { at, reason } = &err else {
-            panic!("{err}")
-        };
-        assert_eq!(reason, "line longer than 1000 bytes");
-        assert_eq!(at.path, plain.display().to_string());
-        // line 1 is SparkListenerLogStart (short); a later line is the first long one
-        assert!(at.line.unwrap() > 1, "{err}");
+        let all = summarize(&input).unwrap();
+        let capped = summarize_with(&input, 1000).unwrap();
+        // every line over 1000 bytes is skipped, every other line is read
+        let text = std::fs::read(&plain).unwrap();
+        let lines: Vec<&[u8]> = text
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .collect();
+        let long: Vec<usize> = (0..lines.len())
+            .filter(|&i| lines[i].len() > 1000)
+            .collect();
+        assert!(!long.is_empty());
+        assert_eq!(capped.lines, all.lines - long.len() as u64);
+        assert_eq!(capped.bytes, all.bytes, "skipped bytes still count as read");
+        assert_eq!(
+            capped.last_line, all.last_line,
+            "reading goes on to the end"
+        );
+        let want: Vec<String> = long
+            .iter()
+            .map(|i| {
+                format!(
+                    "{}:{}: line longer than 1000 bytes; skipped, reading on after it",
+                    plain.display(),
+                    i + 1
+                )
+            })
+            .collect();
+        assert_eq!(warnings_with(&input, 1000), want);
         // a cap smaller than the reader's buffer and larger than any line is fine
         let s = summarize_with(&input, 4 << 20).unwrap();
         assert_eq!(s.non_event, 0);
+        assert!(warnings_with(&input, 4 << 20).is_empty());
         // a line larger than the initial buffer (256 KiB) grows it
         let tmp = TempDir::new("long");
         let long = tmp.path("local-1");
@@ -996,16 +1062,30 @@ mod tests {
         assert_eq!(r.next_line().unwrap().unwrap(), br#"{"Event":"y"}"#);
         assert!(r.next_line().unwrap().is_none());
         assert_eq!(r.decompressed_bytes(), text.len() as u64);
-        let mut r = LineReader::open(&file(&long, Codec::None, false), 1 << 19).unwrap();
-        assert!(r.next_line().unwrap().is_some());
-        let err = r.next_line().unwrap_err();
-        assert!(
-            err.to_string()
-                .ends_with(":2: line longer than 524288 bytes"),
-            "{err}"
-        );
-        // the input is abandoned after an error
-        assert!(r.next_line().unwrap().is_none());
+        // under a smaller cap the long line is passed over, in both modes
+        for ahead in [false, true] {
+            let mut r =
+                LineReader::open_ahead(&file(&long, Codec::None, false), 1 << 19, ahead).unwrap();
+            assert!(r.next_line().unwrap().is_some());
+            let (l, info) = r.next_line_info().unwrap().unwrap();
+            assert_eq!(l, br#"{"Event":"y"}"#);
+            assert_eq!(info.line_no, 3);
+            assert!(r.next_line().unwrap().is_none());
+            assert_eq!(r.decompressed_bytes(), text.len() as u64);
+            assert_eq!(
+                r.warnings(),
+                [format!(
+                    "{}:2: line longer than 524288 bytes; skipped, reading on after it",
+                    long.display()
+                )]
+            );
+        }
+        // an over-long last line without a newline ends the part quietly
+        let cut = tmp.path("local-2");
+        std::fs::write(&cut, &text[..text.len() - 17]).unwrap();
+        let cut = file(&cut, Codec::None, false);
+        assert_eq!(summarize_with(&cut, 1 << 19).unwrap().lines, 1);
+        assert_eq!(warnings_with(&cut, 1 << 19).len(), 1);
     }
 
     #[test]

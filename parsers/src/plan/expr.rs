@@ -76,6 +76,11 @@ pub const MAX_NEST: usize = 1500;
 /// calls nest at most about 90 deep.
 pub const RECURSION_COST: usize = 16;
 
+/// A chain of this many `AND`s (or `OR`s) or more is folded balanced
+/// rather than left-deep (see [`Frame::fold`]); shorter ones keep Spark's
+/// left-deep shape, and with it the text they print as.
+const BALANCE_FROM: usize = 256;
+
 type PResult<'a, T> = IResult<&'a str, T>;
 
 fn fail<T>(i: &str) -> PResult<'_, T> {
@@ -383,6 +388,25 @@ impl<'a> Frame<'a> {
         }
     }
 
+    /// Whether the group's operators so far are all one `AND` or `OR`.
+    fn uniform(&self) -> bool {
+        self.first.as_ref().is_some_and(|(_, op0)| {
+            matches!(op0, BinaryOp::And | BinaryOp::Or) && self.more.iter().all(|(_, op)| op == op0)
+        })
+    }
+
+    /// How much deeper the operators read so far make the group's tree:
+    /// one level each, or for a chain of one `AND` or `OR` long enough to
+    /// be folded balanced, the log of its length.
+    fn cost(&self) -> usize {
+        let n = usize::from(self.first.is_some()) + self.more.len();
+        if n >= BALANCE_FROM && self.uniform() {
+            (usize::BITS - n.leading_zeros()) as usize + 1
+        } else {
+            n
+        }
+    }
+
     fn push(&mut self, e: Expr, op: BinaryOp) {
         if self.first.is_none() {
             self.first = Some((e, op));
@@ -393,11 +417,32 @@ impl<'a> Frame<'a> {
 
     /// Fold `a op b op c` by precedence (left-associative).
     fn fold(self, last: Expr) -> Expr {
+        let balance = self.more.len() + 1 >= BALANCE_FROM && self.uniform();
         let Some((e0, op0)) = self.first else {
             return last;
         };
         if self.more.is_empty() {
             return Expr::binary(op0, e0, last);
+        }
+        // A long chain of one AND or OR (associative): fold it balanced,
+        // operands in order, so its depth grows with the log of its length.
+        if balance {
+            let mut level: Vec<Expr> = std::iter::once(e0)
+                .chain(self.more.into_iter().map(|(e, _)| e))
+                .chain(std::iter::once(last))
+                .collect();
+            while level.len() > 1 {
+                let mut next = Vec::with_capacity(level.len().div_ceil(2));
+                let mut it = level.into_iter();
+                while let Some(a) = it.next() {
+                    next.push(match it.next() {
+                        Some(b) => Expr::binary(op0, a, b),
+                        None => a,
+                    });
+                }
+                level = next;
+            }
+            return level.pop().unwrap_or(Expr::Raw(String::new()));
         }
         let mut out: Vec<Expr> = Vec::with_capacity(self.more.len() + 2);
         let mut ops: Vec<BinaryOp> = Vec::new();
@@ -427,8 +472,30 @@ fn reduce(out: &mut Vec<Expr>, op: BinaryOp) {
     out.push(Expr::binary(op, left, right));
 }
 
+/// Whether `e` nests deeper than `max`, found without recursion.
+#[cfg(test)]
+fn deeper_than(e: &Expr, max: usize) -> bool {
+    let mut stack = vec![(e, 1usize)];
+    while let Some((e, d)) = stack.pop() {
+        if d > max {
+            return true;
+        }
+        stack.extend(e.children().into_iter().map(|c| (c, d + 1)));
+    }
+    false
+}
+
 /// One expression: operands joined by binary operators, with parentheses
 /// kept on an explicit stack (`cur` is the innermost open group).
+///
+/// The nesting budget [`MAX_NEST`] counts the tree's depth, not only its
+/// parentheses: a chain of binary operators Spark printed without them
+/// (`a - b - c …`, 40,000 terms) folds into a tree as deep as the chain is
+/// long, which printing, cloning and dropping recurse through, so each
+/// operator of an open group counts too ([`Frame::cost`]). Text over the
+/// budget does not parse (it becomes [`Expr::Raw`]); a long chain of one
+/// `AND` or `OR` is folded balanced ([`Frame::fold`]) and costs the log of
+/// its length, so it stays parsed.
 fn expr_at(input: &str, depth: usize) -> PResult<'_, Expr> {
     if depth > MAX_NEST {
         return fail(input);
@@ -438,6 +505,8 @@ fn expr_at(input: &str, depth: usize) -> PResult<'_, Expr> {
     }
     let mut cur = Frame::new(input);
     let mut parents: Vec<Frame> = Vec::new();
+    // The depth the open groups' operator chains add (see `Frame::cost`).
+    let mut parents_cost = 0usize;
     let mut i = input;
     'operand: loop {
         // Prefix operators and opening parentheses.
@@ -456,9 +525,10 @@ fn expr_at(input: &str, depth: usize) -> PResult<'_, Expr> {
                 cur.prefixes.push(UnaryOp::Minus);
                 i = r;
             } else if let Some(r) = i.strip_prefix('(') {
-                if parents.len() + 1 + depth >= MAX_NEST {
+                if parents.len() + 1 + depth + parents_cost + cur.cost() >= MAX_NEST {
                     return fail(i);
                 }
+                parents_cost += cur.cost();
                 parents.push(std::mem::replace(&mut cur, Frame::new(i)));
                 i = r;
             } else {
@@ -466,11 +536,15 @@ fn expr_at(input: &str, depth: usize) -> PResult<'_, Expr> {
             }
         }
         let operand = i;
-        let (rest, mut value) = primary(i, depth + parents.len() + 1)?;
+        let (rest, mut value) = primary(i, depth + parents.len() + parents_cost + cur.cost() + 1)?;
         i = rest;
         let mut first_round = true;
         loop {
-            let (rest, v) = postfix(i, value, depth + parents.len() + 1)?;
+            let (rest, v) = postfix(
+                i,
+                value,
+                depth + parents.len() + parents_cost + cur.cost() + 1,
+            )?;
             value = v;
             // `first(sum(x)#3) ignore nulls#4`: an attribute's name is all
             // of the operand's text before its `#id`.
@@ -493,10 +567,14 @@ fn expr_at(input: &str, depth: usize) -> PResult<'_, Expr> {
             }
             if let Some((rest, op)) = binary_op(i) {
                 cur.push(value, op);
+                if depth + parents.len() + parents_cost + cur.cost() >= MAX_NEST {
+                    return fail(i);
+                }
                 i = rest;
                 continue 'operand;
             }
             if let Some(parent) = parents.pop() {
+                parents_cost -= parent.cost();
                 let Some(rest) = i.strip_prefix(')') else {
                     return fail(i);
                 };
@@ -1393,5 +1471,33 @@ mod tests {
         let e = parse_expr(&s);
         assert!(matches!(e, Expr::Call { .. }));
         assert_eq!(e.to_string(), s);
+    }
+
+    #[test]
+    fn long_operator_chains_stay_shallow_or_become_raw() {
+        // 40,000 AND terms: parsed, balanced, every conjunct kept in order.
+        let term = |i: usize| format!("(a#{i}L = b#{}L)", i + 1);
+        let and: Vec<String> = (0..40_000).map(term).collect();
+        let e = parse_expr(&and.join(" AND "));
+        assert!(!deeper_than(&e, 20), "a balanced chain is about 16 deep");
+        let c = e.conjuncts();
+        assert_eq!(c.len(), 40_000);
+        assert_eq!(c[39_999].to_string(), term(39_999));
+        // A short chain keeps Spark's left-deep shape and text.
+        let short = and[..3].join(" AND ");
+        assert_eq!(
+            parse_expr(&short).to_string(),
+            "(((a#0L = b#1L) AND (a#1L = b#2L)) AND (a#2L = b#3L))"
+        );
+        // A chain of a non-associative operator deeper than the budget
+        // does not parse, and is kept as text.
+        let minus: Vec<String> = (0..40_000).map(|i| format!("a#{i}L")).collect();
+        let text = minus.join(" - ");
+        assert_eq!(parse_expr(&text), Expr::Raw(text.clone()));
+        // Within the budget it parses.
+        assert!(!matches!(
+            parse_expr(&minus[..1000].join(" - ")),
+            Expr::Raw(_)
+        ));
     }
 }

@@ -99,6 +99,17 @@ pub fn code(s: &str) -> String {
     format!("{fence}{pad}{body}{pad}{fence}")
 }
 
+/// [`code`] for a table cell: GFM splits a row on every `|` not escaped,
+/// even inside a code span, and renders `\|` there as `|`.
+///
+/// ```
+/// use report::markdown::cell_code;
+/// assert_eq!(cell_code("a|b"), r"`a\|b`");
+/// ```
+pub fn cell_code(s: &str) -> String {
+    code(s).replace('|', "\\|")
+}
+
 /// `, plan operators lakeaudit does not know: X (n), Y (m)` for an input
 /// whose plans hold operators the operator registry lacks; empty otherwise.
 fn unknown_operators(ops: &BTreeMap<String, u64>) -> String {
@@ -224,7 +235,7 @@ fn maintenance_section(s: &mut String, steps: &[maintenance::UpkeepStep]) {
             s,
             "| {} | {} | {} | {} | {} | {:.2} | {:.0}% | {:.1}% | {} | {} |",
             i + 1,
-            code(&st.table),
+            cell_code(&st.table),
             st.action.label(),
             text(&st.rewrites),
             human(st.rewrite_bytes as f64),
@@ -235,7 +246,7 @@ fn maintenance_section(s: &mut String, steps: &[maintenance::UpkeepStep]) {
             if st.statement.is_empty() {
                 "none".to_string()
             } else {
-                code(&st.statement)
+                cell_code(&st.statement)
             }
         );
     }
