@@ -24,7 +24,6 @@ use polars::prelude::{Column, DataFrame};
 use polars_io::prelude::ParquetReader;
 use polars_io::SerReader;
 use std::collections::BTreeMap;
-use std::fs::File;
 use std::path::{Path, PathBuf};
 
 /// Columns of a records table (those of `queries --format parquet` the
@@ -181,8 +180,14 @@ fn parquet_files(path: &Path) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
+/// Read `columns` of a records file. Only a regular file is opened, and its
+/// footer is checked first (`tables::parquet_footer`): polars aborts or
+/// panics on column chunks a lying footer places past the file's end.
 fn read_columns(path: &Path, columns: &[&str]) -> Result<DataFrame> {
-    let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let (mut file, len) = tables::scope::open_regular(path, path, u64::MAX)
+        .with_context(|| "cannot open a records file".to_string())?;
+    tables::parquet_footer::read_checked(&mut file, len)
+        .map_err(|e| anyhow::anyhow!("{}: not a records Parquet file: {e}", path.display()))?;
     ParquetReader::new(file)
         .with_columns(Some(columns.iter().map(|c| c.to_string()).collect()))
         .finish()
