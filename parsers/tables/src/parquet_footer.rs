@@ -61,10 +61,19 @@ pub fn read_checked(f: &mut File, len: u64) -> Result<Arc<FileMetadata>, String>
     }
     let data_end = len - 8 - footer;
     f.seek(SeekFrom::Start(0)).map_err(|e| e.to_string())?;
-    let meta = ParquetReader::new(&mut *f)
-        .get_metadata()
-        .map_err(|e| format!("footer does not decode: {e}"))?
-        .clone();
+    // polars' footer decoder panics on some lying values (a
+    // total_compressed_size of -1 overflows `byte_range`); nothing it holds
+    // outlives the call, so the panic is caught and named here.
+    let decoded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        ParquetReader::new(&mut *f).get_metadata().cloned()
+    }));
+    let meta = match decoded {
+        Ok(Ok(m)) => m,
+        Ok(Err(e)) => return Err(format!("footer does not decode: {e}")),
+        Err(_) => {
+            return Err("footer does not decode: a column chunk's offset and size overflow".into())
+        }
+    };
     check(&meta, data_end)?;
     f.seek(SeekFrom::Start(0)).map_err(|e| e.to_string())?;
     Ok(meta)

@@ -497,6 +497,8 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
                 checkpoint = Some((*v, files.clone()));
                 break;
             }
+            // A refused path is an error, never worked around.
+            Err(e @ Error::OutsideTable { .. }) => return Err(e),
             Err(e) => {
                 let older = candidates[i + 1..]
                     .iter()
