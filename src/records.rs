@@ -188,10 +188,19 @@ fn read_columns(path: &Path, columns: &[&str]) -> Result<DataFrame> {
         .with_context(|| "cannot open a records file".to_string())?;
     tables::parquet_footer::read_checked(&mut file, len)
         .map_err(|e| anyhow::anyhow!("{}: not a records Parquet file: {e}", path.display()))?;
-    ParquetReader::new(file)
-        .with_columns(Some(columns.iter().map(|c| c.to_string()).collect()))
-        .finish()
-        .with_context(|| format!("{}: not a records Parquet file", path.display()))
+    // polars' page decoders panic on malformed pages: caught and named.
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        ParquetReader::new(file)
+            .with_columns(Some(columns.iter().map(|c| c.to_string()).collect()))
+            .finish()
+    }))
+    .map_err(|_| {
+        anyhow::anyhow!(
+            "{}: not a records Parquet file: malformed page data (the decoder panicked)",
+            path.display()
+        )
+    })?
+    .with_context(|| format!("{}: not a records Parquet file", path.display()))
 }
 
 /// Typed access to one column of a file, naming the file in errors.

@@ -897,6 +897,41 @@ mod tests {
     }
 
     #[test]
+    fn a_checkpoint_page_shorter_than_its_length_is_a_named_error() {
+        // fuzz/regressions/table_checkpoint-short-page: the sales
+        // checkpoint as table_checkpoint mutated it; polars asserted on a
+        // page body shorter than 4 bytes (a panic, which killed the run).
+        let tmp = std::env::temp_dir().join(format!("lakeaudit-short-page-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&tmp);
+        let src = testdata::data("tables/warehouse/sales");
+        fs::create_dir_all(tmp.join("_delta_log")).unwrap();
+        for e in fs::read_dir(src.join("_delta_log")).unwrap().flatten() {
+            fs::copy(e.path(), tmp.join("_delta_log").join(e.file_name())).unwrap();
+        }
+        let cp = tmp.join("_delta_log/00000000000000000023.checkpoint.parquet");
+        let crash = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fuzz/regressions/table_checkpoint-short-page");
+        fs::copy(crash, &cp).unwrap();
+        // Commits before the checkpoint are gone: no fallback.
+        for v in 0..23 {
+            let _ = fs::remove_file(tmp.join(format!("_delta_log/{v:020}.json")));
+        }
+        let found = Found {
+            dir: tmp.clone(),
+            format: Format::Delta,
+            metadata: None,
+            name: "sales".into(),
+        };
+        let e = read(&found, &ReadOptions::default()).unwrap_err();
+        assert_eq!(e.path(), cp);
+        assert!(
+            e.to_string().contains("not a readable Parquet checkpoint"),
+            "{e}"
+        );
+        let _ = fs::remove_dir_all(&tmp);
+    }
+
+    #[test]
     fn sidecars_are_found_by_bare_name_or_path() {
         let log = Path::new("t/_delta_log");
         assert_eq!(

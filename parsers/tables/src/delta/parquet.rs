@@ -255,8 +255,23 @@ impl<'p> Checkpoint<'p> {
                 .map_err(|e| Error::io(path, e))?;
             columns.push((c, buf.into()));
         }
-        let (arrays, _) = to_deserializer(columns, col.field.clone(), None)
-            .map_err(|e| perr(path, format!("row group {rg}, {}: {e}", col.field.name)))?;
+        // polars' page decoders assert on malformed pages (a page body
+        // shorter than its 4-byte length, found by fuzz/table_checkpoint):
+        // the panic is caught here and named, as the error it is.
+        let decoded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            to_deserializer(columns, col.field.clone(), None)
+        }))
+        .map_err(|_| {
+            perr(
+                path,
+                format!(
+                    "row group {rg}, {}: malformed page data (the decoder panicked)",
+                    col.field.name
+                ),
+            )
+        })?;
+        let (arrays, _) =
+            decoded.map_err(|e| perr(path, format!("row group {rg}, {}: {e}", col.field.name)))?;
         Series::try_from((&col.field, arrays))
             .map_err(|e| perr(path, format!("row group {rg}, {}: {e}", col.field.name)))
     }
@@ -351,11 +366,15 @@ pub(crate) fn count_strings(
     }
     let read_slice = |columns: Vec<String>, slice: Option<(usize, usize)>| -> Result<DataFrame> {
         let f = file.try_clone().map_err(|e| Error::io(path, e))?;
-        ParquetReader::new(f)
-            .with_columns(Some(columns))
-            .with_slice(slice)
-            .finish()
-            .map_err(|e| perr(&e))
+        // Malformed pages make polars panic (see `Checkpoint::read`).
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            ParquetReader::new(f)
+                .with_columns(Some(columns))
+                .with_slice(slice)
+                .finish()
+        }))
+        .map_err(|_| perr(&"malformed page data (the decoder panicked)"))?
+        .map_err(|e| perr(&e))
     };
     let mut counts: HashMap<String, u64> = HashMap::new();
     let mut start = 0usize;
