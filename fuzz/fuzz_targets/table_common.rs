@@ -24,6 +24,12 @@ fn copy_dir(from: &Path, to: &Path) {
 /// once per process.
 pub fn table(cell: &'static OnceLock<PathBuf>, fixture: &str, tag: &str) -> &'static Path {
     cell.get_or_init(|| {
+        // libfuzzer-sys installs a panic hook that aborts, which would make
+        // a panic the readers catch and name (polars' page decoders assert
+        // on malformed pages) a crash. Restore the default hook: a panic
+        // reaching the target's boundary still aborts there (libfuzzer-sys
+        // catches it and aborts), so only uncaught panics are crashes.
+        let _ = std::panic::take_hook();
         let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(fixture);
         let dst = std::env::temp_dir()
             .join(format!("lakeaudit-fuzz-{tag}-{}", std::process::id()))
