@@ -100,6 +100,24 @@ for sel, pattern in [(2, "spark4-lz4/*/events_*.lz4"), (2, "spark35-lz4/*.lz4"),
         for cut in (4096, 16384, MAX - 1):
             put("read_app", bytes([sel]) + raw[:cut])
 PY
-for t in dispatch plan_text read_app; do
+# Table metadata targets: real metadata files of the fixture tables
+# (../tests/data/tables, ../samples/warehouse), whole.
+TABLES=${TABLES:-../tests/data/tables}
+WAREHOUSE=${WAREHOUSE:-../samples/warehouse}
+TT="table_delta_commit table_checkpoint table_iceberg_metadata table_avro_manifest table_dv_blob table_puffin"
+for t in $TT; do rm -rf "corpus/$t"; mkdir -p "corpus/$t"; done
+seed() { for f in "${@:2}"; do cp "$f" "corpus/$1/$(sha1sum "$f" | cut -c1-40)"; done; }
+seed table_delta_commit $(find "$TABLES" "$WAREHOUSE" -path '*_delta_log/*.json' -size -64k | sort | head -200)
+seed table_checkpoint $(find "$TABLES" "$WAREHOUSE" -name '*.checkpoint*.parquet' | sort)
+seed table_iceberg_metadata $(find "$TABLES" "$WAREHOUSE" -name '*.metadata.json' -size -64k | sort)
+# table_avro_manifest: selector byte + file (the target picks the file by it).
+i=0
+for f in $(find "$TABLES" "$WAREHOUSE" -path '*metadata/*.avro' | sort); do
+    { printf "\\$(printf %03o $((i % 256)))"; cat "$f"; } > "corpus/table_avro_manifest/$(sha1sum "$f" | cut -c1-40)"
+    i=$((i + 1))
+done
+seed table_dv_blob $(find "$TABLES" "$WAREHOUSE" -name 'deletion_vector_*.bin' | sort)
+seed table_puffin $(find "$TABLES" "$WAREHOUSE" -name '*.puffin' | sort)
+for t in dispatch plan_text read_app $TT; do
     echo "corpus/$t: $(ls corpus/$t | wc -l) seeds"
 done

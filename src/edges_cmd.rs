@@ -32,6 +32,10 @@ pub struct ScoreArgs {
     /// location, else by name. Put it after the log paths.
     #[arg(long, value_name = "WAREHOUSE", num_args = 1..)]
     pub tables: Vec<PathBuf>,
+    /// With `--tables`: read files the tables' metadata names outside
+    /// their directories (see `lakeaudit tables --allow-outside-table`).
+    #[arg(long)]
+    pub allow_outside_table: bool,
 }
 
 /// Cost measure flag.

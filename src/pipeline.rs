@@ -200,7 +200,11 @@ pub fn table_inputs(args: &ScoreArgs, data: &mut Ingested<Exec>) -> Result<Table
             identity: BTreeMap::new(),
         });
     }
-    let audit = tables_cmd::audit(&args.tables, PolicyArg::All, None, false);
+    let opts = tables::ReadOptions {
+        allow_outside_table: args.allow_outside_table,
+        ..tables::ReadOptions::default()
+    };
+    let audit = tables_cmd::audit(&args.tables, PolicyArg::All, None, opts);
     let mut locations = Locations::default();
     for e in &data.records {
         for s in &e.record.scans {
@@ -227,6 +231,7 @@ pub fn table_inputs(args: &ScoreArgs, data: &mut Ingested<Exec>) -> Result<Table
         identity.insert(s.table.clone(), id);
     }
     data.errors.extend(audit.errors.iter().cloned());
+    data.warnings.extend(audit.warnings.iter().cloned());
     Ok(TableInputs {
         stats,
         audit: Some(audit),

@@ -24,7 +24,6 @@ use polars::prelude::{Column, DataFrame};
 use polars_io::prelude::ParquetReader;
 use polars_io::SerReader;
 use std::collections::BTreeMap;
-use std::fs::File;
 use std::path::{Path, PathBuf};
 
 /// Columns of a records table (those of `queries --format parquet` the
@@ -181,12 +180,27 @@ fn parquet_files(path: &Path) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
+/// Read `columns` of a records file. Only a regular file is opened, and its
+/// footer is checked first (`tables::parquet_footer`): polars aborts or
+/// panics on column chunks a lying footer places past the file's end.
 fn read_columns(path: &Path, columns: &[&str]) -> Result<DataFrame> {
-    let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    ParquetReader::new(file)
-        .with_columns(Some(columns.iter().map(|c| c.to_string()).collect()))
-        .finish()
-        .with_context(|| format!("{}: not a records Parquet file", path.display()))
+    let (mut file, len) = tables::scope::open_regular(path, path, u64::MAX)
+        .with_context(|| "cannot open a records file".to_string())?;
+    tables::parquet_footer::read_checked(&mut file, len)
+        .map_err(|e| anyhow::anyhow!("{}: not a records Parquet file: {e}", path.display()))?;
+    // polars' page decoders panic on malformed pages: caught and named.
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        ParquetReader::new(file)
+            .with_columns(Some(columns.iter().map(|c| c.to_string()).collect()))
+            .finish()
+    }))
+    .map_err(|_| {
+        anyhow::anyhow!(
+            "{}: not a records Parquet file: malformed page data (the decoder panicked)",
+            path.display()
+        )
+    })?
+    .with_context(|| format!("{}: not a records Parquet file", path.display()))
 }
 
 /// Typed access to one column of a file, naming the file in errors.

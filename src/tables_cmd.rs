@@ -76,6 +76,11 @@ pub struct TablesArgs {
     /// they delete from each data file.
     #[arg(long)]
     pub deep: bool,
+    /// Read files the metadata names outside the table directory (and the
+    /// locations an Iceberg table declares for its files): shallow clones,
+    /// migrated tables. Without it such paths are refused by name.
+    #[arg(long)]
+    pub allow_outside_table: bool,
 }
 
 /// Everything the audit of a set of tables produces.
@@ -87,6 +92,8 @@ pub struct Audit {
     pub rollups: Vec<maintenance::DeleteRollup>,
     /// `lakeaudit: <path>: <reason>` lines, without the prefix.
     pub errors: Vec<String>,
+    /// `lakeaudit: warning: <path>: <what>` lines, without the prefix.
+    pub warnings: Vec<String>,
 }
 
 /// One `table-stats` row, in the layout `--table-stats` reads.
@@ -100,28 +107,56 @@ struct StatsRow<'a> {
     clustered_by: &'a str,
 }
 
+/// What a panic carried, for the table's error line.
+fn panic_text(p: &(dyn std::any::Any + Send)) -> &str {
+    p.downcast_ref::<&str>()
+        .copied()
+        .or_else(|| p.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("(no message)")
+}
+
 /// Discover and audit the tables under `paths`. Tables are read in
-/// parallel; each keeps its own errors, so one broken table stops nothing.
-pub fn audit(paths: &[PathBuf], policy: PolicyArg, target: Option<u64>, deep: bool) -> Audit {
-    let (found, discover_errors) = tables::discover(paths);
-    let opts = tables::ReadOptions { deep };
+/// parallel; each keeps its own errors, so one broken table stops nothing:
+/// a panic while reading or judging one table is caught and reported as
+/// that table's error (`<dir>: internal error: ...`).
+pub fn audit(
+    paths: &[PathBuf],
+    policy: PolicyArg,
+    target: Option<u64>,
+    opts: tables::ReadOptions,
+) -> Audit {
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+    let (found, discover_errors) = match catch_unwind(|| tables::discover(paths)) {
+        Ok(r) => r,
+        Err(p) => {
+            let mut a = Audit::default();
+            a.errors.push(format!(
+                "{}: internal error while searching for tables: {}",
+                paths
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                panic_text(p.as_ref())
+            ));
+            return a;
+        }
+    };
     let policies = policy.policies();
+    #[derive(Default)]
     struct One {
         state: Option<maintenance::TableStateRow>,
         compaction: Vec<maintenance::CompactionRow>,
         deletes: Vec<maintenance::DeleteFileRow>,
         rollup: Option<maintenance::DeleteRollup>,
         errors: Vec<String>,
+        warnings: Vec<String>,
     }
-    let results: Vec<One> = found
-        .par_iter()
-        .map(|f| match tables::read_table(f, &opts) {
+    let one = |f: &tables::Found| -> One {
+        match tables::read_table(f, &opts) {
             Err(e) => One {
-                state: None,
-                compaction: Vec::new(),
-                deletes: Vec::new(),
-                rollup: None,
                 errors: vec![e.to_string()],
+                ..One::default()
             },
             Ok(t) => {
                 let compaction = policies
@@ -137,8 +172,22 @@ pub fn audit(paths: &[PathBuf], policy: PolicyArg, target: Option<u64>, deep: bo
                     deletes,
                     rollup: Some(rollup),
                     errors: t.problems.iter().map(ToString::to_string).collect(),
+                    warnings: t.warnings.clone(),
                 }
             }
+        }
+    };
+    let results: Vec<One> = found
+        .par_iter()
+        .map(|f| {
+            catch_unwind(AssertUnwindSafe(|| one(f))).unwrap_or_else(|p| One {
+                errors: vec![format!(
+                    "{}: internal error while reading the table: {}",
+                    f.dir.display(),
+                    panic_text(p.as_ref())
+                )],
+                ..One::default()
+            })
         })
         .collect();
     let mut a = Audit {
@@ -151,6 +200,7 @@ pub fn audit(paths: &[PathBuf], policy: PolicyArg, target: Option<u64>, deep: bo
         a.deletes.extend(r.deletes);
         a.rollups.extend(r.rollup);
         a.errors.extend(r.errors);
+        a.warnings.extend(r.warnings);
     }
     a
 }
@@ -436,7 +486,11 @@ pub fn run(args: &TablesArgs) -> Result<bool> {
             None,
         ),
     };
-    let a = audit(&args.paths, args.policy, args.target_size, args.deep);
+    let opts = tables::ReadOptions {
+        deep: args.deep,
+        allow_outside_table: args.allow_outside_table,
+    };
+    let a = audit(&args.paths, args.policy, args.target_size, opts);
     match dir {
         Some(mut dir) => {
             a.write_into(&mut dir, format)?;
@@ -445,6 +499,9 @@ pub fn run(args: &TablesArgs) -> Result<bool> {
         None => write(&a.state, STATE, format, args.output.as_deref())?,
     }
     let mut err = std::io::stderr().lock();
+    for w in &a.warnings {
+        let _ = writeln!(err, "lakeaudit: warning: {w}");
+    }
     for e in &a.errors {
         let _ = writeln!(err, "lakeaudit: {e}");
     }

@@ -93,11 +93,19 @@ struct Walk {
     root: PathBuf,
     found: Vec<Found>,
     errors: Vec<Error>,
+    /// Directories searched, resolved: a symlinked directory is followed
+    /// only to a directory not searched yet (no loops, no table twice).
+    visited: std::collections::HashSet<PathBuf>,
 }
 
 /// Search `dir`; returns the number of data files under it that belong to
 /// no table (so the caller can report the topmost such directory).
 fn walk(dir: &Path, w: &mut Walk) -> usize {
+    if let Ok(real) = fs::canonicalize(dir) {
+        if !w.visited.insert(real) {
+            return 0;
+        }
+    }
     if let Some(f) = classify(&w.root, dir) {
         w.found.push(f);
         return 0;
@@ -112,8 +120,14 @@ fn walk(dir: &Path, w: &mut Walk) -> usize {
     let mut names: Vec<(String, bool)> = Vec::new();
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
-        // Symlinked directories are not followed (no loops); files are.
-        let is_dir = e.file_type().map(|t| t.is_dir()).unwrap_or(false);
+        // A symlink to a directory is followed (a table linked into a
+        // warehouse); `walk` skips a directory it has searched already, so
+        // a link back up the tree ends there.
+        let is_dir = match e.file_type() {
+            Ok(t) if t.is_symlink() => fs::metadata(e.path()).is_ok_and(|m| m.is_dir()),
+            Ok(t) => t.is_dir(),
+            Err(_) => false,
+        };
         names.push((name, is_dir));
     }
     names.sort();
@@ -169,6 +183,7 @@ pub fn discover(paths: &[PathBuf]) -> (Vec<Found>, Vec<Error>) {
         root: PathBuf::new(),
         found: Vec::new(),
         errors: Vec::new(),
+        visited: Default::default(),
     };
     for p in paths {
         let meta = match fs::metadata(p) {

@@ -98,12 +98,10 @@ pub fn parse_roaring32(b: &[u8]) -> Result<(BitmapSummary, usize), String> {
     } else if cookie == SERIAL_COOKIE_NO_RUN {
         (u32_at(b, 4)? as usize, false, 8usize)
     } else {
-        return Err(format!("unknown Roaring cookie {cookie:#x}"));
+        return Err("unknown Roaring cookie (not a Roaring bitmap)".into());
     };
     if size > 1 << 16 {
-        return Err(format!(
-            "{size} containers is more than a 32-bit bitmap holds"
-        ));
+        return Err("more containers than a 32-bit bitmap holds".into());
     }
     let run_bitmap = if has_runs {
         let n = size.div_ceil(8);
@@ -183,7 +181,7 @@ pub fn parse_roaring32(b: &[u8]) -> Result<(BitmapSummary, usize), String> {
         };
         if counted != card {
             return Err(format!(
-                "container {i} holds {counted} values but its header says {card}"
+                "container {i} holds a different number of values than its header says"
             ));
         }
         summary.cardinality += u64::from(card);
@@ -205,7 +203,7 @@ pub fn parse_portable64(b: &[u8]) -> Result<BitmapSummary, String> {
         let key = u32_at(b, pos)?;
         if key & 0x8000_0000 != 0 {
             return Err(format!(
-                "bucket {i} key {key:#x} has its sign bit set (positions must be positive)"
+                "bucket {i} key has its sign bit set (positions must be positive)"
             ));
         }
         if last.is_some_and(|k| k >= key) {
@@ -238,7 +236,7 @@ pub fn parse_magic_bitmap(b: &[u8]) -> Result<BitmapSummary, String> {
         .ok_or_else(|| "deletion vector shorter than its magic number".to_string())?;
     if magic != MAGIC {
         return Err(format!(
-            "magic number {magic} is not {MAGIC} (not a portable Roaring deletion vector)"
+            "magic number is not {MAGIC} (not a portable Roaring deletion vector)"
         ));
     }
     parse_portable64(&b[4..])
@@ -261,7 +259,7 @@ pub fn check_framed(
     if let Some(e) = expected_size {
         if e != size {
             return Err(format!(
-                "stored size {size} differs from the metadata's {e}"
+                "the size stored before the deletion vector differs from the metadata's {e}"
             ));
         }
     }
@@ -274,9 +272,7 @@ pub fn check_framed(
     let stored = u32::from_be_bytes([crc_bytes[0], crc_bytes[1], crc_bytes[2], crc_bytes[3]]);
     let computed = crc32fast::hash(body);
     if stored != computed {
-        return Err(format!(
-            "CRC-32 mismatch: stored {stored:#010x}, computed {computed:#010x}"
-        ));
+        return Err("CRC-32 mismatch: the stored checksum is not that of the bytes".into());
     }
     parse_magic_bitmap(body)
 }

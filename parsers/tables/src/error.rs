@@ -81,6 +81,48 @@ pub enum Error {
         /// What was found instead.
         reason: String,
     },
+    /// Metadata names a file outside the table directory and the locations
+    /// the table declares for its files (after resolving `..` and
+    /// symlinks), and the user did not pass `--allow-outside-table`.
+    #[error("{}: {what} {} resolves outside the table {}; refused (--allow-outside-table reads it)", path.display(), target.display(), root.display())]
+    OutsideTable {
+        /// The metadata file naming it (or the table directory).
+        path: PathBuf,
+        /// What the metadata calls it ("deletion vector file", "manifest").
+        what: String,
+        /// The path as the metadata gives it, mapped onto this machine.
+        target: PathBuf,
+        /// The table directory.
+        root: PathBuf,
+    },
+    /// A file to read is not a regular file (a FIFO, a device, a
+    /// directory): it is never opened for reading.
+    #[error("{}: is {kind}, not a regular file; refused", path.display())]
+    NotRegular {
+        /// The file.
+        path: PathBuf,
+        /// What it is.
+        kind: &'static str,
+    },
+    /// A file is larger than the cap for its kind (see the README,
+    /// "Untrusted input").
+    #[error("{}: {size} bytes is more than the {cap}-byte cap for this kind of file", path.display())]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its size.
+        size: u64,
+        /// The cap.
+        cap: u64,
+    },
+    /// An Iceberg position delete file that cannot be read as Parquet.
+    #[error("{}: position delete file: {reason}", path.display())]
+    DeleteFile {
+        /// The delete file.
+        path: PathBuf,
+        /// What it is instead, or what the reader said.
+        reason: String,
+    },
     /// The metadata is readable but breaks the format's rules in a way the
     /// audit cannot work around.
     #[error("{}: {reason}", path.display())]
@@ -114,7 +156,11 @@ impl Error {
             | Error::Avro { path, .. }
             | Error::DeletionVector { path, .. }
             | Error::NoTable { path, .. }
-            | Error::Invalid { path, .. } => path,
+            | Error::Invalid { path, .. }
+            | Error::OutsideTable { path, .. }
+            | Error::NotRegular { path, .. }
+            | Error::TooLarge { path, .. }
+            | Error::DeleteFile { path, .. } => path,
             Error::MissingCommit { log, .. } => log,
         }
     }

@@ -15,6 +15,7 @@ use crate::model::{
     DataFile, DeleteFile, DeleteKind, Dv, FileDeletes, Format, PartitionField, Partitions,
     TableState, Violation,
 };
+use crate::scope::{inflate_capped, Scope, MAX_DV_BYTES, MAX_JSON_BYTES, MAX_POINTER_BYTES};
 use crate::{discover, Found, ReadOptions};
 use apache_avro::types::Value;
 use serde::Deserialize;
@@ -113,12 +114,18 @@ struct SchemaField {
 
 /// The current metadata file: the one named, else `version-hint.text`, else
 /// the highest version among `metadata/*.metadata.json`.
-fn current_metadata(found: &Found) -> Result<PathBuf> {
+fn current_metadata(found: &Found, scope: &Scope) -> Result<PathBuf> {
     if let Some(m) = &found.metadata {
         return Ok(m.clone());
     }
     let meta = found.dir.join("metadata");
-    if let Ok(hint) = fs::read_to_string(meta.join("version-hint.text")) {
+    let hint_path = meta.join("version-hint.text");
+    let hint = match scope.read(&hint_path, "version hint", &hint_path, MAX_POINTER_BYTES) {
+        Ok(b) => Some(String::from_utf8_lossy(&b).into_owned()),
+        Err(Error::Io { .. }) => None,
+        Err(e) => return Err(e),
+    };
+    if let Some(hint) = hint {
         let hint = hint.trim();
         for name in [format!("v{hint}.metadata.json"), hint.to_string()] {
             let p = meta.join(&name);
@@ -240,13 +247,26 @@ fn render(v: &Value) -> Option<String> {
 
 /// Calls `f` with each record of an Avro file; returns the `format-version`
 /// its header declares (manifests and manifest lists of v2 and later do).
-fn avro_entries(path: &Path, f: &mut dyn FnMut(&Value) -> Result<()>) -> Result<Option<u32>> {
+///
+/// `file` is `path` opened by the table's scope, with its length; block
+/// sizes are checked ([`crate::avro_guard`]) before it is decoded.
+fn avro_entries(
+    path: &Path,
+    (file, len): (fs::File, u64),
+    f: &mut dyn FnMut(&Value) -> Result<()>,
+) -> Result<Option<u32>> {
     let bad = |e: apache_avro::Error| Error::Avro {
         path: path.to_path_buf(),
         reason: format!("cannot be decoded as Avro: {e}"),
     };
-    let file = fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    let rd = apache_avro::Reader::new(std::io::BufReader::new(file)).map_err(bad)?;
+    let mut file = std::io::BufReader::new(file);
+    crate::avro_guard::check_default(&mut file, len).map_err(|e| Error::Avro {
+        path: path.to_path_buf(),
+        reason: format!("cannot be decoded as Avro: {e}"),
+    })?;
+    file.seek(SeekFrom::Start(0))
+        .map_err(|e| Error::io(path, e))?;
+    let rd = apache_avro::Reader::new(file).map_err(bad)?;
     let version = rd
         .user_metadata()
         .get("format-version")
@@ -290,21 +310,27 @@ struct LiveDelete {
     /// `file_path` bounds of a position delete file referencing several
     /// data files: it can apply only to paths within them.
     bounds: Option<(String, String)>,
+    /// The manifest naming it.
+    manifest: PathBuf,
+    /// Its `file_format`, lowercase.
+    format: String,
 }
 
 pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
-    let meta_path = current_metadata(found)?;
-    let text = if meta_path.extension().is_some_and(|e| e == "gz") {
-        let f = fs::File::open(&meta_path).map_err(|e| Error::io(&meta_path, e))?;
-        let mut s = String::new();
-        flate2::read::GzDecoder::new(f)
-            .read_to_string(&mut s)
-            .map_err(|e| Error::io(&meta_path, e))?;
-        s
+    let mut scope = Scope::new(&found.dir, opts.allow_outside_table)?;
+    let meta_path = current_metadata(found, &scope)?;
+    let bytes = scope.read(&meta_path, "metadata file", &meta_path, MAX_JSON_BYTES)?;
+    let bytes = if meta_path.extension().is_some_and(|e| e == "gz") {
+        inflate_capped(
+            flate2::read::GzDecoder::new(&bytes[..]),
+            &meta_path,
+            MAX_JSON_BYTES,
+            "gzip metadata",
+        )?
     } else {
-        fs::read_to_string(&meta_path).map_err(|e| Error::io(&meta_path, e))?
+        bytes
     };
-    let md: Metadata = serde_json::from_str(&text).map_err(|e| Error::Json {
+    let md: Metadata = serde_json::from_slice(&bytes).map_err(|e| Error::Json {
         path: meta_path.clone(),
         line: Some(e.line() as u64),
         reason: e.to_string(),
@@ -313,6 +339,19 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
         declared: md.location.clone(),
         dir: found.dir.clone(),
     };
+    // Locations the table declares for its files widen what its metadata
+    // may name (mapped onto this machine as every path is).
+    for key in [
+        "write.data.path",
+        "write.metadata.path",
+        "write.object-storage.path",
+        "write.folder-storage.path",
+    ] {
+        if let Some(v) = md.properties.get(key) {
+            scope.declare(&map.local(v));
+        }
+    }
+    let open = |p: &Path, what: &str, by: &Path| scope.open(p, what, by, u64::MAX);
     let mut t = TableState {
         name: found.name.clone(),
         format: Some(Format::Iceberg),
@@ -400,20 +439,24 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
     // Manifest list.
     let list_path = map.local(&snap.manifest_list);
     let mut manifests = Vec::new();
-    avro_entries(&list_path, &mut |v| {
-        let path = string(field(v, "manifest_path")).ok_or_else(|| Error::Avro {
-            path: list_path.clone(),
-            reason: "manifest list entry without manifest_path".into(),
-        })?;
-        manifests.push(Manifest {
-            path: map.local(path),
-            spec_id: long(field(v, "partition_spec_id")).unwrap_or(0) as i32,
-            deletes: long(field(v, "content")).unwrap_or(0) == 1,
-            seq: long(field(v, "sequence_number")).unwrap_or(0),
-            added_snapshot: long(field(v, "added_snapshot_id")),
-        });
-        Ok(())
-    })?;
+    avro_entries(
+        &list_path,
+        open(&list_path, "manifest list", &meta_path)?,
+        &mut |v| {
+            let path = string(field(v, "manifest_path")).ok_or_else(|| Error::Avro {
+                path: list_path.clone(),
+                reason: "manifest list entry without manifest_path".into(),
+            })?;
+            manifests.push(Manifest {
+                path: map.local(path),
+                spec_id: long(field(v, "partition_spec_id")).unwrap_or(0) as i32,
+                deletes: long(field(v, "content")).unwrap_or(0) == 1,
+                seq: long(field(v, "sequence_number")).unwrap_or(0),
+                added_snapshot: long(field(v, "added_snapshot_id")),
+            });
+            Ok(())
+        },
+    )?;
 
     let mut partitions = Partitions::default();
     let mut deletes: Vec<LiveDelete> = Vec::new();
@@ -444,7 +487,7 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
         // Position delete files this manifest ADDs to a v3 table, with the
         // snapshot that added each.
         let mut added_pos: Vec<(String, Option<i64>)> = Vec::new();
-        let version = avro_entries(&m.path, &mut |e| {
+        let version = avro_entries(&m.path, open(&m.path, "manifest", &list_path)?, &mut |e| {
             if long(field(e, "status")) == Some(2) {
                 return Ok(());
             }
@@ -511,6 +554,8 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
                 records,
                 bytes,
                 bounds,
+                manifest: m.path.clone(),
+                format: fmt.clone(),
             });
             t.delete_files.push(DeleteFile {
                 kind,
@@ -547,7 +592,21 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
             if d.kind != DeleteKind::Position || d.referenced.is_some() {
                 continue;
             }
-            match crate::delta::parquet::count_strings(&map.local(&d.path), "file_path") {
+            let live = &deletes[i];
+            let p = map.local(&d.path);
+            if live.format != "parquet" {
+                t.problems.push(Error::DeleteFile {
+                    path: p,
+                    reason: format!(
+                        "its manifest gives file_format {:?}: lakeaudit reads Parquet position delete files only",
+                        live.format
+                    ),
+                });
+                continue;
+            }
+            let counted = open(&p, "position delete file", &live.manifest)
+                .and_then(|f| crate::delta::parquet::count_strings(&p, f, "file_path"));
+            match counted {
                 Ok(c) => {
                     hits.insert(i as u32, c);
                 }
@@ -557,8 +616,12 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
     }
 
     let mut dvs_per_file: Vec<(String, u32)> = Vec::new();
+    // Sums over the live data files, checked: a sum past 2^64 is an error.
+    let (mut total_bytes, mut total_rows) = (0u64, 0u64);
     for m in manifests.iter().filter(|m| !m.deletes) {
-        avro_entries(&m.path, &mut |e| {
+        let mut entry = 0u64;
+        avro_entries(&m.path, open(&m.path, "manifest", &list_path)?, &mut |e| {
+            entry += 1;
             if long(field(e, "status")) == Some(2) {
                 return Ok(());
             }
@@ -574,6 +637,20 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
             let rows = long(field(df, "record_count")).map(|r| r.max(0) as u64);
             let size = long(field(df, "file_size_in_bytes")).unwrap_or(0).max(0) as u64;
             let clustered = long(field(df, "sort_order_id")).is_some_and(|s| s > 0);
+            match (
+                total_bytes.checked_add(size),
+                total_rows.checked_add(rows.unwrap_or(0)),
+            ) {
+                (Some(b), Some(r)) => (total_bytes, total_rows) = (b, r),
+                _ => {
+                    return Err(Error::Avro {
+                        path: m.path.clone(),
+                        reason: format!(
+                            "entry {entry} ({path}): the live files' file_size_in_bytes or record_count sum overflows 64 bits"
+                        ),
+                    })
+                }
+            }
             let mut fd = FileDeletes::default();
             let mut exact = true;
             let mut any_pos = false;
@@ -701,10 +778,11 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
         t.features.push("deletion-vectors".into());
     }
     if opts.deep {
-        for d in t
+        for (d, live) in t
             .delete_files
             .iter()
-            .filter(|d| d.kind == DeleteKind::DeletionVector)
+            .zip(&deletes)
+            .filter(|(d, _)| d.kind == DeleteKind::DeletionVector)
         {
             let p = map.local(&d.path);
             let Some((off, size)) = d.content else {
@@ -714,7 +792,14 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
                 });
                 continue;
             };
-            match read_blob(&p, off, size).and_then(|b| {
+            let file = match open(&p, "Puffin file", &live.manifest) {
+                Ok(f) => f,
+                Err(e) => {
+                    t.problems.push(e);
+                    continue;
+                }
+            };
+            match read_blob(file, off, size).and_then(|b| {
                 dv::check_framed(&b, 0, Some(size.saturating_sub(8) as usize)).map_err(|e| format!("blob at offset {off}: {e}"))
             }) {
                 Ok(s) if s.cardinality == d.records => t.dvs_checked += 1,
@@ -730,8 +815,23 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
     Ok(t)
 }
 
-fn read_blob(p: &Path, off: u64, size: u64) -> std::result::Result<Vec<u8>, String> {
-    let mut f = fs::File::open(p).map_err(|e| e.to_string())?;
+/// The `size` bytes at `off` of an open Puffin file of `len` bytes; the
+/// declared size is checked against the file before anything is allocated.
+fn read_blob(
+    (mut f, len): (fs::File, u64),
+    off: u64,
+    size: u64,
+) -> std::result::Result<Vec<u8>, String> {
+    if size > MAX_DV_BYTES {
+        return Err(format!(
+            "content_size_in_bytes {size} is over the {MAX_DV_BYTES}-byte cap for a deletion vector"
+        ));
+    }
+    if off.checked_add(size).is_none_or(|end| end > len) {
+        return Err(format!(
+            "blob at offset {off} of content_size_in_bytes {size} runs past the end of the file ({len} bytes)"
+        ));
+    }
     f.seek(SeekFrom::Start(off)).map_err(|e| e.to_string())?;
     let mut b = Vec::with_capacity(size as usize);
     f.take(size)
@@ -818,7 +918,14 @@ mod tests {
     #[test]
     fn upgraded_v3_table_reads_as_pyiceberg_does() {
         let dir = testdata::data("tables/thresholds/ice.db/dvs");
-        let t = read(&found(dir), &ReadOptions { deep: true }).unwrap();
+        let t = read(
+            &found(dir),
+            &ReadOptions {
+                deep: true,
+                ..ReadOptions::default()
+            },
+        )
+        .unwrap();
         assert_eq!(t.format_version, "3");
         assert!(t.violations.is_empty(), "{:?}", t.violations);
         assert!(t.problems.is_empty(), "{:?}", t.problems);
@@ -857,7 +964,8 @@ mod tests {
         let tmp = std::env::temp_dir().join(format!("lakeaudit-v3-{}", std::process::id()));
         let _ = fs::remove_dir_all(&tmp);
         copy_dir(&testdata::data("tables/thresholds/ice.db/dvs"), &tmp);
-        let meta = current_metadata(&found(tmp.clone())).unwrap();
+        let meta =
+            current_metadata(&found(tmp.clone()), &Scope::new(&tmp, false).unwrap()).unwrap();
         let mut md: serde_json::Value =
             serde_json::from_str(&fs::read_to_string(&meta).unwrap()).unwrap();
         // The snapshot that added the kept position delete file is the

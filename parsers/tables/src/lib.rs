@@ -8,12 +8,15 @@
 //! }
 //! ```
 
+mod avro_guard;
 mod delta;
 pub mod discover;
 pub mod dv;
 pub mod error;
 mod iceberg;
 pub mod model;
+pub mod parquet_footer;
+pub mod scope;
 
 pub use discover::{discover, Found};
 pub use error::{Error, Result};
@@ -26,6 +29,10 @@ pub struct ReadOptions {
     /// CRC-32; read the `file_path` column of Iceberg position delete files
     /// that are not scoped to one data file, to attribute their rows.
     pub deep: bool,
+    /// Read files the metadata names outside the table directory and the
+    /// locations it declares (`--allow-outside-table`): shallow clones,
+    /// migrated tables. Special files and size caps are refused still.
+    pub allow_outside_table: bool,
 }
 
 /// Read one table found by [`discover`].

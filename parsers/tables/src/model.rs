@@ -240,6 +240,10 @@ pub struct TableState {
     /// Problems that did not stop the audit (a DV that fails its checks):
     /// the table is reported and the run exits 2.
     pub problems: Vec<crate::Error>,
+    /// What the reader worked around (a Delta checkpoint that could not be
+    /// read, replaced by an older one or the commits): printed as
+    /// warnings, the exit status is unchanged.
+    pub warnings: Vec<String>,
 }
 
 impl TableState {

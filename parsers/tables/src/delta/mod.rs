@@ -13,12 +13,14 @@ use crate::error::{Error, Result};
 use crate::model::{
     DataFile, Dv, FileDeletes, Format, PartitionField, Partitions, TableState, Violation,
 };
+use crate::scope::{Scope, MAX_DV_BYTES, MAX_JSON_BYTES, MAX_POINTER_BYTES};
 use crate::{Found, ReadOptions};
 use actions::{Action, DvDescriptor};
 use parquet::Pass;
 use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::path::Component;
 use std::path::{Path, PathBuf};
 
 /// One live file during the replay.
@@ -40,8 +42,12 @@ struct Replay {
     configuration: BTreeMap<String, String>,
     protocol: actions::Protocol,
     clustering: Option<Vec<String>>,
-    sidecars: Vec<String>,
+    /// Sidecars named by the checkpoint, with the part naming each.
+    sidecars: Vec<(String, PathBuf)>,
     seq: i64,
+    /// Sums over the live files, checked: a sum past 2^64 is an error.
+    bytes: u64,
+    rows: u64,
 }
 
 impl Replay {
@@ -68,6 +74,21 @@ impl Replay {
                     clustered: a.clustered,
                     dv: a.dv,
                 };
+                let old = self.files.get(a.path.as_ref());
+                let (old_bytes, old_rows) = old.map_or((0, 0), |e| (e.size, e.rows.unwrap_or(0)));
+                let bytes = (self.bytes - old_bytes).checked_add(entry.size);
+                let rows = (self.rows - old_rows).checked_add(entry.rows.unwrap_or(0));
+                let (Some(bytes), Some(rows)) = (bytes, rows) else {
+                    return Err(Error::Json {
+                        path: file.to_path_buf(),
+                        line,
+                        reason: format!(
+                            "add of {}: the live files' size or numRecords sum overflows 64 bits",
+                            a.path
+                        ),
+                    });
+                };
+                (self.bytes, self.rows) = (bytes, rows);
                 match self.files.get_mut(a.path.as_ref()) {
                     Some(e) => *e = entry,
                     None => {
@@ -82,6 +103,8 @@ impl Replay {
                 let id = r.dv.as_ref().map(DvDescriptor::unique_id);
                 if let Some(e) = self.files.get(r.path.as_ref()) {
                     if e.dv.as_ref().map(DvDescriptor::unique_id) == id {
+                        self.bytes -= e.size;
+                        self.rows -= e.rows.unwrap_or(0);
                         self.files.remove(r.path.as_ref());
                     }
                 }
@@ -118,7 +141,7 @@ impl Replay {
                     self.clustering = Some(cols);
                 }
             }
-            Action::Sidecar(s) => self.sidecars.push(s.path),
+            Action::Sidecar(s) => self.sidecars.push((s.path, file.to_path_buf())),
             Action::Domain(_) | Action::Other => {}
         }
         Ok(())
@@ -194,9 +217,9 @@ struct LastCheckpoint {
 
 /// Apply the actions of a commit or JSON checkpoint; with `pass`, only
 /// that kind (see [`parquet::Pass`]).
-fn read_json_lines(path: &Path, r: &mut Replay, pass: Option<Pass>) -> Result<()> {
-    let f = fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    let mut rd = BufReader::new(f);
+fn read_json_lines(path: &Path, r: &mut Replay, pass: Option<Pass>, scope: &Scope) -> Result<()> {
+    let (f, _) = scope.open(path, "commit", path, MAX_JSON_BYTES)?;
+    let mut rd = BufReader::new(f.take(MAX_JSON_BYTES));
     let mut line = String::new();
     let mut n = 0u64;
     loop {
@@ -243,22 +266,47 @@ fn sidecar_path(log: &Path, s: &str) -> PathBuf {
 /// values of every `add` are read against its partition columns), then the
 /// file actions of every part, then those of the v2 sidecars the parts
 /// name.
-fn read_checkpoint(log: &Path, files: &[PathBuf], r: &mut Replay) -> Result<()> {
+fn read_checkpoint(log: &Path, files: &[PathBuf], r: &mut Replay, scope: &Scope) -> Result<()> {
     for pass in [Pass::NonFile, Pass::File] {
         for f in files {
             if f.extension().is_some_and(|e| e == "json") {
-                read_json_lines(f, r, Some(pass))?;
+                read_json_lines(f, r, Some(pass), scope)?;
             } else {
-                parquet::read_actions(f, pass, &mut |a| r.apply(a, f, None))?;
+                let file = scope.open(f, "checkpoint part", f, u64::MAX)?;
+                parquet::read_actions(f, file, pass, &mut |a| r.apply(a, f, None))?;
             }
         }
     }
     let sidecars = std::mem::take(&mut r.sidecars);
-    for s in sidecars {
+    for (s, part) in sidecars {
         let p = sidecar_path(log, &s);
-        parquet::read_actions(&p, Pass::File, &mut |a| r.apply(a, &p, None))?;
+        let file = scope.open(&p, "sidecar", &part, u64::MAX)?;
+        parquet::read_actions(&p, file, Pass::File, &mut |a| r.apply(a, &p, None))?;
     }
     Ok(())
+}
+
+/// `p` with `.` and `..` removed without touching the disk (`..` above
+/// the start is kept).
+fn lexical(p: &Path) -> PathBuf {
+    let mut out: Vec<Component<'_>> = Vec::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(out.last(), Some(Component::Normal(_))) => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out.iter().collect()
+}
+
+/// Without opening it: whether a DV path lies lexically under the table
+/// (what `--deep` checks again on the resolved path before opening).
+fn dv_inside(scope: &Scope, dir: &Path, p: &Path) -> bool {
+    let p = lexical(p);
+    p.starts_with(lexical(dir)) || p.starts_with(scope.root())
 }
 
 /// Where a DV lives, as `(file, offset)`; `None` for inline DVs.
@@ -292,19 +340,24 @@ fn dv_file(table: &Path, d: &DvDescriptor) -> std::result::Result<Option<PathBuf
 }
 
 fn check_dv(
+    scope: &Scope,
     table: &Path,
+    data_file: &Path,
     d: &DvDescriptor,
-) -> std::result::Result<dv::BitmapSummary, (PathBuf, String)> {
+) -> Result<dv::BitmapSummary> {
+    let dv_err = |path: &Path, reason: String| Error::DeletionVector {
+        path: path.to_path_buf(),
+        reason,
+    };
     let size = usize::try_from(d.size).unwrap_or(0);
-    match dv_file(table, d).map_err(|e| (table.to_path_buf(), e))? {
+    match dv_file(table, d).map_err(|e| dv_err(table, e))? {
         None => {
-            let mut bytes =
-                dv::z85_decode(&d.path_or_inline).map_err(|e| (table.to_path_buf(), e))?;
+            let mut bytes = dv::z85_decode(&d.path_or_inline).map_err(|e| dv_err(table, e))?;
             // Z85 works on 4-byte groups: the text may carry padding past
             // `sizeInBytes`.
             if size > bytes.len() {
-                return Err((
-                    table.to_path_buf(),
+                return Err(dv_err(
+                    table,
                     format!(
                         "inline DV of {} bytes is shorter than its sizeInBytes {size}",
                         bytes.len()
@@ -312,25 +365,42 @@ fn check_dv(
                 ));
             }
             bytes.truncate(size);
-            dv::parse_magic_bitmap(&bytes)
-                .map_err(|e| (table.to_path_buf(), format!("inline DV: {e}")))
+            dv::parse_magic_bitmap(&bytes).map_err(|e| dv_err(table, format!("inline DV: {e}")))
         }
         Some(p) => {
-            let io = |e: std::io::Error| (p.clone(), e.to_string());
-            let mut f = fs::File::open(&p).map_err(io)?;
+            let (mut f, len) = scope.open(&p, "deletion vector file", data_file, u64::MAX)?;
             let offset = d.offset.unwrap_or(0).max(0) as u64;
+            // The declared size against the real file before allocating:
+            // a sizeInBytes of 2^40 on a 48-byte file is refused here.
+            let size = u64::try_from(d.size)
+                .ok()
+                .filter(|&s| s <= MAX_DV_BYTES)
+                .ok_or_else(|| {
+                    dv_err(
+                        &p,
+                        format!(
+                            "sizeInBytes {} is negative or over the {MAX_DV_BYTES}-byte cap",
+                            d.size
+                        ),
+                    )
+                })?;
+            if offset.checked_add(size + 8).is_none_or(|end| end > len) {
+                return Err(dv_err(
+                    &p,
+                    format!(
+                        "deletion vector at offset {offset} of sizeInBytes {size} runs past the end of the file ({len} bytes)"
+                    ),
+                ));
+            }
+            let io = |e: std::io::Error| Error::io(&p, e);
             f.seek(SeekFrom::Start(offset)).map_err(io)?;
-            let mut buf = Vec::with_capacity(size + 8);
+            let mut buf = Vec::with_capacity(size as usize + 8);
             f.by_ref()
-                .take(size as u64 + 8)
+                .take(size + 8)
                 .read_to_end(&mut buf)
                 .map_err(io)?;
-            dv::check_framed(&buf, 0, Some(size)).map_err(|e| {
-                (
-                    p.clone(),
-                    format!("deletion vector at offset {offset}: {e}"),
-                )
-            })
+            dv::check_framed(&buf, 0, Some(size as usize))
+                .map_err(|e| dv_err(&p, format!("deletion vector at offset {offset}: {e}")))
         }
     }
 }
@@ -346,19 +416,25 @@ struct Crc {
 /// Read a Delta table's current state.
 pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
     let dir = &found.dir;
+    let scope = Scope::new(dir, opts.allow_outside_table)?;
     let log = dir.join("_delta_log");
     let listing = list_log(&log)?;
     let last_path = log.join("_last_checkpoint");
-    let last: Option<LastCheckpoint> = match fs::read_to_string(&last_path) {
-        Ok(text) => Some(serde_json::from_str(&text).map_err(|e| Error::Json {
+    let last: Option<LastCheckpoint> = match scope.read(
+        &last_path,
+        "_last_checkpoint",
+        &last_path,
+        MAX_POINTER_BYTES,
+    ) {
+        Ok(bytes) => Some(serde_json::from_slice(&bytes).map_err(|e| Error::Json {
             path: last_path.clone(),
             line: None,
             reason: e.to_string(),
         })?),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(Error::io(&last_path, e)),
+        Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
     };
-    let checkpoint: Option<(u64, Vec<PathBuf>)> = match &last {
+    let named: Option<(u64, Vec<PathBuf>)> = match &last {
         Some(lc) => {
             let parts = listing
                 .checkpoints
@@ -388,22 +464,60 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
             }
             Some((lc.version, files))
         }
-        None => listing
-            .checkpoints
-            .iter()
-            .rev()
-            .find_map(|(v, parts)| complete(parts).map(|f| (*v, f))),
+        None => None,
     };
-    let mut r = Replay::default();
-    let start = match &checkpoint {
-        Some((v, files)) => {
-            r.seq = *v as i64;
-            read_checkpoint(&log, files, &mut r)?;
-            v + 1
+    // The checkpoint to start from: the one `_last_checkpoint` names, else
+    // the newest complete one. When it cannot be read: an older complete
+    // checkpoint, else the commits from version 0, each only when every
+    // commit after it is there; the unreadable checkpoint is a warning.
+    let mut candidates: Vec<(u64, Vec<PathBuf>)> = named.into_iter().collect();
+    for (v, parts) in listing.checkpoints.iter().rev() {
+        if candidates.first().is_none_or(|(c, _)| v < c) {
+            if let Some(files) = complete(parts) {
+                candidates.push((*v, files));
+            }
         }
+    }
+    let latest = listing.commits.keys().next_back().copied();
+    let commits_from = |start: u64| match latest {
+        Some(l) if l >= start => (start..=l).all(|v| listing.commits.contains_key(&v)),
+        _ => true,
+    };
+    let mut warnings = Vec::new();
+    let mut r = Replay::default();
+    let mut checkpoint: Option<(u64, Vec<PathBuf>)> = None;
+    for (i, (v, files)) in candidates.iter().enumerate() {
+        let mut attempt = Replay {
+            seq: *v as i64,
+            ..Replay::default()
+        };
+        match read_checkpoint(&log, files, &mut attempt, &scope) {
+            Ok(()) => {
+                r = attempt;
+                checkpoint = Some((*v, files.clone()));
+                break;
+            }
+            // A refused path is an error, never worked around.
+            Err(e @ Error::OutsideTable { .. }) => return Err(e),
+            Err(e) => {
+                let older = candidates[i + 1..]
+                    .iter()
+                    .find(|(c, _)| commits_from(c + 1));
+                let fallback = match older {
+                    Some((c, _)) => format!("checkpoint {c}"),
+                    None if listing.commits.contains_key(&0) && commits_from(0) => {
+                        "the commits from version 0".to_string()
+                    }
+                    None => return Err(e),
+                };
+                warnings.push(format!("{e}; replaying from {fallback} instead"));
+            }
+        }
+    }
+    let start = match &checkpoint {
+        Some((v, _)) => v + 1,
         None => 0,
     };
-    let latest = listing.commits.keys().next_back().copied();
     let mut expected = start;
     for (&v, path) in listing.commits.range(start..) {
         if v != expected {
@@ -414,7 +528,7 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
             });
         }
         r.seq = v as i64;
-        read_json_lines(path, &mut r, None)?;
+        read_json_lines(path, &mut r, None, &scope)?;
         expected = v + 1;
     }
     let version = match (latest, &checkpoint) {
@@ -441,6 +555,7 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
         format: Some(Format::Delta),
         location: dir.clone(),
         version: version as i64,
+        warnings,
         ..Default::default()
     };
     t.format_version = format!(
@@ -505,7 +620,18 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
         let deletes = match &e.dv {
             None => None,
             Some(d) => {
+                let mut refused = false;
                 let location = match dv_file(dir, d) {
+                    Ok(Some(p)) if !opts.allow_outside_table && !dv_inside(&scope, dir, &p) => {
+                        refused = true;
+                        t.problems.push(Error::OutsideTable {
+                            path: dir.join(path.as_ref()),
+                            what: "deletion vector file".into(),
+                            target: p.clone(),
+                            root: scope.root().to_path_buf(),
+                        });
+                        p.display().to_string()
+                    }
                     Ok(Some(p)) => p.display().to_string(),
                     Ok(None) => "inline".to_string(),
                     Err(reason) => {
@@ -526,8 +652,8 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
                         });
                     }
                 }
-                if opts.deep {
-                    match check_dv(dir, d) {
+                if opts.deep && !refused {
+                    match check_dv(&scope, dir, &dir.join(path.as_ref()), d) {
                         Ok(s) => {
                             t.dvs_checked += 1;
                             if s.cardinality != card {
@@ -548,9 +674,7 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
                                 }
                             }
                         }
-                        Err((p, reason)) => {
-                            t.problems.push(Error::DeletionVector { path: p, reason })
-                        }
+                        Err(e) => t.problems.push(e),
                     }
                 }
                 let bytes = if d.storage_type == "i" {
@@ -583,9 +707,18 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
     t.partitions = r.partitions.list;
 
     if let Some(crc_path) = listing.crcs.get(&version) {
-        let crc: Option<Crc> = fs::read_to_string(crc_path)
-            .ok()
-            .and_then(|s| serde_json::from_str(&s).ok());
+        let crc: Option<Crc> = match scope.read(crc_path, "checksum file", crc_path, MAX_JSON_BYTES)
+        {
+            Ok(bytes) => serde_json::from_slice(&bytes).ok(),
+            Err(
+                e
+                @ (Error::OutsideTable { .. } | Error::NotRegular { .. } | Error::TooLarge { .. }),
+            ) => {
+                t.problems.push(e);
+                None
+            }
+            Err(_) => None,
+        };
         if let Some(crc) = crc {
             let bytes: u64 = t.files.iter().map(|f| f.size).sum();
             let n = t.files.len() as u64;
@@ -669,7 +802,13 @@ mod tests {
         )
         .unwrap();
         let mut r = Replay::default();
-        read_checkpoint(&log, &[part1, part2], &mut r).unwrap();
+        read_checkpoint(
+            &log,
+            &[part1, part2],
+            &mut r,
+            &Scope::new(&log, false).unwrap(),
+        )
+        .unwrap();
         assert_eq!(r.partition_columns, ["d"]);
         assert_eq!(
             partitioned(&r),
@@ -724,7 +863,9 @@ mod tests {
         // Part 1 alone: the protocol, then two adds.
         let mut kinds = Vec::new();
         for pass in [Pass::NonFile, Pass::File] {
-            parquet::read_actions(&part1, pass, &mut |a| {
+            let f = fs::File::open(&part1).unwrap();
+            let len = f.metadata().unwrap().len();
+            parquet::read_actions(&part1, (f, len), pass, &mut |a| {
                 kinds.push(match a {
                     Action::Protocol(_) => "protocol",
                     Action::Add(_) => "add",
@@ -736,7 +877,13 @@ mod tests {
         }
         assert_eq!(kinds, ["protocol", "add", "add"]);
         let mut r = Replay::default();
-        read_checkpoint(&log, &[part1, part2], &mut r).unwrap();
+        read_checkpoint(
+            &log,
+            &[part1, part2],
+            &mut r,
+            &Scope::new(&log, false).unwrap(),
+        )
+        .unwrap();
         assert_eq!(r.partition_columns, ["d"]);
         assert_eq!(
             partitioned(&r),
@@ -747,6 +894,41 @@ mod tests {
             ]
         );
         let _ = fs::remove_dir_all(log.parent().unwrap());
+    }
+
+    #[test]
+    fn a_checkpoint_page_shorter_than_its_length_is_a_named_error() {
+        // fuzz/regressions/table_checkpoint-short-page: the sales
+        // checkpoint as table_checkpoint mutated it; polars asserted on a
+        // page body shorter than 4 bytes (a panic, which killed the run).
+        let tmp = std::env::temp_dir().join(format!("lakeaudit-short-page-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&tmp);
+        let src = testdata::data("tables/warehouse/sales");
+        fs::create_dir_all(tmp.join("_delta_log")).unwrap();
+        for e in fs::read_dir(src.join("_delta_log")).unwrap().flatten() {
+            fs::copy(e.path(), tmp.join("_delta_log").join(e.file_name())).unwrap();
+        }
+        let cp = tmp.join("_delta_log/00000000000000000023.checkpoint.parquet");
+        let crash = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fuzz/regressions/table_checkpoint-short-page");
+        fs::copy(crash, &cp).unwrap();
+        // Commits before the checkpoint are gone: no fallback.
+        for v in 0..23 {
+            let _ = fs::remove_file(tmp.join(format!("_delta_log/{v:020}.json")));
+        }
+        let found = Found {
+            dir: tmp.clone(),
+            format: Format::Delta,
+            metadata: None,
+            name: "sales".into(),
+        };
+        let e = read(&found, &ReadOptions::default()).unwrap_err();
+        assert_eq!(e.path(), cp);
+        assert!(
+            e.to_string().contains("not a readable Parquet checkpoint"),
+            "{e}"
+        );
+        let _ = fs::remove_dir_all(&tmp);
     }
 
     #[test]

@@ -179,12 +179,10 @@ struct Column {
 }
 
 impl<'p> Checkpoint<'p> {
-    fn open(path: &'p Path) -> Result<Self> {
-        let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
-        let meta = ParquetReader::new(&mut file)
-            .get_metadata()
-            .map_err(|e| perr(path, e))?
-            .clone();
+    /// `file` is `path` opened by the table's scope, with its length.
+    fn open(path: &'p Path, (mut file, len): (File, u64)) -> Result<Self> {
+        let meta =
+            crate::parquet_footer::read_checked(&mut file, len).map_err(|e| perr(path, e))?;
         let schema = infer_schema(&meta).map_err(|e| perr(path, e))?;
         Ok(Checkpoint {
             path,
@@ -257,8 +255,23 @@ impl<'p> Checkpoint<'p> {
                 .map_err(|e| Error::io(path, e))?;
             columns.push((c, buf.into()));
         }
-        let (arrays, _) = to_deserializer(columns, col.field.clone(), None)
-            .map_err(|e| perr(path, format!("row group {rg}, {}: {e}", col.field.name)))?;
+        // polars' page decoders assert on malformed pages (a page body
+        // shorter than its 4-byte length, found by fuzz/table_checkpoint):
+        // the panic is caught here and named, as the error it is.
+        let decoded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            to_deserializer(columns, col.field.clone(), None)
+        }))
+        .map_err(|_| {
+            perr(
+                path,
+                format!(
+                    "row group {rg}, {}: malformed page data (the decoder panicked)",
+                    col.field.name
+                ),
+            )
+        })?;
+        let (arrays, _) =
+            decoded.map_err(|e| perr(path, format!("row group {rg}, {}: {e}", col.field.name)))?;
         Series::try_from((&col.field, arrays))
             .map_err(|e| perr(path, format!("row group {rg}, {}: {e}", col.field.name)))
     }
@@ -331,48 +344,45 @@ fn to_json(av: AnyValue<'_>) -> serde_json::Value {
     }
 }
 
-fn open(path: &Path) -> Result<ParquetReader<File>> {
-    let f = File::open(path).map_err(|e| Error::io(path, e))?;
-    Ok(ParquetReader::new(f))
-}
-
-/// Row counts of the file's row groups.
-fn row_groups(path: &Path) -> Result<(Vec<usize>, Vec<String>)> {
-    let mut r = open(path)?;
-    let md = r.get_metadata().map_err(|e| perr(path, e))?.clone();
-    let groups = md.row_groups.iter().map(|g| g.num_rows()).collect();
-    let schema = r.schema().map_err(|e| perr(path, e))?;
-    let cols = schema.iter_names().map(|n| n.to_string()).collect();
-    Ok((groups, cols))
-}
-
-fn read_slice(
-    path: &Path,
-    columns: Vec<String>,
-    slice: Option<(usize, usize)>,
-) -> Result<DataFrame> {
-    open(path)?
-        .with_columns(Some(columns))
-        .with_slice(slice)
-        .finish()
-        .map_err(|e| perr(path, e))
-}
-
 /// How many rows hold each value of the string column `column`, read one
 /// row group at a time (Iceberg position delete files: rows per data file
-/// path). Rows with a null value are not counted.
-pub(crate) fn count_strings(path: &Path, column: &str) -> Result<HashMap<String, u64>> {
-    let (groups, cols) = row_groups(path)?;
-    if !cols.iter().any(|c| c == column) {
-        return Err(perr(path, format!("no column {column:?}")));
+/// path). Rows with a null value are not counted. `file` is `path` opened
+/// by the table's scope, with its length; its footer is checked before
+/// polars reads it.
+pub(crate) fn count_strings(
+    path: &Path,
+    (mut file, len): (File, u64),
+    column: &str,
+) -> Result<HashMap<String, u64>> {
+    let perr = |e: &dyn std::fmt::Display| Error::DeleteFile {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    };
+    let md = crate::parquet_footer::read_checked(&mut file, len).map_err(|e| perr(&e))?;
+    let groups: Vec<usize> = md.row_groups.iter().map(|g| g.num_rows()).collect();
+    let schema = infer_schema(&md).map_err(|e| perr(&e))?;
+    if schema.get(column).is_none() {
+        return Err(perr(&format!("no column {column:?}")));
     }
+    let read_slice = |columns: Vec<String>, slice: Option<(usize, usize)>| -> Result<DataFrame> {
+        let f = file.try_clone().map_err(|e| Error::io(path, e))?;
+        // Malformed pages make polars panic (see `Checkpoint::read`).
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            ParquetReader::new(f)
+                .with_columns(Some(columns))
+                .with_slice(slice)
+                .finish()
+        }))
+        .map_err(|_| perr(&"malformed page data (the decoder panicked)"))?
+        .map_err(|e| perr(&e))
+    };
     let mut counts: HashMap<String, u64> = HashMap::new();
     let mut start = 0usize;
     for &rows in &groups {
-        let df = read_slice(path, vec![column.to_string()], Some((start, rows)))?;
+        let df = read_slice(vec![column.to_string()], Some((start, rows)))?;
         start += rows;
-        let c = df.column(column).map_err(|e| perr(path, e))?;
-        let values = c.str().map_err(|e| perr(path, format!("{column}: {e}")))?;
+        let c = df.column(column).map_err(|e| perr(&e))?;
+        let values = c.str().map_err(|e| perr(&format!("{column}: {e}")))?;
         for v in values.iter().flatten() {
             match counts.get_mut(v) {
                 Some(n) => *n += 1,
@@ -402,10 +412,11 @@ fn str_field(s: &StructChunked, name: &str) -> Option<StringChunked> {
 /// returns how many were applied.
 pub(crate) fn read_actions(
     path: &Path,
+    file: (File, u64),
     pass: Pass,
     f: &mut dyn FnMut(Action<'_>) -> Result<()>,
 ) -> Result<usize> {
-    let mut cp = Checkpoint::open(path)?;
+    let mut cp = Checkpoint::open(path, file)?;
     match pass {
         Pass::NonFile => read_non_file(&mut cp, f),
         Pass::File => read_adds(&mut cp, f),
@@ -567,6 +578,12 @@ mod tests {
     use std::collections::BTreeMap;
     use std::path::PathBuf;
 
+    fn opened(p: &Path) -> (File, u64) {
+        let f = File::open(p).unwrap();
+        let len = f.metadata().unwrap().len();
+        (f, len)
+    }
+
     /// A table of `tables/checkpoints` (scripts/make_table_fixtures.py:
     /// written by deltalake with `delta.checkpoint.writeStatsAsStruct`, a
     /// classic checkpoint at version 9).
@@ -584,7 +601,7 @@ mod tests {
     /// The `add` rows of a checkpoint, through the pruned reader.
     fn adds(p: &Path) -> Files {
         let mut out = Files::new();
-        let n = read_actions(p, Pass::File, &mut |a| {
+        let n = read_actions(p, opened(p), Pass::File, &mut |a| {
             if let Action::Add(a) = a {
                 let mut pv: Vec<(String, Option<String>)> = a
                     .partition_values
@@ -647,7 +664,7 @@ mod tests {
         // `stats_parsed` min/max values (a UTC timestamp, a decimal, a date)
         // into each `add`: reading the whole `add` column made polars panic.
         let p = checkpoint("typed_stats");
-        let cp = Checkpoint::open(&p).unwrap();
+        let cp = Checkpoint::open(&p, opened(&p)).unwrap();
         let whole = unsupported(cp.schema.get("add").unwrap()).unwrap();
         assert!(
             whole.starts_with("add.partitionValues_parsed.day: Date32"),
@@ -689,7 +706,7 @@ mod tests {
         assert_eq!(got.values().map(|a| a.1.unwrap()).sum::<i64>(), 9 * 40);
         // protocol and metaData, read in the first pass.
         let mut n = 0;
-        read_actions(&p, Pass::NonFile, &mut |a| {
+        read_actions(&p, opened(&p), Pass::NonFile, &mut |a| {
             assert!(matches!(a, Action::Protocol(_) | Action::MetaData(_)));
             n += 1;
             Ok(())
@@ -704,7 +721,7 @@ mod tests {
         // have no `stats` column; the row counts are in
         // `stats_parsed.numRecords` alone.
         let p = checkpoint("struct_stats_only");
-        let cp = Checkpoint::open(&p).unwrap();
+        let cp = Checkpoint::open(&p, opened(&p)).unwrap();
         let col = cp.column("add", ADD).unwrap().unwrap();
         assert_eq!(
             kept(&col),
