@@ -171,6 +171,5 @@ pub fn write_table(rows: &[DriftRow], path: Option<&Path>) -> Result<()> {
             }
         }
     }
-    out.flush()?;
-    Ok(())
+    out.finish()
 }

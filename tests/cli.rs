@@ -365,3 +365,17 @@ fn every_help_has_an_example() {
         }
     }
 }
+
+/// `drift -o FILE.txt` writes the table (and the new and gone edges) into
+/// the file: the atomic output is renamed into place, not dropped.
+#[test]
+fn drift_table_to_a_file_is_written() {
+    let dir = tempdir("drift-txt");
+    let path = format!("{dir}/drift.txt");
+    let o = run(&["drift", &logs("weekly"), "-o", &path]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&path).expect("drift.txt written");
+    assert!(text.contains("drift"), "{text}");
+    assert!(text.lines().count() > 3, "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
