@@ -131,7 +131,8 @@ enum Command {
         score: edges_cmd::ScoreArgs,
         #[command(flatten)]
         plan: plan_cmd::PlanArgs,
-        /// Plan a planning instance written as JSON (planner/INSTANCE.md)
+        /// Plan a planning instance written as JSON (tables, candidate keys and
+        /// their costs, edges with the key each side needs, budgets)
         /// instead of logs; `--budget`/`--storage-budget` override its budgets.
         #[arg(long, value_name = "FILE.json", conflicts_with = "paths")]
         instance: Option<PathBuf>,

@@ -180,7 +180,18 @@ pub fn audit(
     let results: Vec<One> = found
         .par_iter()
         .map(|f| {
-            catch_unwind(AssertUnwindSafe(|| one(f))).unwrap_or_else(|p| One {
+            catch_unwind(AssertUnwindSafe(|| {
+                // Fault injection for the tests (debug builds only), as for
+                // logs: a table whose directory contains this text panics.
+                #[cfg(debug_assertions)]
+                if let Ok(p) = std::env::var("LAKEAUDIT_TEST_PANIC_ON") {
+                    if !p.is_empty() && f.dir.display().to_string().contains(&p) {
+                        panic!("injected panic for {}", f.dir.display());
+                    }
+                }
+                one(f)
+            }))
+            .unwrap_or_else(|p| One {
                 errors: vec![format!(
                     "{}: internal error while reading the table: {}",
                     f.dir.display(),

@@ -395,7 +395,8 @@ fn analyze_owns_its_output_directory() {
     let dir = tempdir("outdir");
     let log = s(&plain_log());
     let o = run_with(&["analyze", &log], &[], None);
-    assert_eq!(o.status.code(), Some(2));
+    // A usage error (64), not an input failure (2).
+    assert_eq!(o.status.code(), Some(64));
     assert!(stderr(&o).contains("--out <DIR>"), "{}", stderr(&o));
     let out = dir.join("out");
     let wh = sample("warehouse");
@@ -494,7 +495,7 @@ fn output_files_are_in_the_format_their_name_says() {
         &[],
         None,
     );
-    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(o.status.code(), Some(64));
     assert!(
         stderr(&o).contains("unexpected argument '--instance'"),
         "{}",

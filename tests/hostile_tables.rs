@@ -629,3 +629,33 @@ fn walk(d: &Path) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+/// Robust by construction: a panic while one table is audited (injected in
+/// debug builds through `LAKEAUDIT_TEST_PANIC_ON`, as for logs) is that
+/// table's error, exit 2, and the other table is audited in full.
+#[test]
+fn a_panic_in_one_table_loses_only_that_table() {
+    let k = Case::new("panic");
+    let t = k.table("tables/warehouse/orders_dv", "panics_here");
+    let out = k.root.join("out");
+    let o = Command::new(bin())
+        .arg("tables")
+        .arg(k.wh())
+        .arg("--out")
+        .arg(&out)
+        .env("LAKEAUDIT_TEST_PANIC_ON", "panics_here")
+        .output()
+        .expect("run lakeaudit");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.lines().any(|l| l.starts_with(&format!(
+            "lakeaudit: {}: internal error while reading the table",
+            t.display()
+        ))),
+        "{err}"
+    );
+    let names: Vec<String> = k.state().iter().map(|r| r["table"].to_string()).collect();
+    assert_eq!(names, ["\"customers\""]);
+    k.customers_complete();
+}
