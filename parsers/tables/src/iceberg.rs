@@ -266,12 +266,22 @@ fn avro_entries(
     })?;
     file.seek(SeekFrom::Start(0))
         .map_err(|e| Error::io(path, e))?;
-    let rd = apache_avro::Reader::new(file).map_err(bad)?;
+    // apache-avro panics on some malformed schemas (an invalid record name
+    // is unwrapped in `Name::parse`): a panic inside it is this file's
+    // error, not the run's end.
+    let panicked = || Error::Avro {
+        path: path.to_path_buf(),
+        reason: "cannot be decoded as Avro: the Avro reader failed on its schema or data".into(),
+    };
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+    let mut rd = catch_unwind(AssertUnwindSafe(|| apache_avro::Reader::new(file)))
+        .map_err(|_| panicked())?
+        .map_err(bad)?;
     let version = rd
         .user_metadata()
         .get("format-version")
         .and_then(|v| std::str::from_utf8(v).ok()?.trim().parse().ok());
-    for v in rd {
+    while let Some(v) = catch_unwind(AssertUnwindSafe(|| rd.next())).map_err(|_| panicked())? {
         f(&v.map_err(bad)?)?;
     }
     Ok(version)
@@ -908,6 +918,44 @@ mod tests {
             metadata: None,
             name: "ice.dvs".into(),
         }
+    }
+
+    /// fuzz/regressions/table_avro_manifest-bad-schema-name: one of the
+    /// `ice.db/dvs` Avro files as table_avro_manifest mutated it (its first
+    /// byte picks the file, by name); apache-avro panicked on the record
+    /// name it made invalid, which ended the whole run.
+    #[test]
+    fn an_avro_schema_the_reader_panics_on_is_a_named_error() {
+        let crash = fs::read(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../fuzz/regressions/table_avro_manifest-bad-schema-name"),
+        )
+        .unwrap();
+        let tmp = std::env::temp_dir().join(format!("lakeaudit-bad-avro-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&tmp);
+        copy_dir(&testdata::data("tables/thresholds/ice.db/dvs"), &tmp);
+        let mut avro: Vec<String> = fs::read_dir(tmp.join("metadata"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".avro"))
+            .collect();
+        avro.sort();
+        let file = tmp
+            .join("metadata")
+            .join(&avro[usize::from(crash[0]) % avro.len()]);
+        fs::write(&file, &crash[1..]).unwrap();
+        let e = read(
+            &found(tmp.clone()),
+            &ReadOptions {
+                deep: true,
+                ..ReadOptions::default()
+            },
+        )
+        .unwrap_err();
+        assert_eq!(e.path(), file);
+        assert!(e.to_string().contains("cannot be decoded as Avro"), "{e}");
+        let _ = fs::remove_dir_all(&tmp);
     }
 
     /// The fixture `tables/thresholds/ice.db/dvs` (scripts/make_table_fixtures.py):
