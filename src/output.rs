@@ -53,6 +53,13 @@ impl AtomicFile {
                 );
             }
         }
+        if let Some(f) = Self::stream(dest)? {
+            return Ok(AtomicFile {
+                tmp: None,
+                dest: dest.to_path_buf(),
+                file: BufWriter::new(f),
+            });
+        }
         let dir = match dest.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
@@ -88,12 +95,35 @@ impl AtomicFile {
         bail!("cannot create {}: no free temporary name", dest.display())
     }
 
+    /// A name that is a pipe or a terminal rather than a file
+    /// (`--apps /dev/fd/3`, `-o /dev/stdout`, a FIFO) is written in place:
+    /// there is nothing to replace. A character device reached through a
+    /// link counts only when the name given is under `/dev` (a link planted
+    /// in an output directory is replaced, never followed into a device).
+    fn stream(dest: &Path) -> Result<Option<File>> {
+        use std::os::unix::fs::FileTypeExt;
+        let Ok(meta) = std::fs::metadata(dest) else {
+            return Ok(None);
+        };
+        let ft = meta.file_type();
+        let linked = std::fs::symlink_metadata(dest).is_ok_and(|m| m.file_type().is_symlink());
+        let direct = ft.is_fifo() || (ft.is_char_device() && (!linked || dest.starts_with("/dev")));
+        if !direct {
+            return Ok(None);
+        }
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(dest)
+            .map(Some)
+            .with_context(|| format!("cannot write {}", dest.display()))
+    }
+
     /// Flushes the file to disk and renames it over the name.
     pub fn commit(mut self) -> Result<()> {
         let ctx = || format!("cannot write {}", self.dest.display());
         self.file.flush().with_context(ctx)?;
-        self.file.get_ref().sync_all().with_context(ctx)?;
         if let Some(tmp) = self.tmp.take() {
+            self.file.get_ref().sync_all().with_context(ctx)?;
             if let Err(e) = std::fs::rename(&tmp, &self.dest) {
                 let _ = std::fs::remove_file(&tmp);
                 return Err(e).with_context(ctx);

@@ -384,3 +384,28 @@ fn drift_table_to_a_file_is_written() {
     assert!(text.lines().count() > 3, "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `-o /dev/stdout` and `--apps /dev/fd/N` (what the Spark map passes) are
+/// pipes, not files to replace: they are written in place, and a FIFO too.
+#[test]
+fn outputs_to_pipes_and_devices_are_written_in_place() {
+    let log = logs("weekly");
+    let want = ok(&["queries", &log, "--format", "jsonl"]);
+    let o = run(&["queries", &log, "--format", "jsonl", "-o", "/dev/stdout"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), want);
+    let o = run(&["queries", &log, "--format", "jsonl", "-o", "/dev/null"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let dir = tempdir("fifo");
+    let fifo = format!("{dir}/apps.fifo");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    let o = run(&["queries", &log, "--format", "jsonl", "--apps", &fifo]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let apps = reader.join().unwrap();
+    assert!(apps.contains("\"app_id\""), "{apps}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
