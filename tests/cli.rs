@@ -398,7 +398,11 @@ fn outputs_to_pipes_and_devices_are_written_in_place() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let dir = tempdir("fifo");
     let fifo = format!("{dir}/apps.fifo");
-    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
     let reader = {
         let fifo = fifo.clone();
         std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
