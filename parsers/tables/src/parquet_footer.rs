@@ -75,8 +75,202 @@ pub fn read_checked(f: &mut File, len: u64) -> Result<Arc<FileMetadata>, String>
         }
     };
     check(&meta, data_end)?;
+    check_pages(f, &meta)?;
     f.seek(SeekFrom::Start(0)).map_err(|e| e.to_string())?;
     Ok(meta)
+}
+
+/// Longest page header read (a header holds sizes and, optionally, min/max
+/// statistics of the page; real ones are tens of bytes to a few KiB).
+const MAX_PAGE_HEADER: u64 = 16 << 20;
+
+/// Walk every column chunk's page headers: each page's compressed bytes
+/// must lie inside its chunk, and its uncompressed size must be no more
+/// than the chunk's (already capped by [`check`]). polars sizes its
+/// decompression buffer by a page header, so a header saying 2 GiB in a
+/// 1 KiB chunk would otherwise be an allocation no table can survive.
+pub fn check_pages(f: &mut File, meta: &FileMetadata) -> Result<(), String> {
+    for (rg, group) in meta.row_groups.iter().enumerate() {
+        for c in group.parquet_columns() {
+            let col = c.descriptor().path_in_schema.join(".");
+            let bad = |what: String| format!("row group {rg}, column {col}: {what}");
+            // A dictionary offset inside the leading magic (old writers
+            // wrote 0 for "none") is no dictionary page.
+            let start = c
+                .dictionary_page_offset()
+                .filter(|&d| d >= 4)
+                .unwrap_or(c.data_page_offset()) as u64;
+            let end = start + c.compressed_size() as u64;
+            let chunk_plain = c.uncompressed_size() as u64;
+            let mut at = start;
+            let mut page = 0u64;
+            while at < end {
+                f.seek(SeekFrom::Start(at)).map_err(|e| e.to_string())?;
+                let mut r =
+                    std::io::BufReader::new(f.by_ref().take((end - at).min(MAX_PAGE_HEADER)));
+                let mut t = Thrift { r: &mut r, read: 0 };
+                let h = t
+                    .page_header()
+                    .map_err(|e| bad(format!("page {page}: header {e}")))?;
+                let (Ok(comp), Ok(plain)) = (u64::try_from(h.1), u64::try_from(h.0)) else {
+                    return Err(bad(format!("page {page}: negative size in its header")));
+                };
+                if plain > chunk_plain {
+                    return Err(bad(format!(
+                        "page {page}: its header says {plain} bytes uncompressed, more than its column chunk's {chunk_plain}"
+                    )));
+                }
+                let next = at
+                    .checked_add(t.read)
+                    .and_then(|x| x.checked_add(comp))
+                    .filter(|&x| x <= end);
+                let Some(next) = next else {
+                    return Err(bad(format!(
+                        "page {page}: its header places the page past the end of its column chunk"
+                    )));
+                };
+                at = next;
+                page += 1;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A reader of Thrift's compact protocol, enough to find a PageHeader's
+/// sizes and step over everything else, counting the bytes it read.
+struct Thrift<'a, R: Read> {
+    r: &'a mut R,
+    read: u64,
+}
+
+impl<R: Read> Thrift<'_, R> {
+    fn byte(&mut self) -> Result<u8, String> {
+        let mut b = [0u8];
+        self.r
+            .read_exact(&mut b)
+            .map_err(|_| "ends early (truncated, or not a page header)".to_string())?;
+        self.read += 1;
+        Ok(b[0])
+    }
+
+    fn varint(&mut self) -> Result<u64, String> {
+        let mut v = 0u64;
+        for i in 0..10 {
+            let b = self.byte()?;
+            v |= u64::from(b & 0x7f) << (7 * i);
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err("has a number over 10 bytes".into())
+    }
+
+    fn zigzag(&mut self) -> Result<i64, String> {
+        let v = self.varint()?;
+        Ok(((v >> 1) as i64) ^ -((v & 1) as i64))
+    }
+
+    fn skip_bytes(&mut self, n: u64) -> Result<(), String> {
+        let got =
+            std::io::copy(&mut self.r.take(n), &mut std::io::sink()).map_err(|e| e.to_string())?;
+        self.read += got;
+        if got < n {
+            return Err("ends early (truncated, or not a page header)".into());
+        }
+        Ok(())
+    }
+
+    /// Step over one value of compact type `t`.
+    fn skip(&mut self, t: u8, depth: u32) -> Result<(), String> {
+        if depth > 64 {
+            return Err("nests deeper than any page header".into());
+        }
+        match t {
+            1 | 2 => Ok(()),
+            3 => self.byte().map(drop),
+            4..=6 => self.varint().map(drop),
+            7 => self.skip_bytes(8),
+            8 => {
+                let n = self.varint()?;
+                self.skip_bytes(n)
+            }
+            9 | 10 => {
+                let h = self.byte()?;
+                let n = match h >> 4 {
+                    15 => self.varint()?,
+                    n => u64::from(n),
+                };
+                for _ in 0..n {
+                    // Booleans in a list are one byte each.
+                    match h & 0x0f {
+                        1 | 2 => self.byte().map(drop)?,
+                        e => self.skip(e, depth + 1)?,
+                    }
+                }
+                Ok(())
+            }
+            11 => {
+                let n = self.varint()?;
+                if n > 0 {
+                    let kv = self.byte()?;
+                    for _ in 0..n {
+                        self.skip(kv >> 4, depth + 1)?;
+                        self.skip(kv & 0x0f, depth + 1)?;
+                    }
+                }
+                Ok(())
+            }
+            12 => self.fields(depth + 1, |_, _, _| Ok(false)),
+            other => Err(format!("has an unknown field type {other}")),
+        }
+    }
+
+    /// Read a struct's fields, handing each (id, type) to `f`, which
+    /// returns whether it consumed the value; the others are skipped.
+    fn fields(
+        &mut self,
+        depth: u32,
+        mut f: impl FnMut(&mut Self, i16, u8) -> Result<bool, String>,
+    ) -> Result<(), String> {
+        let mut last: i16 = 0;
+        loop {
+            let h = self.byte()?;
+            let t = h & 0x0f;
+            if t == 0 {
+                return Ok(());
+            }
+            let id = match h >> 4 {
+                0 => i16::try_from(self.zigzag()?).map_err(|_| "has a bad field id")?,
+                d => last.checked_add(i16::from(d)).ok_or("has a bad field id")?,
+            };
+            last = id;
+            if !f(self, id, t)? {
+                self.skip(t, depth)?;
+            }
+        }
+    }
+
+    /// A PageHeader's (uncompressed_page_size, compressed_page_size):
+    /// fields 2 and 3, both required i32.
+    fn page_header(&mut self) -> Result<(i64, i64), String> {
+        let (mut plain, mut comp) = (None, None);
+        self.fields(0, |t, id, ty| match (id, ty) {
+            (2, 5) => {
+                plain = Some(t.zigzag()?);
+                Ok(true)
+            }
+            (3, 5) => {
+                comp = Some(t.zigzag()?);
+                Ok(true)
+            }
+            _ => Ok(false),
+        })?;
+        match (plain, comp) {
+            (Some(p), Some(c)) => Ok((p, c)),
+            _ => Err("lacks its page sizes".into()),
+        }
+    }
 }
 
 /// Check that every column chunk lies in the first `data_end` bytes.
@@ -114,4 +308,62 @@ pub fn check(meta: &FileMetadata, data_end: u64) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The `sales` checkpoint (written by delta-rs) with the first page
+    /// header's field `field` (2: uncompressed size, 3: compressed size)
+    /// set to 8191: the same two-byte varint length, so nothing else moves.
+    fn patched(field: u8) -> (std::path::PathBuf, Result<Arc<FileMetadata>, String>) {
+        let src = testdata::data(
+            "tables/warehouse/sales/_delta_log/00000000000000000023.checkpoint.parquet",
+        );
+        let mut b = std::fs::read(src).unwrap();
+        // The first page header starts after the magic: field 1 (type) is
+        // `15 04`, then fields 2 and 3, each `15` and a two-byte varint.
+        assert_eq!(&b[4..6], &[0x15, 0x04]);
+        assert_eq!((b[6], b[9]), (0x15, 0x15));
+        assert!(b[7] & 0x80 != 0 && b[8] & 0x80 == 0 && b[10] & 0x80 != 0 && b[11] & 0x80 == 0);
+        let at = if field == 2 { 7 } else { 10 };
+        b[at] = 0xfe;
+        b[at + 1] = 0x7f;
+        let p = std::env::temp_dir().join(format!(
+            "lakeaudit-page-{field}-{}.parquet",
+            std::process::id()
+        ));
+        std::fs::write(&p, &b).unwrap();
+        let mut f = File::open(&p).unwrap();
+        let r = read_checked(&mut f, b.len() as u64);
+        (p, r)
+    }
+
+    #[test]
+    fn page_headers_that_outgrow_their_chunk_are_refused() {
+        let src = testdata::data(
+            "tables/warehouse/sales/_delta_log/00000000000000000023.checkpoint.parquet",
+        );
+        let len = std::fs::metadata(&src).unwrap().len();
+        let meta = read_checked(&mut File::open(&src).unwrap(), len).expect("the real file passes");
+        let first = &meta.row_groups[0].parquet_columns()[0];
+        assert!(first.uncompressed_size() < 8191 && first.compressed_size() < 8191);
+        let (p, r) = patched(2);
+        let e = r.unwrap_err();
+        assert!(
+            e.contains(
+                "page 0: its header says 8191 bytes uncompressed, more than its column chunk's"
+            ),
+            "{e}"
+        );
+        let _ = std::fs::remove_file(p);
+        let (p, r) = patched(3);
+        let e = r.unwrap_err();
+        assert!(
+            e.contains("page 0: its header places the page past the end of its column chunk"),
+            "{e}"
+        );
+        let _ = std::fs::remove_file(p);
+    }
 }
