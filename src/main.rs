@@ -31,7 +31,7 @@ use output::Format;
     version,
     about,
     long_about = None,
-    after_help = "Examples:\n  lakeaudit analyze /var/log/spark-events --tables /data/warehouse --out audit\n  lakeaudit edges app-logs/ --since 2026-10-01\n\nExit codes: 0 every input was read; 2 some input could not be read (the others' results are written); 64 the command line is wrong (nothing was read)."
+    after_help = "Examples:\n  lakeaudit analyze /var/log/spark-events --tables /data/warehouse --out audit\n  lakeaudit edges app-logs/ --since 2026-10-01\n\nExit codes: 0 every input was read; 2 some input could not be read (the others' results are written); 64 the command line is wrong (nothing was read); 101 a bug in lakeaudit (it says where)."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -342,9 +342,60 @@ fn parse_cli() -> Cli {
     Cli::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| usage(e))
 }
 
+/// Where the last panic happened (`file:line:col`), for the one line that
+/// reports a panic no input's boundary caught.
+static LAST_PANIC: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+/// A panic inside one input's processing (a dependency that panics on
+/// crafted bytes) is caught at that input's boundary and reported as that
+/// input's named error; Rust's default `thread '…' panicked at …` line
+/// before it would only be noise. So the hook prints nothing (unless
+/// `RUST_BACKTRACE` is set: then the default message and backtrace, for
+/// a developer) and only notes where it happened; a panic that no boundary
+/// caught is reported by [`main`] as an internal error with that place.
+fn quiet_panics() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if std::env::var_os("RUST_BACKTRACE").is_some_and(|v| v != "0") {
+            default(info);
+        }
+        if let Ok(mut last) = LAST_PANIC.lock() {
+            *last = info.location().map(|l| l.to_string());
+        }
+    }));
+}
+
+/// The text of a panic's payload.
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_string())
+}
+
 fn main() -> ExitCode {
     let cli = parse_cli();
-    match run(cli) {
+    quiet_panics();
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(cli)));
+    let outcome = match outcome {
+        Ok(r) => r,
+        Err(payload) => {
+            let at = LAST_PANIC
+                .lock()
+                .ok()
+                .and_then(|l| l.clone())
+                .map(|l| format!(" (at {l})"))
+                .unwrap_or_default();
+            let _ = writeln!(
+                std::io::stderr(),
+                "lakeaudit: internal error: {}{at}; this is a bug in lakeaudit, please report it (RUST_BACKTRACE=1 shows where)",
+                panic_text(payload.as_ref())
+            );
+            return ExitCode::from(cli::EXIT_INTERNAL);
+        }
+    };
+    match outcome {
         Ok(code) => code,
         Err(e) => {
             // A closed pipe (`lakeaudit queries x | head`) is not a failure.
@@ -361,7 +412,7 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             let _ = writeln!(std::io::stderr(), "lakeaudit: {e:#}");
-            ExitCode::from(cli::EXIT_INPUT)
+            ExitCode::from(cli::exit_code(&e))
         }
     }
 }

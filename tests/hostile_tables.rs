@@ -90,7 +90,10 @@ impl Case {
             .arg(self.wh())
             .arg("--out")
             .arg(&out)
-            .args(extra);
+            .args(extra)
+            // As a user runs it: without RUST_BACKTRACE, which asks for
+            // Rust's own panic messages.
+            .env_remove("RUST_BACKTRACE");
         c.output().expect("run lakeaudit")
     }
 
@@ -513,70 +516,325 @@ fn case14_special_files_are_never_read() {
     k.refused(&o, &t, "outside the table");
 }
 
-/// An Avro object container file with `header` (the file metadata of a
-/// real one, codec replaced) and one zstd block inflating to `size` zeros.
-fn avro_bomb(real: &[u8], size: u64) -> Vec<u8> {
-    // Parse the real header: magic, map blocks of (key, value) bytes, sync.
+/// An Avro file's metadata: (key, value) pairs.
+type AvroMeta = Vec<(Vec<u8>, Vec<u8>)>;
+
+/// The header of the Avro object container file `real`: its metadata
+/// pairs, its sync marker, and where its first block starts.
+fn avro_header(real: &[u8]) -> (AvroMeta, [u8; 16], usize) {
     let mut p = 4usize;
-    let long = |p: &mut usize| -> i64 {
-        let n = varint_len(&real[*p..]);
-        let mut z = 0u64;
-        for (i, b) in real[*p..*p + n].iter().enumerate() {
-            z |= u64::from(b & 0x7f) << (7 * i);
-        }
-        *p += n;
-        ((z >> 1) as i64) ^ -((z & 1) as i64)
-    };
-    let mut meta: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+    let mut meta: AvroMeta = Vec::new();
     loop {
-        let n = long(&mut p);
+        let n = avro_long(real, &mut p);
         if n == 0 {
             break;
         }
         for _ in 0..n {
-            let kl = long(&mut p) as usize;
+            let kl = avro_long(real, &mut p) as usize;
             let k = real[p..p + kl].to_vec();
             p += kl;
-            let vl = long(&mut p) as usize;
+            let vl = avro_long(real, &mut p) as usize;
             let v = real[p..p + vl].to_vec();
             p += vl;
             meta.push((k, v));
         }
     }
-    let sync = &real[p..p + 16];
+    let sync: [u8; 16] = real[p..p + 16].try_into().unwrap();
+    (meta, sync, p + 16)
+}
+
+/// An Avro `long` (zig-zag varint) at `*p`.
+fn avro_long(b: &[u8], p: &mut usize) -> i64 {
+    let n = varint_len(&b[*p..]);
+    let mut z = 0u64;
+    for (i, x) in b[*p..*p + n].iter().enumerate() {
+        z |= u64::from(x & 0x7f) << (7 * i);
+    }
+    *p += n;
+    ((z >> 1) as i64) ^ -((z & 1) as i64)
+}
+
+/// An Avro object container file with the metadata of a real one, its
+/// codec set to `codec`, and one block of `block` (already compressed).
+fn avro_with_block(real: &[u8], codec: &[u8], block: &[u8]) -> Vec<u8> {
+    let (meta, sync, _) = avro_header(real);
     let mut out = b"Obj\x01".to_vec();
+    let mut meta: AvroMeta = meta
+        .into_iter()
+        .filter(|(k, _)| k != b"avro.codec")
+        .collect();
+    meta.push((b"avro.codec".to_vec(), codec.to_vec()));
     out.extend(zigzag(meta.len() as i64));
     for (key, v) in &meta {
-        let v: &[u8] = if key == b"avro.codec" {
-            b"zstandard"
-        } else {
-            v
-        };
         out.extend(zigzag(key.len() as i64));
         out.extend_from_slice(key);
         out.extend(zigzag(v.len() as i64));
         out.extend_from_slice(v);
     }
-    if !meta.iter().any(|(k, _)| k == b"avro.codec") {
-        out.extend(zigzag(1));
-        out.extend(zigzag(10));
-        out.extend_from_slice(b"avro.codec");
-        out.extend(zigzag(9));
-        out.extend_from_slice(b"zstandard");
-    }
     out.extend(zigzag(0));
-    out.extend_from_slice(sync);
+    out.extend_from_slice(&sync);
+    out.extend(zigzag(1));
+    out.extend(zigzag(block.len() as i64));
+    out.extend_from_slice(block);
+    out.extend_from_slice(&sync);
+    out
+}
+
+/// An Avro object container file with the header of a real one and one
+/// zstd block inflating to `size` zeros.
+fn avro_bomb(real: &[u8], size: u64) -> Vec<u8> {
     let mut enc = zstd::stream::Encoder::new(Vec::new(), 19).unwrap();
     let zeros = vec![0u8; 1 << 20];
     for _ in 0..size >> 20 {
         enc.write_all(&zeros).unwrap();
     }
-    let block = enc.finish().unwrap();
-    out.extend(zigzag(1));
-    out.extend(zigzag(block.len() as i64));
-    out.extend_from_slice(&block);
-    out.extend_from_slice(sync);
+    avro_with_block(real, b"zstandard", &enc.finish().unwrap())
+}
+
+/// The real Avro file `real` (deflate blocks, as pyiceberg writes them)
+/// with every Avro string `from` in its records replaced by `to`: each
+/// block inflated, the string and its length prefix replaced, deflated
+/// again. Panics when `from` is not in the file.
+fn avro_replace(real: &[u8], from: &str, to: &str) -> Vec<u8> {
+    use std::io::Read;
+    let (meta, sync, start) = avro_header(real);
+    assert!(meta
+        .iter()
+        .any(|(k, v)| k == b"avro.codec" && v == b"deflate"));
+    let mut old = zigzag(from.len() as i64);
+    old.extend_from_slice(from.as_bytes());
+    let mut new = zigzag(to.len() as i64);
+    new.extend_from_slice(to.as_bytes());
+    let mut out = real[..start].to_vec();
+    let mut p = start;
+    let mut found = false;
+    while p < real.len() {
+        let count = avro_long(real, &mut p);
+        let size = avro_long(real, &mut p) as usize;
+        let mut plain = Vec::new();
+        flate2::read::DeflateDecoder::new(&real[p..p + size])
+            .read_to_end(&mut plain)
+            .unwrap();
+        p += size + 16;
+        let mut replaced = Vec::new();
+        let mut i = 0;
+        while i < plain.len() {
+            if plain[i..].starts_with(&old) {
+                replaced.extend_from_slice(&new);
+                i += old.len();
+                found = true;
+            } else {
+                replaced.push(plain[i]);
+                i += 1;
+            }
+        }
+        let mut enc =
+            flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
+        enc.write_all(&replaced).unwrap();
+        let block = enc.finish().unwrap();
+        out.extend(zigzag(count));
+        out.extend(zigzag(block.len() as i64));
+        out.extend_from_slice(&block);
+        out.extend_from_slice(&sync);
+    }
+    assert!(found, "{from} is not in the file");
     out
+}
+
+/// Where pyiceberg wrote `ice.db/dvs` and `ice.db/events` (their
+/// manifests name absolute paths under it; the reader maps them onto the
+/// copy).
+const DVS_WRITTEN_AT: &str = "file:///tmp/tmpt1_pheoe/iwh/ice/dvs";
+const EVENTS_WRITTEN_AT: &str = "file:///tmp/tmp1l4gzsyc/iwh/ice/events";
+
+/// The current manifest list of `ice.db/dvs`.
+const DVS_LIST: &str =
+    "metadata/snap-4371257431375131704-0-e8179176-403d-4220-9f2e-45aa7717cfc9.avro";
+
+/// In the copy `t` of `ice.db/dvs`, the Avro file `file` (relative to the
+/// table) with the path `from` (relative to the table) replaced by `to`.
+fn dvs_point(t: &Path, file: &str, from: &str, to: &str) -> PathBuf {
+    point(t, DVS_WRITTEN_AT, file, from, to)
+}
+
+/// [`dvs_point`] for a table written at `written_at`.
+fn point(t: &Path, written_at: &str, file: &str, from: &str, to: &str) -> PathBuf {
+    let f = t.join(file);
+    let real = fs::read(&f).unwrap();
+    fs::write(&f, avro_replace(&real, &format!("{written_at}/{from}"), to)).unwrap();
+    f
+}
+
+/// The manifest of `ice.db/events` that lists its position delete files.
+const EVENTS_DELETES: &str = "metadata/c5282299-cd5d-40bb-89ee-870bf84f468d-m0.avro";
+
+#[test]
+fn case05_a_manifest_outside_the_table_is_refused() {
+    let k = Case::new("ice-manifest");
+    let t = k.table("tables/thresholds/ice.db/dvs", "dvs");
+    let list = dvs_point(
+        &t,
+        DVS_LIST,
+        "metadata/2e603030-aa61-48cd-8cc1-bc3f05d85c24-m1.avro",
+        &k.secret(),
+    );
+    let o = k.run(&[]);
+    k.refused(&o, &list, "manifest");
+}
+
+#[test]
+fn case05_a_delete_file_outside_the_table_is_refused() {
+    let k = Case::new("ice-delete");
+    let t = k.table("tables/warehouse/ice.db/events", "events");
+    let m = point(
+        &t,
+        EVENTS_WRITTEN_AT,
+        EVENTS_DELETES,
+        "data/region=us/pos-del-us.parquet",
+        &k.secret(),
+    );
+    let o = k.run(&["--deep"]);
+    k.refused(&o, &m, "outside the table");
+}
+
+#[test]
+fn case01_a_puffin_file_outside_the_table_is_refused() {
+    let k = Case::new("ice-puffin");
+    let t = k.table("tables/thresholds/ice.db/dvs", "dvs");
+    let m = dvs_point(
+        &t,
+        "metadata/8fab5c20-954e-4eb1-80c1-8492e5cd6cfb-m0.avro",
+        "data/36037367-34ff-439f-ad01-ad93c12cd535-deletes.puffin",
+        &k.secret(),
+    );
+    let o = k.run(&["--deep"]);
+    k.refused(&o, &m, "outside the table");
+}
+
+#[test]
+fn case15_deflate_and_snappy_avro_bombs_are_refused() {
+    let k = Case::new("bomb-codecs");
+    let t = k.table("tables/thresholds/ice.db/dvs", "dvs");
+    let list = t.join(DVS_LIST);
+    let real = fs::read(&list).unwrap();
+    // Deflate: 96 MiB of zeros (over the 64 MiB block cap) in ~100 KB.
+    let mut enc = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
+    let zeros = vec![0u8; 1 << 20];
+    for _ in 0..96 {
+        enc.write_all(&zeros).unwrap();
+    }
+    let deflate = avro_with_block(&real, b"deflate", &enc.finish().unwrap());
+    assert!(deflate.len() < 1 << 20, "{}", deflate.len());
+    fs::write(&list, &deflate).unwrap();
+    let o = k.run(&[]);
+    k.refused(&o, &list, "decompresses to more than");
+    // Snappy: a real snappy block of 1 MiB whose length header says 3 GiB
+    // (apache-avro allocates what the header says), then the CRC.
+    let mut block = snap::raw::Encoder::new().compress_vec(&zeros).unwrap();
+    let head = block.iter().position(|b| b & 0x80 == 0).unwrap() + 1;
+    let mut lie = Vec::new();
+    let mut n: u64 = 3 << 30;
+    while n >= 0x80 {
+        lie.push((n as u8 & 0x7f) | 0x80);
+        n >>= 7;
+    }
+    lie.push(n as u8);
+    block.splice(..head, lie);
+    block.extend_from_slice(&crc32_be(&zeros));
+    fs::write(&list, avro_with_block(&real, b"snappy", &block)).unwrap();
+    let o = k.run(&[]);
+    k.refused(&o, &list, "decompresses to more than");
+}
+
+/// CRC-32 (IEEE) of `data`, big-endian, as Avro's snappy codec appends it.
+fn crc32_be(data: &[u8]) -> [u8; 4] {
+    let mut crc = !0u32;
+    for &b in data {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    (!crc).to_be_bytes()
+}
+
+#[test]
+fn case14_a_fifo_as_delete_file_or_sidecar_is_never_read() {
+    let k = Case::new("fifo-parts");
+    let t = k.table("tables/warehouse/ice.db/events", "events");
+    let del = t.join("data/region=us/pos-del-us.parquet");
+    fs::remove_file(&del).unwrap();
+    let fifo = |p: &Path| {
+        assert!(Command::new("mkfifo").arg(p).status().unwrap().success());
+    };
+    fifo(&del);
+    // A v2 checkpoint of orders_dv whose sidecar (inside the table) is a
+    // FIFO.
+    let d = k.table("tables/warehouse/orders_dv", "orders_dv");
+    let mut lines: Vec<String> = fs::read_to_string(commit(&d, 0))
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains("\"protocol\"") || l.contains("\"metaData\""))
+        .map(str::to_string)
+        .collect();
+    fs::create_dir_all(d.join("_delta_log/_sidecars")).unwrap();
+    let side = d.join("_delta_log/_sidecars/00000000000000000001.side.parquet");
+    fifo(&side);
+    lines.push(serde_json::json!({"sidecar": {"path": "00000000000000000001.side.parquet", "sizeInBytes": 1, "modificationTime": 1}}).to_string());
+    let cp = d.join(
+        "_delta_log/00000000000000000001.checkpoint.3a0d65cd-4056-49b8-937b-95f9e3ee90e5.json",
+    );
+    fs::write(&cp, lines.join("\n") + "\n").unwrap();
+    fs::write(
+        d.join("_delta_log/_last_checkpoint"),
+        r#"{"version":1,"size":3}"#,
+    )
+    .unwrap();
+    let o = k.run(&["--deep"]);
+    k.refused(&o, &del, "a FIFO");
+    // The checkpoint whose sidecar is refused is replaced by the commits
+    // (as a truncated one is, case 8): a warning, and the table audited.
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.lines().any(|l| l.starts_with("lakeaudit: warning: ")
+            && l.contains(&side.display().to_string())
+            && l.contains("is a FIFO, not a regular file; refused")),
+        "{err}"
+    );
+    assert!(k.state().iter().any(|r| r["table"] == "orders_dv"), "{err}");
+}
+
+/// A real input that panicked inside a dependency (apache-avro, found by
+/// the `table_avro_manifest` fuzz target and kept in `fuzz/regressions`):
+/// that table's named error, without Rust's panic message, and the other
+/// table audited in full.
+#[test]
+fn a_real_panicking_manifest_loses_only_its_table() {
+    let k = Case::new("real-panic");
+    let t = k.table("tables/thresholds/ice.db/dvs", "dvs");
+    let crash = fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fuzz/regressions/table_avro_manifest-bad-schema-name"),
+    )
+    .unwrap();
+    // The fuzz input's first byte picks the file by name, as the target does.
+    let mut avro: Vec<PathBuf> = fs::read_dir(t.join("metadata"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "avro"))
+        .collect();
+    avro.sort();
+    let file = &avro[usize::from(crash[0]) % avro.len()];
+    fs::write(file, &crash[1..]).unwrap();
+    let o = k.run(&["--deep"]);
+    k.refused(&o, file, "cannot be decoded as Avro");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("panicked"), "{err}");
 }
 
 #[test]
@@ -644,6 +902,7 @@ fn a_panic_in_one_table_loses_only_that_table() {
         .arg("--out")
         .arg(&out)
         .env("LAKEAUDIT_TEST_PANIC_ON", "panics_here")
+        .env_remove("RUST_BACKTRACE")
         .output()
         .expect("run lakeaudit");
     let err = String::from_utf8_lossy(&o.stderr);
@@ -655,6 +914,7 @@ fn a_panic_in_one_table_loses_only_that_table() {
         ))),
         "{err}"
     );
+    assert!(!err.contains("panicked"), "{err}");
     let names: Vec<String> = k.state().iter().map(|r| r["table"].to_string()).collect();
     assert_eq!(names, ["\"customers\""]);
     k.customers_complete();
