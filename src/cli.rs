@@ -16,6 +16,33 @@ pub const EXIT_INPUT: u8 = 2;
 /// The command line is wrong (unknown flag, bad value, missing argument):
 /// nothing was read. `EX_USAGE` of BSD's sysexits.h.
 pub const EXIT_USAGE: u8 = 64;
+/// A bug in lakeaudit (a panic no input's boundary caught), as Rust's own
+/// exit code for a panic.
+pub const EXIT_INTERNAL: u8 = 101;
+
+/// A command-line mistake that clap cannot see on its own (a `--format`
+/// that `-o FILE`'s extension contradicts, Parquet to a terminal): found
+/// before any input is read, and exits [`EXIT_USAGE`] like clap's own.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// The exit code for an error: [`EXIT_USAGE`] when a [`UsageError`] is in
+/// its chain, else [`EXIT_INPUT`].
+pub fn exit_code(e: &anyhow::Error) -> u8 {
+    if e.chain().any(|c| c.is::<UsageError>()) {
+        EXIT_USAGE
+    } else {
+        EXIT_INPUT
+    }
+}
 
 const SIZE_FORMS: &str = "a byte count or a number with a unit: 128MB, 500GB, 1.5TB (powers of 1000), 128MiB, 2TiB (powers of 1024); units B, KB, MB, GB, TB, PB, KiB, MiB, GiB, TiB, PiB";
 

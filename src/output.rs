@@ -349,15 +349,31 @@ pub fn millis(ms: f64) -> String {
     }
 }
 
-/// `s` cut to `max` characters, the last one `…` when cut.
-fn cut(s: String, max: usize) -> String {
-    if s.chars().count() > max {
-        let mut t: String = s.chars().take(max.saturating_sub(1)).collect();
-        t.push('…');
-        t
-    } else {
-        s
+/// `s` in lines of at most `max` characters: broken at the last space
+/// that fits (the space itself dropped), else after `max` characters.
+/// Nothing is cut away.
+fn wrap(s: &str, max: usize) -> Vec<String> {
+    let max = max.max(1);
+    let mut lines = Vec::new();
+    let mut rest: Vec<char> = s.chars().collect();
+    while rest.len() > max {
+        match rest[..=max]
+            .iter()
+            .rposition(|&c| c == ' ')
+            .filter(|&i| i > 0)
+        {
+            Some(i) => {
+                lines.push(rest[..i].iter().collect());
+                rest.drain(..=i);
+            }
+            None => {
+                lines.push(rest[..max].iter().collect());
+                rest.drain(..max);
+            }
+        }
     }
+    lines.push(rest.into_iter().collect());
+    lines
 }
 
 /// Write columns as CSV rows (with the header line when `header`), text
@@ -369,31 +385,32 @@ pub fn write_csv(cols: &[Col], out: &mut dyn Write, header: bool) -> Result<()> 
     Ok(())
 }
 
-/// An aligned text table: numbers right-aligned, text left-aligned, long
-/// cells cut with `…` (at 60 characters, and so that the table fits in
-/// `width` columns when given: the widest text columns are cut first,
-/// down to 12 characters).
+/// An aligned text table: numbers right-aligned, text left-aligned. Text
+/// longer than 60 characters, or than the table can give a column so that
+/// it fits in `width` columns (the widest text columns give way first,
+/// down to 12 characters), wraps onto further lines of its row: nothing
+/// is cut away, so an edge or a table name can be copied from it whole.
 pub fn write_table(cols: &[Col], out: &mut dyn Write, width: Option<usize>) -> Result<()> {
     const MAX: usize = 60;
     const MIN: usize = 12;
     let rows = cols.first().map(|c| c.len()).unwrap_or(0);
-    let mut cells: Vec<Vec<String>> = cols
+    let cells: Vec<Vec<String>> = cols
         .iter()
-        .map(|c| (0..rows).map(|i| cut(c.cell(i), MAX)).collect())
+        .map(|c| (0..rows).map(|i| c.cell(i)).collect())
         .collect();
-    let measure = |cells: &[Vec<String>]| -> Vec<usize> {
-        cols.iter()
-            .zip(cells)
-            .map(|(c, v)| {
-                v.iter()
-                    .map(|s| s.chars().count())
-                    .chain(std::iter::once(c.name().chars().count()))
-                    .max()
-                    .unwrap_or(0)
-            })
-            .collect()
-    };
-    let mut widths = measure(&cells);
+    let natural: Vec<usize> = cols
+        .iter()
+        .zip(&cells)
+        .map(|(c, v)| {
+            let widest = v.iter().map(|s| s.chars().count()).max().unwrap_or(0);
+            let name = c.name().chars().count();
+            match c {
+                Col::Str(..) => widest.min(MAX).max(name),
+                _ => widest.max(name),
+            }
+        })
+        .collect();
+    let mut widths = natural.clone();
     if let Some(limit) = width {
         loop {
             let total: usize = widths.iter().sum::<usize>() + 2 * widths.len().saturating_sub(1);
@@ -414,10 +431,7 @@ pub fn write_table(cols: &[Col], out: &mut dyn Write, width: Option<usize>) -> R
             if target >= widths[i] {
                 break;
             }
-            for c in &mut cells[i] {
-                *c = cut(std::mem::take(c), target);
-            }
-            widths = measure(&cells);
+            widths[i] = target;
         }
     }
     let line = |out: &mut dyn Write, vals: Vec<(&str, bool)>| -> Result<()> {
@@ -442,13 +456,25 @@ pub fn write_table(cols: &[Col], out: &mut dyn Write, width: Option<usize>) -> R
     let dashes: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
     line(out, dashes.iter().map(|d| (d.as_str(), false)).collect())?;
     for r in 0..rows {
-        line(
-            out,
-            cols.iter()
-                .zip(&cells)
-                .map(|(c, v)| (v[r].as_str(), c.numeric()))
-                .collect(),
-        )?;
+        let pieces: Vec<Vec<String>> = cols
+            .iter()
+            .zip(&cells)
+            .zip(&widths)
+            .map(|((c, v), &w)| match c {
+                Col::Str(..) => wrap(&v[r], w),
+                _ => vec![v[r].clone()],
+            })
+            .collect();
+        let height = pieces.iter().map(Vec::len).max().unwrap_or(1);
+        for k in 0..height {
+            line(
+                out,
+                cols.iter()
+                    .zip(&pieces)
+                    .map(|(c, p)| (p.get(k).map(String::as_str).unwrap_or(""), c.numeric()))
+                    .collect(),
+            )?;
+        }
     }
     Ok(())
 }
@@ -584,18 +610,24 @@ pub fn resolve_format(
             _ => None,
         });
     let format = match (given, by_ext) {
-        (Some(g), Some(e)) if g != e => bail!(
+        (Some(g), Some(e)) if g != e => {
+            return Err(crate::cli::UsageError(format!(
             "-o {}: the extension says {} but --format says {}; drop --format or change the name",
             path.map(|p| p.display().to_string()).unwrap_or_default(),
             format_name(e),
             format_name(g)
-        ),
+        ))
+            .into())
+        }
         (Some(g), _) => g,
         (None, Some(e)) => e,
         (None, None) => default,
     };
     if format == Format::Parquet && path.is_none() && io::IsTerminal::is_terminal(&io::stdout()) {
-        bail!("Parquet is binary: give -o FILE or redirect standard output");
+        return Err(crate::cli::UsageError(
+            "Parquet is binary: give -o FILE or redirect standard output".into(),
+        )
+        .into());
     }
     Ok(format)
 }
@@ -606,5 +638,44 @@ fn format_name(f: Format) -> &'static str {
         Format::Csv => "csv",
         Format::Parquet => "parquet",
         Format::Table => "table",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrapping_keeps_every_character_but_the_break_spaces() {
+        let edge = "lineitem(l_orderkey) = orders(o_orderkey)";
+        let lines = wrap(edge, 20);
+        assert_eq!(lines, vec!["lineitem(l_orderkey)", "= orders(o_orderkey)"]);
+        assert_eq!(lines.join(" "), edge);
+        // No space to break at: hard breaks, nothing lost.
+        assert_eq!(wrap("abcdefghij", 4), vec!["abcd", "efgh", "ij"]);
+        assert_eq!(wrap("short", 20), vec!["short"]);
+        assert_eq!(wrap("", 5), vec![""]);
+    }
+
+    #[test]
+    fn a_narrow_table_wraps_long_names_onto_more_lines() {
+        let cols = vec![
+            Col::Str(
+                "edge",
+                vec![Some("lineitem(l_orderkey) = orders(o_orderkey)".into())],
+            ),
+            Col::Int("F", vec![Some(31)]),
+        ];
+        let mut out = Vec::new();
+        write_table(&cols, &mut out, Some(24)).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines.iter().all(|l| l.chars().count() <= 24), "{text}");
+        assert_eq!(lines[2].trim_end(), "lineitem(l_orderkey)  31", "{text}");
+        assert_eq!(lines[3].trim_end(), "= orders(o_orderkey)", "{text}");
+        // Unlimited width: one line per row.
+        let mut out = Vec::new();
+        write_table(&cols, &mut out, None).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap().lines().count(), 3);
     }
 }

@@ -355,8 +355,63 @@ fn write<T: Serialize>(
 ) -> Result<()> {
     match format {
         Format::Jsonl => output::write_to(path, |w| output::write_jsonl(rows, w)),
+        Format::Table => output::write_columns(&for_reading(columns(rows, names)?), format, path),
         other => output::write_columns(&columns(rows, names)?, other, path),
     }
+}
+
+/// Columns counted in bytes: shown in human units in a text table.
+const BYTE_COLUMNS: &[&str] = &[
+    "bytes",
+    "file_size_p10",
+    "file_size_p50",
+    "file_size_p90",
+    "small_bytes",
+    "small_file_threshold",
+    "dv_bytes",
+    "target_size",
+    "bytes_to_rewrite",
+    "file_bytes",
+    "bytes_opened",
+];
+
+/// `table_state`'s columns a text table shows (the rest, such as the
+/// location and the file-size percentiles but the median, are in the CSV,
+/// Parquet and JSON outputs).
+const STATE_VIEW: &[&str] = &[
+    "table",
+    "format",
+    "partition_columns",
+    "clustering_columns",
+    "files",
+    "bytes",
+    "file_size_p50",
+    "small_files",
+    "rows_live",
+    "rows_deleted",
+    "deletion_vectors",
+    "pos_delete_files",
+    "eq_delete_files",
+    "violations",
+];
+
+/// Columns as a person reads them in a text table: byte counts in human
+/// units (`9.0 KiB`), and `table_state` cut to the columns that fit a
+/// terminal ([`STATE_VIEW`]).
+fn for_reading(cols: Vec<Col>) -> Vec<Col> {
+    let is_state = cols.iter().any(|c| c.name() == "stats_coverage");
+    cols.into_iter()
+        .filter(|c| !is_state || STATE_VIEW.contains(&c.name()))
+        .map(|c| match c {
+            Col::Int(name, v) if BYTE_COLUMNS.contains(&name) => Col::Human(
+                if name == "bytes" { "size" } else { name },
+                v.iter()
+                    .map(|x| x.map(|b| planner::human(b as f64)))
+                    .collect(),
+            ),
+            other => other,
+        })
+        .collect()
 }
 
 const STATE: &[&str] = &[
