@@ -27,7 +27,9 @@ pub fn plan(
     let formats = pipeline::formats(&data.records, &tables);
     let mut o = output::open_out(out)?;
     match format {
-        PlanFormat::Text => o.write_all(plan_cmd::render_text(&planned, &money).as_bytes())?,
+        PlanFormat::Text => {
+            o.write_all(plan_cmd::render_text(&planned, &money, &formats).as_bytes())?
+        }
         PlanFormat::Json => {
             serde_json::to_writer_pretty(&mut o, &planned.json())?;
             o.write_all(b"\n")?;
@@ -125,7 +127,8 @@ pub fn run(
     serde_json::to_writer_pretty(&mut pj, &planned.json())?;
     pj.write_all(b"\n")?;
     pj.finish()?;
-    let sql = planner::ddl_for(&planned.plan, &pipeline::formats(&data.records, &tables));
+    let formats = pipeline::formats(&data.records, &tables);
+    let sql = planner::ddl_for(&planned.plan, &formats);
     let mut ps = output::open_out(Some(&file("plan.sql")))?;
     ps.write_all(sql.as_bytes())?;
     ps.finish()?;
@@ -146,6 +149,7 @@ pub fn run(
     );
     rd.maintenance = steps.as_deref();
     rd.money = &money;
+    rd.formats = &formats;
     let starts = selected.iter().filter_map(|f| f.start_ms);
     rd.edges_span = starts.clone().min().zip(starts.max());
     for (name, text) in [
@@ -176,6 +180,9 @@ pub fn run(
 }
 
 /// Savings without executor times or prices, until [`savings::money`]'s.
+static NO_FORMATS: std::collections::BTreeMap<String, planner::TableFormat> =
+    std::collections::BTreeMap::new();
+
 static NO_PRICES: report::Money = report::Money {
     window_ms: 0,
     executor_ms: std::collections::BTreeMap::new(),
@@ -245,6 +252,7 @@ fn report_data<'a>(
         maintenance: None,
         edges_span: span,
         money: &NO_PRICES,
+        formats: &NO_FORMATS,
     }
 }
 

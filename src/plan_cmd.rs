@@ -123,6 +123,7 @@ pub fn run_instance(
                 &planned.left_out,
                 &planned.budget_curve,
                 None,
+                None,
             )
             .as_bytes(),
         )?,
@@ -157,7 +158,11 @@ pub fn make_plan(
 }
 
 /// The plan as text for a person, with its savings per week.
-pub fn render_text(p: &Planned, money: &report::Money) -> String {
+pub fn render_text(
+    p: &Planned,
+    money: &report::Money,
+    formats: &std::collections::BTreeMap<String, planner::TableFormat>,
+) -> String {
     render(
         &p.plan,
         p.window,
@@ -165,6 +170,7 @@ pub fn render_text(p: &Planned, money: &report::Money) -> String {
         &p.left_out,
         &p.curve,
         Some(money),
+        Some(formats),
     )
 }
 
@@ -177,6 +183,7 @@ fn render(
     missed: &[LeftOut],
     curve: &BudgetCurve,
     money: Option<&report::Money>,
+    formats: Option<&std::collections::BTreeMap<String, planner::TableFormat>>,
 ) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "Layout plan ({} planner)", plan.algorithm);
@@ -207,11 +214,20 @@ fn render(
         let _ = writeln!(s, "\nNo layout change pays for itself within the budgets.");
     }
     for t in &plan.tables {
+        // An instance describes Delta tables; a run on logs knows each
+        // table's format (unknown when neither audited nor scanned).
+        let format = match formats {
+            None => planner::TableFormat::Delta,
+            Some(f) => f
+                .get(&t.table)
+                .cloned()
+                .unwrap_or(planner::TableFormat::Unknown),
+        };
         let _ = writeln!(
             s,
-            "\n{}  CLUSTER BY ({}){}",
+            "\n{}  {}{}",
             t.table,
-            t.keys.join(", "),
+            planner::planned_layout(&t.keys, &format),
             if !t.changed {
                 "  [already in place]".to_string()
             } else if t.replace {

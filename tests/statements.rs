@@ -170,6 +170,29 @@ fn samples_plan_has_no_negative_change_and_right_statements() {
     );
     assert!(!md.contains("over the budget"), "{md}");
     assert!(!md.contains("budget, or a conflicting key"), "{md}");
+    // The report's plan says each change in its table's format's words:
+    // a Parquet table is not promised a CLUSTER BY it cannot take.
+    let line = |table: &str| {
+        md.lines()
+            .find(|l| l.starts_with(&format!("- `{table}`: ")))
+            .unwrap_or_else(|| panic!("no plan line for {table}:\n{md}"))
+            .to_string()
+    };
+    let parquet = line("spark_catalog.default.lineitem");
+    assert!(
+        parquet.contains("CLUSTER BY (l_orderkey) once converted (CONVERT TO DELTA first"),
+        "{parquet}"
+    );
+    let delta = line("spark_catalog.shop.lineitem");
+    assert!(
+        delta.starts_with("- `spark_catalog.shop.lineitem`: CLUSTER BY (l_orderkey) — rewrite"),
+        "{delta}"
+    );
+    let html = read(&dir, "report.html");
+    assert!(
+        html.contains("CLUSTER BY (l_orderkey) once converted"),
+        "html"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -114,6 +114,31 @@ fn describe(layout: &Layout) -> String {
     }
 }
 
+/// The change the plan makes to a table, in the words of its format, for
+/// the reports and the plan text (the statements are [`table_sql`]'s):
+/// `CLUSTER BY (a, b)` on Delta, `WRITE ORDERED BY a, b` on Iceberg (the
+/// rewrite sorts within its partitions), and for a table no statement can
+/// change yet the step that comes first (`CONVERT TO DELTA`, a migration)
+/// or that its format is unknown.
+pub fn planned_layout(keys: &[String], format: &TableFormat) -> String {
+    let k = keys.join(", ");
+    match format {
+        TableFormat::Delta => format!("CLUSTER BY ({k})"),
+        TableFormat::Iceberg => format!("WRITE ORDERED BY {k}"),
+        TableFormat::Files(f) if f == "parquet" => {
+            format!(
+                "CLUSTER BY ({k}) once converted (CONVERT TO DELTA first; no statement until then)"
+            )
+        }
+        TableFormat::Files(f) => {
+            format!("CLUSTER BY ({k}) once migrated off plain {f} (no statement until then)")
+        }
+        TableFormat::Unknown => {
+            format!("CLUSTER BY ({k}) if it is a Delta table (format unknown: no statement)")
+        }
+    }
+}
+
 /// The statements for one changed table in `format`.
 pub fn table_sql(d: &TableDecision, format: &TableFormat) -> TableSql {
     let t = quote_table(&d.table);
@@ -335,6 +360,25 @@ pub fn ddl(plan: &Plan) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn each_format_names_its_own_change() {
+        let k = vec!["a".to_string(), "b".to_string()];
+        assert_eq!(planned_layout(&k, &TableFormat::Delta), "CLUSTER BY (a, b)");
+        assert_eq!(
+            planned_layout(&k, &TableFormat::Iceberg),
+            "WRITE ORDERED BY a, b"
+        );
+        let pq = planned_layout(&k, &TableFormat::Files("parquet".into()));
+        assert!(pq.contains("CONVERT TO DELTA first"), "{pq}");
+        let csv = planned_layout(&k, &TableFormat::Files("csv".into()));
+        assert!(csv.contains("migrated off plain csv"), "{csv}");
+        let unknown = planned_layout(&k, &TableFormat::Unknown);
+        assert!(
+            unknown.contains("format unknown: no statement"),
+            "{unknown}"
+        );
+    }
+
     use super::*;
     use crate::model::{EdgeRef, ServedEdge};
 

@@ -295,9 +295,10 @@ fn step(t: &TableUpkeep<'_>) -> Option<(f64, UpkeepStep)> {
             out.action = Action::LeaveAlone;
             out.value = 0.0;
             out.rewrites = format!(
-                "nothing: the table ({} bytes in {}) is smaller than one target file ({target} bytes), so it is not compacted",
-                s.bytes,
-                count(s.files, "file")
+                "nothing: the table ({} in {}) is smaller than one target file ({}), so it is not compacted",
+                sql::human(s.bytes as f64),
+                count(s.files, "file"),
+                sql::human(target as f64)
             );
             return Some((0.0, out));
         }

@@ -209,7 +209,7 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                     } @else {
                         table class="sortable" id="plan-tables" {
                             thead { tr {
-                                th { "table" } th { "CLUSTER BY" } th { "now" }
+                                th { "table" } th { "change" } th { "now" }
                                 th class="num" { "rewrite" } th class="num" { "storage kept" }
                                 th class="num" { "edges served" } th class="num" { "NPV share" }
                                 th class="num" { "saves scanned / week" } th class="num" { "executor time / week" }
@@ -219,7 +219,7 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                                 @for t in &changed {
                                     tr data-table=(t.table) {
                                         td class="name" { code { (t.table) } }
-                                        td class="name changed" { (t.keys.join(", "))
+                                        td class="name changed" { (d.planned_layout(t))
                                             @if t.replace { " (partitioned: replace)" }
                                             @if let Some(k) = t.key_drift() { " (key drift from (" (k.join(", ")) "))" } }
                                         td class="name" { (layout_text(&t.previous)) }

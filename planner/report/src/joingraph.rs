@@ -143,6 +143,9 @@ pub struct Node {
     pub bytes: Option<u64>,
     /// The key the plan clusters it on, when the plan changes it.
     pub planned_key: Option<Vec<String>>,
+    /// That change in the words of the table's format
+    /// ([`ReportData::planned_layout`]).
+    pub planned_label: Option<String>,
     /// Its layout before the plan.
     pub previous: Layout,
     /// Centre on the canvas.
@@ -455,6 +458,7 @@ pub fn build(d: &ReportData<'_>) -> JoinGraph {
                 table: t.clone(),
                 bytes: b,
                 planned_key: decision.filter(|d| d.changed).map(|d| d.keys.clone()),
+                planned_label: decision.filter(|d| d.changed).map(|t| d.planned_layout(t)),
                 previous,
                 x: 0.0,
                 y: 0.0,
@@ -564,16 +568,16 @@ fn name_label(n: &Node) -> String {
     ellipsize(&short_table(&n.table), 36)
 }
 
-/// The planned key drawn under a changed table's name.
-fn key_label(k: &[String]) -> String {
-    format!("CLUSTER BY ({})", ellipsize(&k.join(", "), 40))
+/// The planned change drawn under a changed table's name.
+fn key_label(label: &str) -> String {
+    ellipsize(label, 48)
 }
 
 /// Half the width of a node with its labels (text estimated as in
 /// [`text_box`], bold a little wider).
 fn label_half_width(n: &Node) -> f64 {
     let name = 0.66 * 13.0 * name_label(n).chars().count() as f64 / 2.0;
-    let key = n.planned_key.as_ref().map_or(0.0, |k| {
+    let key = n.planned_label.as_ref().map_or(0.0, |k| {
         0.62 * 12.0 * key_label(k).chars().count() as f64 / 2.0
     });
     n.r.max(name).max(key)
@@ -736,7 +740,7 @@ fn geometry(g: &JoinGraph) -> Vec<Geometry> {
     for n in &g.nodes {
         taken.push((n.x - n.r, n.y - n.r, n.x + n.r, n.y + n.r));
         taken.push(text_box(n.x, n.y + n.r + 14.0, &name_label(n), 13.0));
-        if let Some(k) = &n.planned_key {
+        if let Some(k) = &n.planned_label {
             taken.push(text_box(n.x, n.y + n.r + 29.0, &key_label(k), 12.0));
         }
     }
@@ -812,8 +816,8 @@ pub fn svg(g: &JoinGraph) -> Markup {
                                 Some(b) => { "size " (human(b as f64)) }
                                 None => { "size unknown" }
                             }
-                            @if let Some(k) = &n.planned_key {
-                                "\nplan: CLUSTER BY (" (k.join(", ")) ")"
+                            @if let Some(k) = &n.planned_label {
+                                "\nplan: " (k)
                             }
                             "\nnow: " (layout_text(&n.previous))
                         }
@@ -827,7 +831,7 @@ pub fn svg(g: &JoinGraph) -> Markup {
                             fill="#1b2631" {
                             (name_label(n))
                         }
-                        @if let Some(k) = &n.planned_key {
+                        @if let Some(k) = &n.planned_label {
                             text class="cluster-key" x=(f(n.x)) y=(f(n.y + n.r + 29.0))
                                 text-anchor="middle" font-size="12" fill="#ca6f1e" {
                                 (key_label(k))

@@ -49,6 +49,8 @@
 //!     maintenance: None,
 //!     edges_span: None,
 //!     money: &report::Money::default(),
+//!     formats: &[("db.orders".to_string(), planner::TableFormat::Delta),
+//!                ("db.lineitem".to_string(), planner::TableFormat::Delta)].into_iter().collect(),
 //! };
 //! let md = report::markdown::render(&data);
 //! assert!(md.contains("CLUSTER BY (&lt;b&gt;key)"));
@@ -104,6 +106,18 @@ pub struct ReportData<'a> {
     /// What the plan's changes save per week, in bytes, executor time and
     /// money.
     pub money: &'a Money,
+    /// Each table's format (from the table audit, else the logs' scans);
+    /// a table missing here is of unknown format.
+    pub formats: &'a BTreeMap<String, planner::TableFormat>,
+}
+
+impl ReportData<'_> {
+    /// The change the plan makes to `t`, in the words of `t`'s format
+    /// ([`planner::planned_layout`]).
+    pub fn planned_layout(&self, t: &planner::TableDecision) -> String {
+        let unknown = planner::TableFormat::Unknown;
+        planner::planned_layout(&t.keys, self.formats.get(&t.table).unwrap_or(&unknown))
+    }
 }
 
 const WEEK_MS: f64 = 7.0 * 86_400_000.0;

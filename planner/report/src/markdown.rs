@@ -332,9 +332,9 @@ pub fn render(d: &ReportData<'_>) -> String {
             .collect();
         let _ = writeln!(
             s,
-            "- {}: CLUSTER BY ({}){}{drift} — rewrite {}, serves {} edge(s): {}; saves {} a week",
+            "- {}: {}{}{drift} — rewrite {}, serves {} edge(s): {}; saves {} a week",
             code(&t.table),
-            text(&t.keys.join(", ")),
+            text(&d.planned_layout(t)),
             if t.replace {
                 " (partitioned: replace)"
             } else {
@@ -447,13 +447,20 @@ pub fn render(d: &ReportData<'_>) -> String {
         };
         let _ = writeln!(
             s,
-            "- {} .. {}{gap}: drift {:.3} → {}{}{}",
+            "- {} .. {}{gap}: drift {:.3} → {}{}{}{}",
             format_time(r.window_start_ms),
             format_time(r.window_end_ms),
             r.drift,
             if r.replan { "re-plan" } else { "keep the plan" },
             edge_list("new edges", &r.new_edges),
             edge_list("gone edges", &r.gone_edges),
+            // What moved the value: the edges whose score changed most
+            // (an edge's term is its change over the larger of its two
+            // scores), so a reader can judge a value near the threshold.
+            edge_list(
+                "moved most (score before→after)",
+                &r.moved[..r.moved.len().min(3)]
+            ),
         );
     }
     let _ = writeln!(s, "\n## Inputs\n");
