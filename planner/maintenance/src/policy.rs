@@ -23,7 +23,14 @@
 //!   files plus equality-delete files reach 12
 //!   (`self-optimizing.minor.trigger.file-count`) — its 1 h interval trigger
 //!   is runtime state metadata does not show; a segment file is rewritten
-//!   when its position deletes exceed 0.1 of its rows.
+//!   when its position deletes exceed 0.1 of its rows. Undersized segment
+//!   files (`CommonPartitionEvaluator.isUndersizedSegmentFile` in
+//!   apache/amoro: above the fragment size, at most
+//!   `self-optimizing.min-target-size-ratio` (0.75) × target) are
+//!   rewritten by major optimizing when a partition has enough of them
+//!   (`enoughContent`: together at least the target, and the two smallest
+//!   fit in one target file); fragments are files of at most target / 8
+//!   (`isFragmentFile`).
 
 use crate::{GIB, MIB};
 use serde::Serialize;
@@ -84,6 +91,10 @@ pub struct Settings {
     pub max: u64,
     /// The deleted-rows ratio that makes a file a candidate.
     pub delete_ratio: f64,
+    /// Amoro: segment files of at most this size are undersized
+    /// (target × `self-optimizing.min-target-size-ratio`); the other
+    /// policies: `min`.
+    pub min_target: u64,
     /// Where the target came from (`default`, a property, `--target-size`).
     pub target_source: String,
 }
@@ -113,6 +124,7 @@ impl Settings {
                 min: target,
                 max: target,
                 delete_ratio: 0.05,
+                min_target: target,
                 target_source,
             },
             Policy::Iceberg => Settings {
@@ -120,17 +132,25 @@ impl Settings {
                 min: (target as f64 * 0.75) as u64,
                 max: (target as f64 * 1.8) as u64,
                 delete_ratio: 0.3,
+                min_target: (target as f64 * 0.75) as u64,
                 target_source,
             },
             Policy::Amoro => {
                 let ratio = prop(t, "self-optimizing.fragment-ratio")
                     .unwrap_or(8)
                     .max(1);
+                let min_target_ratio = t
+                    .properties
+                    .get("self-optimizing.min-target-size-ratio")
+                    .and_then(|v| v.trim().parse::<f64>().ok())
+                    .filter(|r| r.is_finite() && (0.0..=1.0).contains(r))
+                    .unwrap_or(0.75);
                 Settings {
                     target,
                     min: target / ratio,
                     max: target,
                     delete_ratio: 0.1,
+                    min_target: (target as f64 * min_target_ratio) as u64,
                     target_source,
                 }
             }
@@ -347,8 +367,9 @@ pub fn compaction(t: &TableState, policy: Policy, s: &Settings) -> Vec<Compactio
     for f in &t.files {
         by_part.entry(f.partition).or_default().push(F::of(f));
     }
-    // Amoro's minor trigger counts the whole table.
-    let amoro_fragments = t.files.iter().filter(|f| f.size < s.min).count() as u64
+    // Amoro's minor trigger counts the whole table; a fragment is a file
+    // of at most target / fragment-ratio (`isFragmentFile`).
+    let amoro_fragments = t.files.iter().filter(|f| f.size <= s.min).count() as u64
         + t.delete_files
             .iter()
             .filter(|d| d.kind == tables::DeleteKind::Equality)
@@ -515,11 +536,11 @@ fn iceberg(files: &[F], s: &Settings) -> (Vec<Bin>, Vec<String>) {
 fn amoro(files: &[F], s: &Settings, table_fragments: u64) -> (Vec<Bin>, Vec<String>) {
     let mut reasons = Vec::new();
     let mut out = Vec::new();
-    let frags: Vec<F> = files.iter().copied().filter(|f| f.size < s.min).collect();
+    let frags: Vec<F> = files.iter().copied().filter(|f| f.size <= s.min).collect();
     if !frags.is_empty() {
         if table_fragments >= 12 {
             reasons.push(format!(
-                "minor: {} fragment file(s) < target/8 here, {table_fragments} fragment + equality-delete files in the table ≥ 12",
+                "minor: {} fragment file(s) ≤ target/8 here, {table_fragments} fragment + equality-delete files in the table ≥ 12",
                 frags.len()
             ));
             for bin in pack(&frags, s.target) {
@@ -538,8 +559,40 @@ fn amoro(files: &[F], s: &Settings, table_fragments: u64) -> (Vec<Bin>, Vec<Stri
     let heavy: Vec<F> = files
         .iter()
         .copied()
-        .filter(|f| f.size >= s.min && f.ratio() > s.delete_ratio)
+        .filter(|f| f.size > s.min && f.ratio() > s.delete_ratio)
         .collect();
+    // Undersized segments (not already rewritten for their deletes): major
+    // optimizing merges them when they hold a target's worth together and
+    // the two smallest fit in one target file (`enoughContent`).
+    let undersized: Vec<F> = files
+        .iter()
+        .copied()
+        .filter(|f| f.size > s.min && f.size <= s.min_target && f.ratio() <= s.delete_ratio)
+        .collect();
+    if !undersized.is_empty() {
+        let bytes: u64 = undersized.iter().map(|f| f.size).sum();
+        let two: u64 = undersized.iter().take(2).map(|f| f.size).sum();
+        let enough = undersized.len() >= 2 && bytes >= s.target && two <= s.target;
+        if enough {
+            reasons.push(format!(
+                "major: {} undersized segment file(s) (target/8 < size ≤ {} bytes, the min-target-size ratio × target) hold {bytes} bytes ≥ the target, and the two smallest fit in one target file",
+                undersized.len(),
+                s.min_target
+            ));
+            for bin in pack(&undersized, s.target) {
+                let b: u64 = bin.iter().map(|f| f.size).sum();
+                out.push(Bin {
+                    files: bin,
+                    outputs: b.div_ceil(s.target).max(1),
+                });
+            }
+        } else {
+            reasons.push(format!(
+                "{} undersized segment file(s) hold {bytes} bytes: major optimizing waits until they reach the target and two of them fit in one file",
+                undersized.len()
+            ));
+        }
+    }
     if !heavy.is_empty() {
         reasons.push(format!(
             "{} segment file(s) with position deletes > {} of rows",
@@ -733,6 +786,7 @@ mod tests {
             min: 75,
             max: 180,
             delete_ratio: 0.3,
+            min_target: 75,
             target_source: String::new(),
         };
         assert_eq!(expected_output_files(50, &s), 1);
@@ -766,6 +820,34 @@ mod tests {
         let t = table(Format::Iceberg, &[(500, 100, 11), (500, 100, 10)]);
         let r = run(&t, Policy::Amoro);
         assert_eq!((r.candidate_files, r.rows_purged), (1, 11));
+    }
+
+    #[test]
+    fn amoro_major_merges_undersized_segments_up_to_the_min_target_ratio() {
+        // target 1000: fragments ≤ 125 bytes, undersized segments in
+        // (125, 750] (0.75 × target), target-size-reached above.
+        // 750 + 250 = 1000 ≥ the target and the two fit in one file: major.
+        let r = run(&table(Format::Iceberg, &[(250, 1, 0), (750, 1, 0)]), Policy::Amoro);
+        assert_eq!((r.candidate_files, r.bins, r.files_after_est), (2, 1, 1));
+        assert!(r.reasons.contains("major: 2 undersized segment file(s)"), "{}", r.reasons);
+        // 751 is over 0.75 × target: not undersized, and 250 alone waits.
+        let r = run(&table(Format::Iceberg, &[(250, 1, 0), (751, 1, 0)]), Policy::Amoro);
+        assert_eq!(r.candidate_files, 0);
+        assert!(r.reasons.contains("1 undersized segment file(s) hold 250 bytes"), "{}", r.reasons);
+        // Enough bytes, but the two smallest (300 + 750) overflow one file.
+        let r = run(&table(Format::Iceberg, &[(300, 1, 0), (750, 1, 0)]), Policy::Amoro);
+        assert_eq!(r.candidate_files, 0);
+        // The ratio is the table's property when set: at 0.8, 751 is
+        // undersized, and 249 + 751 fill one target file.
+        let mut t = table(Format::Iceberg, &[(249, 1, 0), (751, 1, 0)]);
+        t.properties
+            .insert("self-optimizing.min-target-size-ratio".into(), "0.8".into());
+        let s = Settings::for_table(&t, Policy::Amoro, Some(T));
+        assert_eq!(s.min_target, 800);
+        assert_eq!(compaction(&t, Policy::Amoro, &s)[0].candidate_files, 2);
+        // A fragment is at most target / 8 (125 counts).
+        let t = table(Format::Iceberg, &[(125, 1, 0); 12]);
+        assert_eq!(run(&t, Policy::Amoro).candidate_files, 12);
     }
 
     #[test]
