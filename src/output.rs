@@ -390,9 +390,66 @@ pub fn write_csv(cols: &[Col], out: &mut dyn Write, header: bool) -> Result<()> 
 /// it fits in `width` columns (the widest text columns give way first,
 /// down to 12 characters), wraps onto further lines of its row: nothing
 /// is cut away, so an edge or a table name can be copied from it whole.
+/// When even that does not fit, the last columns are left out (never the
+/// first two) and a closing line names them.
 pub fn write_table(cols: &[Col], out: &mut dyn Write, width: Option<usize>) -> Result<()> {
+    let mut cols = cols;
+    let mut hidden: Vec<&str> = Vec::new();
+    if let Some(limit) = width {
+        while cols.len() > 2 && min_width(cols) > limit {
+            hidden.insert(0, cols[cols.len() - 1].name());
+            cols = &cols[..cols.len() - 1];
+        }
+    }
+    write_fitted(cols, out, width)?;
+    if !hidden.is_empty() {
+        let note = format!(
+            "({} more column(s) not shown: {}; widen the terminal, or use --format csv or jsonl)",
+            hidden.len(),
+            hidden.join(", ")
+        );
+        for l in wrap(&note, width.unwrap_or(usize::MAX).max(20)) {
+            writeln!(out, "{l}")?;
+        }
+    }
+    Ok(())
+}
+
+/// The narrowest a column may be made: a text column wraps down to its
+/// longest word (so a name like `shop.web_events` is not broken), at
+/// least 12 characters and at most 30, never below its header; other
+/// columns keep their widest cell.
+fn floor(c: &Col) -> usize {
+    let rows = c.len();
+    let name = c.name().chars().count();
+    let widest = (0..rows)
+        .map(|i| c.cell(i).chars().count())
+        .max()
+        .unwrap_or(0);
+    match c {
+        Col::Str(..) => {
+            let word = (0..rows)
+                .flat_map(|i| {
+                    c.cell(i)
+                        .split(' ')
+                        .map(|w| w.chars().count())
+                        .collect::<Vec<_>>()
+                })
+                .max()
+                .unwrap_or(0);
+            word.clamp(12, 30).min(widest).max(name)
+        }
+        _ => widest.max(name),
+    }
+}
+
+/// The narrowest a table of `cols` can be ([`floor`] of each column).
+fn min_width(cols: &[Col]) -> usize {
+    cols.iter().map(floor).sum::<usize>() + 2 * cols.len().saturating_sub(1)
+}
+
+fn write_fitted(cols: &[Col], out: &mut dyn Write, width: Option<usize>) -> Result<()> {
     const MAX: usize = 60;
-    const MIN: usize = 12;
     let rows = cols.first().map(|c| c.len()).unwrap_or(0);
     let cells: Vec<Vec<String>> = cols
         .iter()
@@ -411,6 +468,7 @@ pub fn write_table(cols: &[Col], out: &mut dyn Write, width: Option<usize>) -> R
         })
         .collect();
     let mut widths = natural.clone();
+    let floors: Vec<usize> = cols.iter().map(floor).collect();
     if let Some(limit) = width {
         loop {
             let total: usize = widths.iter().sum::<usize>() + 2 * widths.len().saturating_sub(1);
@@ -419,14 +477,14 @@ pub fn write_table(cols: &[Col], out: &mut dyn Write, width: Option<usize>) -> R
             }
             // The widest text column that can still give up characters.
             let Some(i) = (0..cols.len())
-                .filter(|&i| matches!(cols[i], Col::Str(..)) && widths[i] > MIN)
+                .filter(|&i| matches!(cols[i], Col::Str(..)) && widths[i] > floors[i])
                 .max_by_key(|&i| (widths[i], std::cmp::Reverse(i)))
             else {
                 break;
             };
             let target = widths[i]
                 .saturating_sub(total - limit)
-                .max(MIN)
+                .max(floors[i])
                 .max(cols[i].name().chars().count());
             if target >= widths[i] {
                 break;
@@ -677,5 +735,28 @@ mod tests {
         let mut out = Vec::new();
         write_table(&cols, &mut out, None).unwrap();
         assert_eq!(String::from_utf8(out).unwrap().lines().count(), 3);
+    }
+
+    #[test]
+    fn columns_that_cannot_fit_are_left_out_from_the_right_and_named() {
+        let cols = vec![
+            Col::Str("table", vec![Some("shop.orders".into())]),
+            Col::Int("files", vec![Some(48)]),
+            Col::Int("pos_delete_files", vec![Some(9)]),
+            Col::Int("eq_delete_files", vec![Some(0)]),
+        ];
+        let mut out = Vec::new();
+        write_table(&cols, &mut out, Some(40)).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.lines()
+                .all(|l| l.chars().count() <= 40 || l.starts_with('(')),
+            "{text}"
+        );
+        assert!(
+            text.starts_with("table        files  pos_delete_files\n"),
+            "{text}"
+        );
+        assert!(text.ends_with("(1 more column(s) not shown: eq_delete_files; widen the terminal, or use --format csv or jsonl)\n"), "{text}");
     }
 }

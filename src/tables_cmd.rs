@@ -381,17 +381,17 @@ const BYTE_COLUMNS: &[&str] = &[
 const STATE_VIEW: &[&str] = &[
     "table",
     "format",
-    "partition_columns",
-    "clustering_columns",
-    "files",
     "bytes",
-    "file_size_p50",
+    "files",
     "small_files",
+    "file_size_p50",
     "rows_live",
     "rows_deleted",
     "deletion_vectors",
     "pos_delete_files",
     "eq_delete_files",
+    "partition_columns",
+    "clustering_columns",
     "violations",
 ];
 
@@ -400,18 +400,44 @@ const STATE_VIEW: &[&str] = &[
 /// terminal ([`STATE_VIEW`]).
 fn for_reading(cols: Vec<Col>) -> Vec<Col> {
     let is_state = cols.iter().any(|c| c.name() == "stats_coverage");
+    let mut cols = cols;
+    if is_state {
+        // In the view's order: what a reader looks at first, first (a
+        // narrow terminal drops columns from the right).
+        cols.retain(|c| STATE_VIEW.contains(&c.name()));
+        cols.sort_by_key(|c| STATE_VIEW.iter().position(|n| *n == c.name()));
+    }
     cols.into_iter()
-        .filter(|c| !is_state || STATE_VIEW.contains(&c.name()))
         .map(|c| match c {
             Col::Int(name, v) if BYTE_COLUMNS.contains(&name) => Col::Human(
-                if name == "bytes" { "size" } else { name },
+                short(name),
                 v.iter()
                     .map(|x| x.map(|b| planner::human(b as f64)))
                     .collect(),
             ),
+            Col::Int(name, v) => Col::Int(short(name), v),
+            Col::Str(name, v) => Col::Str(short(name), v),
             other => other,
         })
         .collect()
+}
+
+/// Shorter headers for `table_state`'s text view (the files keep the
+/// field names).
+fn short(name: &'static str) -> &'static str {
+    match name {
+        "bytes" => "size",
+        "small_files" => "small",
+        "file_size_p50" => "p50 file",
+        "rows_live" => "rows",
+        "rows_deleted" => "deleted",
+        "deletion_vectors" => "DVs",
+        "pos_delete_files" => "pos dels",
+        "eq_delete_files" => "eq dels",
+        "partition_columns" => "partitioned by",
+        "clustering_columns" => "clustered by",
+        other => other,
+    }
 }
 
 const STATE: &[&str] = &[

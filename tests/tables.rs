@@ -885,12 +885,13 @@ fn iceberg_rewrite_sits_on_min_max_and_five_input_files() {
         "{}",
         reasons(eq)
     );
-    // Amoro, self-optimizing.target-size 24000: fragments are < 3000: the
-    // four files of eq and gt and 2999, not 3000.
+    // Amoro, self-optimizing.target-size 24000: fragments are files of at
+    // most 3000 bytes (`isFragmentFile`: size <= target / 8): the four
+    // files of eq and gt, 2999 and 3000.
     let lo = r("ice.sizes", "part=lo", "amoro");
     assert_eq!(lo["target_size"], 24000);
     assert!(
-        reasons(lo).starts_with("5 fragment + equality-delete files in the table < 12"),
+        reasons(lo).starts_with("6 fragment + equality-delete files in the table < 12"),
         "{}",
         reasons(lo)
     );
