@@ -827,15 +827,33 @@ mod tests {
         // target 1000: fragments ≤ 125 bytes, undersized segments in
         // (125, 750] (0.75 × target), target-size-reached above.
         // 750 + 250 = 1000 ≥ the target and the two fit in one file: major.
-        let r = run(&table(Format::Iceberg, &[(250, 1, 0), (750, 1, 0)]), Policy::Amoro);
+        let r = run(
+            &table(Format::Iceberg, &[(250, 1, 0), (750, 1, 0)]),
+            Policy::Amoro,
+        );
         assert_eq!((r.candidate_files, r.bins, r.files_after_est), (2, 1, 1));
-        assert!(r.reasons.contains("major: 2 undersized segment file(s)"), "{}", r.reasons);
+        assert!(
+            r.reasons.contains("major: 2 undersized segment file(s)"),
+            "{}",
+            r.reasons
+        );
         // 751 is over 0.75 × target: not undersized, and 250 alone waits.
-        let r = run(&table(Format::Iceberg, &[(250, 1, 0), (751, 1, 0)]), Policy::Amoro);
+        let r = run(
+            &table(Format::Iceberg, &[(250, 1, 0), (751, 1, 0)]),
+            Policy::Amoro,
+        );
         assert_eq!(r.candidate_files, 0);
-        assert!(r.reasons.contains("1 undersized segment file(s) hold 250 bytes"), "{}", r.reasons);
+        assert!(
+            r.reasons
+                .contains("1 undersized segment file(s) hold 250 bytes"),
+            "{}",
+            r.reasons
+        );
         // Enough bytes, but the two smallest (300 + 750) overflow one file.
-        let r = run(&table(Format::Iceberg, &[(300, 1, 0), (750, 1, 0)]), Policy::Amoro);
+        let r = run(
+            &table(Format::Iceberg, &[(300, 1, 0), (750, 1, 0)]),
+            Policy::Amoro,
+        );
         assert_eq!(r.candidate_files, 0);
         // The ratio is the table's property when set: at 0.8, 751 is
         // undersized, and 249 + 751 fill one target file.
