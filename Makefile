@@ -10,7 +10,7 @@ TABLES ?= $(if $(filter samples samples/,$(LOG)),samples/warehouse,)
 # by scripts/make_bench_log.py with real pyspark when missing).
 BENCH_LOG ?= target/bench/big-eventlog
 
-.PHONY: analyze test test-public bench bench-tables ci fmt clippy planner-eval build spark-venv tables-venv test-spark report-check iceberg-venv test-sql-spark
+.PHONY: analyze test test-public bench bench-tables ci fmt clippy planner-eval build spark-venv tables-venv test-spark report-check iceberg-venv test-sql-spark wheel wheel-dev test-wheel maturin-venv
 
 build:
 	$(CARGO) build --release --bin lakeaudit
@@ -87,10 +87,35 @@ $(SPARK_VENV)/bin/python:
 	$(SPARK_VENV)/bin/pip install -q pyspark==4.0.1
 
 ## The map on Spark (pyspark local[2]) and the reduce here give the
-## single-machine answers on samples/ (skips when Java is absent).
-test-spark: spark-venv
+## single-machine answers on samples/ (skips when Java is absent). The map
+## runs the binary of the lakeaudit wheel installed in the Spark venv, found
+## by itself on the executors (no --binary, no --files).
+test-spark: spark-venv wheel-dev
 	$(CARGO) build --bin lakeaudit
-	spark/test_spark.sh $(SPARK_VENV)/bin/python $${CARGO_TARGET_DIR:-target}/debug/lakeaudit
+	$(SPARK_VENV)/bin/pip install -q --force-reinstall --no-deps $(WHEEL_DEV_DIR)/lakeaudit-*.whl
+	spark/test_spark.sh $(SPARK_VENV)/bin/python $${CARGO_TARGET_DIR:-target}/debug/lakeaudit wheel
+
+## `pip install lakeaudit`: the wheel carrying the release binary
+## (maturin's bin bindings; pyproject.toml), into target/wheels/.
+MATURIN_VENV ?= .venv/maturin
+WHEEL_DIR ?= $${CARGO_TARGET_DIR:-target}/wheels
+WHEEL_DEV_DIR ?= $${CARGO_TARGET_DIR:-target}/wheels-dev
+maturin-venv: $(MATURIN_VENV)/bin/maturin
+$(MATURIN_VENV)/bin/maturin:
+	python3 -m venv $(MATURIN_VENV)
+	$(MATURIN_VENV)/bin/pip install -q maturin==1.16.0
+wheel: maturin-venv
+	$(MATURIN_VENV)/bin/maturin build --release --out $(WHEEL_DIR)
+## The same wheel around the debug binary (what the tests build anyway).
+wheel-dev: maturin-venv
+	rm -rf $(WHEEL_DEV_DIR)
+	$(MATURIN_VENV)/bin/maturin build --profile dev --out $(WHEEL_DEV_DIR)
+
+## A fresh venv installs the wheel, and its `lakeaudit analyze` on the
+## samples writes what the cargo-built binary writes, byte for byte.
+test-wheel: wheel-dev
+	$(CARGO) build --bin lakeaudit
+	scripts/test_wheel.sh $(WHEEL_DEV_DIR) $${CARGO_TARGET_DIR:-target}/debug/lakeaudit
 
 ## A Python venv with pyspark 3.5.6 and Iceberg 1.10.2's Spark runtime jar
 ## (shipped by the PyPI package snowpark-connect-deps-iceberg): Iceberg's own

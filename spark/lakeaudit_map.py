@@ -21,7 +21,10 @@ The reduce runs where lakeaudit runs: `lakeaudit analyze --records OUT`.
         --out s3a://bucket/lakeaudit-records s3a://bucket/spark-events/
 
 The binary is taken from --binary, else the file shipped with
-`spark-submit --files .../lakeaudit`, else `lakeaudit` on the executors' PATH.
+`spark-submit --files .../lakeaudit`, else the one the lakeaudit wheel
+installed beside the executors' Python (`pip install lakeaudit` on the
+cluster: the scripts directory of the interpreter running the task), else
+`lakeaudit` on the executors' PATH.
 """
 
 import argparse
@@ -33,6 +36,8 @@ import re
 import shutil
 import stat
 import subprocess
+import sys
+import sysconfig
 import tempfile
 import threading
 
@@ -170,8 +175,15 @@ def find_binary(explicit):
             if not mode & stat.S_IXUSR:
                 os.chmod(shipped, mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
             return shipped
-    except Exception:  # no SparkContext files: fall back to PATH
+    except Exception:  # no SparkContext files: look beside Python, then PATH
         pass
+    # The wheel (`pip install lakeaudit`) puts the binary in the scripts
+    # directory of the environment whose interpreter runs this task, which
+    # an executor's PATH need not include.
+    for scripts in (sysconfig.get_path("scripts"), os.path.dirname(sys.executable)):
+        wheel = os.path.join(scripts or "", "lakeaudit")
+        if scripts and os.path.isfile(wheel) and os.access(wheel, os.X_OK):
+            return wheel
     return shutil.which("lakeaudit") or "lakeaudit"
 
 

@@ -4,11 +4,15 @@
 # the same logs: edges, plan and drift must be byte-identical, and the
 # corrupt log must be in the errors table (and only its own records lost).
 #
-# Usage: spark/test_spark.sh PYTHON LAKEAUDIT   (PYTHON: a venv with pyspark)
+# Usage: spark/test_spark.sh PYTHON LAKEAUDIT [wheel]
+#   PYTHON: a venv with pyspark. With `wheel`, the lakeaudit wheel is
+#   installed in that venv and the map is given no binary: it must find the
+#   wheel's on the executors by itself (PATH holds no lakeaudit).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 py="$1"
 bin="$2"
+mode="${3:-binary}"
 
 if ! command -v java >/dev/null 2>&1 || ! java -version >/dev/null 2>&1; then
   echo "test-spark: SKIPPED: no Java on PATH (the Spark map needs Java 17)"
@@ -30,10 +34,22 @@ cp -r samples/spark4-rolling-multi/eventlog_v2_* "$tmp/gap/"
 rm "$tmp"/gap/eventlog_v2_*/events_2_*
 inputs=(samples "$tmp/corrupt" "$tmp/gap")
 
-echo "test-spark: the map in local[2]"
-"$py" spark/lakeaudit_map.py --master 'local[2]' --binary "$bin" \
-  --out "$tmp/records" "${inputs[@]}" 2> "$tmp/map.log" || {
-  tail -50 "$tmp/map.log"; echo "test-spark: FAILED: the map job failed"; exit 1; }
+if [ "$mode" = wheel ]; then
+  venv_bin="$(dirname "$py")"
+  [ -x "$venv_bin/lakeaudit" ] || { echo "test-spark: FAILED: no lakeaudit wheel installed in $venv_bin"; exit 1; }
+  echo "test-spark: the map in local[2], with the wheel's binary ($venv_bin/lakeaudit) found by the map itself"
+  # Only the system's directories on PATH: no lakeaudit there to fall back
+  # on. The executors' Python is the venv's (PYSPARK_PYTHON), as a cluster
+  # library installs into the executors' own environment.
+  PATH=/usr/bin:/bin PYSPARK_PYTHON="$py" "$py" spark/lakeaudit_map.py --master 'local[2]' \
+    --out "$tmp/records" "${inputs[@]}" 2> "$tmp/map.log" || {
+    tail -50 "$tmp/map.log"; echo "test-spark: FAILED: the map job failed"; exit 1; }
+else
+  echo "test-spark: the map in local[2]"
+  "$py" spark/lakeaudit_map.py --master 'local[2]' --binary "$bin" \
+    --out "$tmp/records" "${inputs[@]}" 2> "$tmp/map.log" || {
+    tail -50 "$tmp/map.log"; echo "test-spark: FAILED: the map job failed"; exit 1; }
+fi
 
 set +e
 "$bin" analyze "${inputs[@]}" --out "$tmp/single" 2> "$tmp/single.err"
