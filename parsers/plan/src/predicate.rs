@@ -1,0 +1,752 @@
+//! Scan predicates as typed values: what a file-skipping engine can test
+//! against a file's column statistics.
+//!
+//! Spark prints a file scan's `PushedFilters` (and `PartitionFilters` of a
+//! V1 source) as its data source filters (`org.apache.spark.sql.sources`:
+//! `EqualTo(o_orderstatus,P)`, `GreaterThanOrEqual(o_orderdate,1995-01-01)`,
+//! `In(p_size, [1,2,3])`, `Or(EqualTo(n_name,FRANCE),EqualTo(n_name,GERMANY))`),
+//! each value printed by its JVM `toString`: strings bare (no quotes),
+//! dates `1995-01-01`, decimals `0.05`, timestamps `1995-01-01 00:00:00.0`.
+//! The column's type comes from the scan's `ReadSchema`
+//! (`struct<o_orderdate:date,o_totalprice:decimal(15,2)>`), and the literal
+//! is parsed as that type.
+//!
+//! Whatever is not understood becomes [`Predicate::Unknown`], which never
+//! skips a file: a filter kind with no min/max meaning
+//! (`StringContains`), a column missing from the schema, a value that does
+//! not parse as its column's type, and the text Spark cut off
+//! (`spark.sql.maxMetadataStringLength`, 100 characters by default, ends a
+//! long list with `...`).
+//!
+//! Two things cannot be read back exactly from the printed form, and are
+//! kept on the safe side: a string value may itself hold the `,` that
+//! separates an `In` list's values (so a string `In` list is evaluated by
+//! its range, [`Predicate::string_range`], never by its values), and a
+//! timestamp with a time zone is printed in the session's zone (so it is
+//! kept with [`Literal::Timestamp`]'s `utc: false`, to be widened by a day
+//! where the zone is not known).
+//!
+//! ```
+//! use plan::predicate::{parse_filters, read_schema, CmpOp, Literal, Predicate};
+//!
+//! let schema = read_schema("struct<o_orderdate:date,o_orderstatus:string,o_totalprice:decimal(15,2)>");
+//! let f = parse_filters(
+//!     "[IsNotNull(o_orderdate), GreaterThanOrEqual(o_orderdate,1995-01-01), EqualTo(o_orderstatus,P), LessThan(o_totalprice,1000.5)]",
+//!     &schema,
+//! );
+//! assert_eq!(f[0], Predicate::IsNotNull("o_orderdate".into()));
+//! assert_eq!(
+//!     f[1],
+//!     Predicate::Cmp { column: "o_orderdate".into(), op: CmpOp::Ge, value: Literal::Date(9131) }
+//! );
+//! assert_eq!(f[3], Predicate::Cmp {
+//!     column: "o_totalprice".into(), op: CmpOp::Lt,
+//!     value: Literal::Decimal { unscaled: 10005, scale: 1 },
+//! });
+//! // Cut off by Spark: not understood, so it never skips a file.
+//! let cut = parse_filters("[IsNotNull(l_shipdate), GreaterThanOrEqual(l_shipda...", &schema);
+//! assert!(matches!(cut[1], Predicate::Unknown(_)));
+//! ```
+
+/// A column's type as a scan's `ReadSchema` prints it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ColumnType {
+    /// `boolean`.
+    Boolean,
+    /// `tinyint`, `smallint`, `int`, `bigint`.
+    Integer,
+    /// `float`, `double`.
+    Floating,
+    /// `decimal(p,s)`.
+    Decimal {
+        /// Precision.
+        precision: u8,
+        /// Scale.
+        scale: u8,
+    },
+    /// `string`, `varchar(n)`, `char(n)`.
+    String,
+    /// `binary`.
+    Binary,
+    /// `date`.
+    Date,
+    /// `timestamp` (an instant, printed in the session's zone).
+    Timestamp,
+    /// `timestamp_ntz` (a wall-clock time).
+    TimestampNtz,
+    /// Anything else (`struct<…>`, `array<…>`, `map<…>`, intervals, …).
+    Other(String),
+}
+
+impl ColumnType {
+    /// The type Spark's simple type string names.
+    pub fn parse(s: &str) -> ColumnType {
+        let t = s.trim();
+        let lower = t.to_ascii_lowercase();
+        match lower.as_str() {
+            "boolean" => ColumnType::Boolean,
+            "tinyint" | "smallint" | "int" | "integer" | "bigint" | "byte" | "short" | "long" => {
+                ColumnType::Integer
+            }
+            "float" | "double" | "real" => ColumnType::Floating,
+            "string" => ColumnType::String,
+            "binary" => ColumnType::Binary,
+            "date" => ColumnType::Date,
+            "timestamp" | "timestamp_ltz" => ColumnType::Timestamp,
+            "timestamp_ntz" => ColumnType::TimestampNtz,
+            _ if lower.starts_with("varchar(") || lower.starts_with("char(") => ColumnType::String,
+            _ if lower.starts_with("decimal(") => lower
+                .strip_prefix("decimal(")
+                .and_then(|r| r.strip_suffix(')'))
+                .and_then(|r| r.split_once(','))
+                .and_then(|(p, s)| Some((p.trim().parse().ok()?, s.trim().parse().ok()?)))
+                .map(|(precision, scale)| ColumnType::Decimal { precision, scale })
+                .unwrap_or_else(|| ColumnType::Other(t.to_string())),
+            _ => ColumnType::Other(t.to_string()),
+        }
+    }
+}
+
+/// A scan's read schema: (column, type) in order. A schema Spark cut off
+/// (`...`) loses its last, incomplete field; nested types are
+/// [`ColumnType::Other`].
+pub fn read_schema(s: &str) -> Vec<(String, ColumnType)> {
+    let t = s.trim();
+    let truncated = t.ends_with("...");
+    let body = t.trim_end_matches("...");
+    let body = body.strip_prefix("struct<").unwrap_or(body);
+    let body = body.strip_suffix('>').unwrap_or(body);
+    let mut fields: Vec<&str> = split_top(body, ',', true);
+    if truncated {
+        fields.pop();
+    }
+    fields
+        .into_iter()
+        .filter_map(|f| {
+            let (name, ty) = f.split_once(':')?;
+            let name = name.trim().trim_matches('`');
+            (!name.is_empty()).then(|| (name.to_string(), ColumnType::parse(ty)))
+        })
+        .collect()
+}
+
+/// A literal value, typed by its column.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Literal {
+    /// A boolean.
+    Bool(bool),
+    /// An integer.
+    Int(i64),
+    /// A decimal: `unscaled` × 10^−`scale` (the literal's own scale).
+    Decimal {
+        /// The digits without the point.
+        unscaled: i128,
+        /// Digits after the point.
+        scale: u32,
+    },
+    /// A floating-point number.
+    Float(f64),
+    /// A string.
+    String(String),
+    /// A date: days since 1970-01-01.
+    Date(i32),
+    /// A timestamp: microseconds since 1970-01-01T00:00:00, in UTC when
+    /// `utc` (the text gave a zone or it is a `timestamp_ntz` wall-clock
+    /// value), else in the session's unknown zone.
+    Timestamp {
+        /// Microseconds.
+        micros: i64,
+        /// Whether the instant is known in UTC.
+        utc: bool,
+    },
+}
+
+/// A comparison's operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CmpOp {
+    /// `EqualTo`.
+    Eq,
+    /// `EqualNullSafe` (`<=>`).
+    EqNullSafe,
+    /// `GreaterThan`.
+    Gt,
+    /// `GreaterThanOrEqual`.
+    Ge,
+    /// `LessThan`.
+    Lt,
+    /// `LessThanOrEqual`.
+    Le,
+}
+
+/// A predicate on one scan's columns.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Predicate {
+    /// `column op value`.
+    Cmp {
+        /// The column.
+        column: String,
+        /// The operator.
+        op: CmpOp,
+        /// The value, typed by the column.
+        value: Literal,
+    },
+    /// `column IN (values)`.
+    In {
+        /// The column.
+        column: String,
+        /// The values, typed by the column.
+        values: Vec<Literal>,
+    },
+    /// `column IS NULL`.
+    IsNull(String),
+    /// `column IS NOT NULL`.
+    IsNotNull(String),
+    /// `column LIKE 'prefix%'`.
+    StartsWith {
+        /// The column.
+        column: String,
+        /// The prefix.
+        prefix: String,
+    },
+    /// Both.
+    And(Box<Predicate>, Box<Predicate>),
+    /// Either.
+    Or(Box<Predicate>, Box<Predicate>),
+    /// Not.
+    Not(Box<Predicate>),
+    /// Not understood (the text as printed): never skips a file.
+    Unknown(String),
+}
+
+impl Predicate {
+    /// Predicates not understood, counted through `And`, `Or` and `Not`.
+    pub fn unknown_count(&self) -> usize {
+        match self {
+            Predicate::Unknown(_) => 1,
+            Predicate::And(a, b) | Predicate::Or(a, b) => a.unknown_count() + b.unknown_count(),
+            Predicate::Not(a) => a.unknown_count(),
+            Predicate::Cmp { .. }
+            | Predicate::In { .. }
+            | Predicate::IsNull(_)
+            | Predicate::IsNotNull(_)
+            | Predicate::StartsWith { .. } => 0,
+        }
+    }
+
+    /// For a string `In` list: the smallest and largest value. A string
+    /// value can hold the `,` that separates the printed values, so the
+    /// list is only trusted as a range.
+    pub fn string_range(values: &[Literal]) -> Option<(&str, &str)> {
+        let strings: Vec<&str> = values
+            .iter()
+            .map(|v| match v {
+                Literal::String(s) => Some(s.as_str()),
+                _ => None,
+            })
+            .collect::<Option<_>>()?;
+        Some((strings.iter().min()?, strings.iter().max()?))
+    }
+}
+
+/// Split `s` on `sep` outside `()` and `[]` (and `<>` when `angles`, for
+/// a schema's nested types); items trimmed, empty items dropped.
+fn split_top(s: &str, sep: char, angles: bool) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth -= 1,
+            '<' if angles => depth += 1,
+            '>' if angles => depth -= 1,
+            c if c == sep && depth == 0 => {
+                out.push(s[start..i].trim());
+                start = i + c.len_utf8();
+            }
+            _ => {}
+        }
+    }
+    out.push(s[start..].trim());
+    out.retain(|x| !x.is_empty());
+    out
+}
+
+/// The data source filters Spark prints (`org.apache.spark.sql.sources`).
+const FILTERS: &[&str] = &[
+    "EqualTo",
+    "EqualNullSafe",
+    "GreaterThanOrEqual",
+    "GreaterThan",
+    "LessThanOrEqual",
+    "LessThan",
+    "In",
+    "IsNull",
+    "IsNotNull",
+    "StringStartsWith",
+    "StringEndsWith",
+    "StringContains",
+    "And",
+    "Or",
+    "Not",
+    "AlwaysTrue",
+    "AlwaysFalse",
+];
+
+/// Whether `s` starts with a filter's name and its `(`.
+fn starts_filter(s: &str) -> bool {
+    FILTERS
+        .iter()
+        .any(|f| s.strip_prefix(f).is_some_and(|r| r.starts_with('(')))
+}
+
+/// A scan's filter list split into its filters: at each `, ` that a
+/// filter's name follows. Values are printed bare, so brackets and
+/// parentheses inside them (a binary value prints as `[B@1f`) are not
+/// counted: one odd value spoils only its own filter.
+fn split_list(body: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, _) in body.match_indices(", ") {
+        if i >= start && starts_filter(&body[i + 2..]) {
+            out.push(body[start..i].trim());
+            start = i + 2;
+        }
+    }
+    out.push(body[start..].trim());
+    out.retain(|x| !x.is_empty());
+    out
+}
+
+/// `And`/`Or`'s two arguments: split at the one `,` that a filter's name
+/// follows outside parentheses.
+fn split_two(args: &str) -> Option<(&str, &str)> {
+    let mut depth = 0i32;
+    let mut at = None;
+    for (i, c) in args.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 && starts_filter(&args[i + 1..]) => {
+                if at.replace(i).is_some() {
+                    return None;
+                }
+            }
+            _ => {}
+        }
+    }
+    let i = at?;
+    Some((&args[..i], &args[i + 1..]))
+}
+
+/// `Name(args)` → (`Name`, `args`) when the parentheses close at the end.
+fn call(s: &str) -> Option<(&str, &str)> {
+    let open = s.find('(')?;
+    let name = &s[..open];
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric()) {
+        return None;
+    }
+    let args = s[open + 1..].strip_suffix(')')?;
+    Some((name, args))
+}
+
+/// The printed data source filters of one scan (`[IsNotNull(a), EqualTo(a,1)]`,
+/// or the same without brackets), each typed by `schema`.
+pub fn parse_filters(text: &str, schema: &[(String, ColumnType)]) -> Vec<Predicate> {
+    let t = text.trim();
+    let truncated = t.ends_with("...");
+    let body = t.trim_end_matches("...");
+    let body = body.strip_prefix('[').unwrap_or(body);
+    let body = if truncated {
+        body
+    } else {
+        body.strip_suffix(']').unwrap_or(body)
+    };
+    let items = split_list(body);
+    let n = items.len();
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, item)| {
+            if truncated && i + 1 == n {
+                Predicate::Unknown(format!("{item}..."))
+            } else {
+                parse_one(item, schema, 0)
+            }
+        })
+        .collect()
+}
+
+fn type_of<'a>(schema: &'a [(String, ColumnType)], column: &str) -> Option<&'a ColumnType> {
+    schema
+        .iter()
+        .find(|(n, _)| n == column)
+        .or_else(|| schema.iter().find(|(n, _)| n.eq_ignore_ascii_case(column)))
+        .map(|(_, t)| t)
+}
+
+/// One printed filter; `depth` bounds the nesting of `And`/`Or`/`Not`.
+fn parse_one(item: &str, schema: &[(String, ColumnType)], depth: u32) -> Predicate {
+    let unknown = || Predicate::Unknown(item.to_string());
+    if depth > 64 {
+        return unknown();
+    }
+    let Some((name, args)) = call(item) else {
+        return unknown();
+    };
+    let column_value = || {
+        let (c, v) = args.split_once(',')?;
+        let c = c.trim().trim_matches('`');
+        Some((c.to_string(), v, type_of(schema, c)?))
+    };
+    let cmp = |op: CmpOp| -> Option<Predicate> {
+        let (column, v, ty) = column_value()?;
+        Some(Predicate::Cmp {
+            column,
+            op,
+            value: literal(v, ty)?,
+        })
+    };
+    let two = || -> Option<(Predicate, Predicate)> {
+        let (a, b) = split_two(args)?;
+        Some((
+            parse_one(a.trim(), schema, depth + 1),
+            parse_one(b.trim(), schema, depth + 1),
+        ))
+    };
+    let parsed = match name {
+        "EqualTo" => cmp(CmpOp::Eq),
+        "EqualNullSafe" => cmp(CmpOp::EqNullSafe),
+        "GreaterThan" => cmp(CmpOp::Gt),
+        "GreaterThanOrEqual" => cmp(CmpOp::Ge),
+        "LessThan" => cmp(CmpOp::Lt),
+        "LessThanOrEqual" => cmp(CmpOp::Le),
+        "IsNull" | "IsNotNull" => {
+            let c = args.trim().trim_matches('`').to_string();
+            (!c.is_empty() && !c.contains(',')).then(|| {
+                if name == "IsNull" {
+                    Predicate::IsNull(c)
+                } else {
+                    Predicate::IsNotNull(c)
+                }
+            })
+        }
+        "StringStartsWith" => column_value().and_then(|(column, v, ty)| {
+            (*ty == ColumnType::String).then(|| Predicate::StartsWith {
+                column,
+                prefix: v.to_string(),
+            })
+        }),
+        "In" => column_value().and_then(|(column, v, ty)| {
+            let list = v.trim().strip_prefix('[')?.strip_suffix(']')?;
+            let values = if list.is_empty() {
+                Vec::new()
+            } else {
+                list.split(',')
+                    .map(|x| literal(x, ty))
+                    .collect::<Option<Vec<_>>>()?
+            };
+            Some(Predicate::In { column, values })
+        }),
+        "And" => two().map(|(a, b)| Predicate::And(Box::new(a), Box::new(b))),
+        "Or" => two().map(|(a, b)| Predicate::Or(Box::new(a), Box::new(b))),
+        "Not" => Some(Predicate::Not(Box::new(parse_one(
+            args.trim(),
+            schema,
+            depth + 1,
+        )))),
+        _ => None,
+    };
+    parsed.unwrap_or_else(unknown)
+}
+
+/// `v` as printed by the JVM, read as type `ty`; `None` when it does not
+/// parse as that type (or the type has no literal form here).
+pub fn literal(v: &str, ty: &ColumnType) -> Option<Literal> {
+    match ty {
+        ColumnType::Boolean => match v.trim() {
+            "true" => Some(Literal::Bool(true)),
+            "false" => Some(Literal::Bool(false)),
+            _ => None,
+        },
+        ColumnType::Integer => v.trim().parse().ok().map(Literal::Int),
+        ColumnType::Floating => v
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|f| !f.is_nan())
+            .map(Literal::Float),
+        ColumnType::Decimal { .. } => decimal(v.trim()),
+        // Strings are printed bare: every character is the value's.
+        ColumnType::String => Some(Literal::String(v.to_string())),
+        ColumnType::Date => days(v.trim()).map(Literal::Date),
+        ColumnType::Timestamp | ColumnType::TimestampNtz => {
+            timestamp(v.trim(), *ty == ColumnType::TimestampNtz)
+        }
+        ColumnType::Binary | ColumnType::Other(_) => None,
+    }
+}
+
+/// `-12.50` → unscaled −1250, scale 2 (plain notation; `1E+2` too).
+fn decimal(v: &str) -> Option<Literal> {
+    let (mantissa, exp) = match v.split_once(['e', 'E']) {
+        Some((m, e)) => (m, e.parse::<i32>().ok()?),
+        None => (v, 0),
+    };
+    let (neg, digits) = match mantissa.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, mantissa.strip_prefix('+').unwrap_or(mantissa)),
+    };
+    let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
+    if int.is_empty() && frac.is_empty()
+        || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    let mut unscaled: i128 = format!("{int}{frac}").parse().ok()?;
+    let mut scale = i32::try_from(frac.len()).ok()? - exp;
+    while scale < 0 {
+        unscaled = unscaled.checked_mul(10)?;
+        scale += 1;
+    }
+    let scale = u32::try_from(scale).ok().filter(|&s| s <= 38)?;
+    Some(Literal::Decimal {
+        unscaled: if neg { -unscaled } else { unscaled },
+        scale,
+    })
+}
+
+/// `1995-01-01` → days since 1970-01-01.
+fn days(v: &str) -> Option<i32> {
+    let d: jiff::civil::Date = v.parse().ok()?;
+    let epoch = jiff::civil::date(1970, 1, 1);
+    let span = epoch.until((jiff::Unit::Day, d)).ok()?;
+    Some(span.get_days())
+}
+
+/// `1995-01-01 00:00:00.0` (the JVM's `Timestamp.toString`, in the
+/// session's zone), `1995-01-01T00:00:00`, or with a zone
+/// (`…Z`, `…+02:00`).
+fn timestamp(v: &str, ntz: bool) -> Option<Literal> {
+    if let Ok(ts) = v.parse::<jiff::Timestamp>() {
+        return Some(Literal::Timestamp {
+            micros: i64::try_from(ts.as_microsecond()).ok()?,
+            utc: true,
+        });
+    }
+    let dt: jiff::civil::DateTime = v.replacen(' ', "T", 1).parse().ok()?;
+    let epoch = jiff::civil::date(1970, 1, 1).at(0, 0, 0, 0);
+    let micros = epoch
+        .until((jiff::Unit::Microsecond, dt))
+        .ok()?
+        .get_microseconds();
+    Some(Literal::Timestamp { micros, utc: ntz })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(x: &str) -> String {
+        x.to_string()
+    }
+
+    #[test]
+    fn read_schemas_as_spark_prints_them() {
+        let r = read_schema(
+            "struct<l_orderkey:bigint,l_quantity:decimal(15,2),l_shipdate:date,l_comment:string,m:map<string,int>,t:timestamp_ntz>",
+        );
+        assert_eq!(
+            r,
+            vec![
+                (s("l_orderkey"), ColumnType::Integer),
+                (
+                    s("l_quantity"),
+                    ColumnType::Decimal {
+                        precision: 15,
+                        scale: 2
+                    }
+                ),
+                (s("l_shipdate"), ColumnType::Date),
+                (s("l_comment"), ColumnType::String),
+                (s("m"), ColumnType::Other(s("map<string,int>"))),
+                (s("t"), ColumnType::TimestampNtz),
+            ]
+        );
+        // Cut off by Spark: the incomplete last field is dropped.
+        let cut = read_schema(
+            "struct<l_quantity:decimal(15,2),l_extendedprice:decimal(15,2),l_shipdate...",
+        );
+        assert_eq!(cut.len(), 2);
+    }
+
+    /// Filters as Spark 4.0.1 printed them in the TPC-H fixture logs.
+    #[test]
+    fn real_pushed_filters() {
+        let schema = read_schema(
+            "struct<l_shipdate:date,l_discount:decimal(15,2),l_quantity:decimal(15,2),l_shipmode:string,l_returnflag:string>",
+        );
+        let f = parse_filters(
+            "[IsNotNull(l_shipdate), IsNotNull(l_discount), IsNotNull(l_quantity), GreaterThanOrEqual(l_shipdate,1994-01-01), LessThan(l_shipdate,1995-01-01), GreaterThanOrEqual(l_discount,0.05), LessThanOrEqual(l_discount,0.07), LessThan(l_quantity,24.00)]",
+            &schema,
+        );
+        assert_eq!(f.len(), 8);
+        assert!(f.iter().all(|p| p.unknown_count() == 0), "{f:?}");
+        assert_eq!(
+            f[3],
+            Predicate::Cmp {
+                column: s("l_shipdate"),
+                op: CmpOp::Ge,
+                value: Literal::Date(8766)
+            }
+        );
+        assert_eq!(
+            f[7],
+            Predicate::Cmp {
+                column: s("l_quantity"),
+                op: CmpOp::Lt,
+                value: Literal::Decimal {
+                    unscaled: 2400,
+                    scale: 2
+                }
+            }
+        );
+        let f = parse_filters(
+            "[IsNotNull(l_shipinstruct), In(l_shipmode, [AIR,AIR REG]), EqualTo(l_returnflag,R)]",
+            &schema,
+        );
+        assert_eq!(f[0], Predicate::IsNotNull(s("l_shipinstruct")));
+        let Predicate::In { column, values } = &f[1] else {
+            panic!("{f:?}")
+        };
+        assert_eq!(column, "l_shipmode");
+        assert_eq!(Predicate::string_range(values), Some(("AIR", "AIR REG")));
+        assert_eq!(
+            f[2],
+            Predicate::Cmp {
+                column: s("l_returnflag"),
+                op: CmpOp::Eq,
+                value: Literal::String(s("R"))
+            }
+        );
+    }
+
+    #[test]
+    fn or_and_not_nest() {
+        let schema = read_schema("struct<n_name:string,n_nationkey:bigint,p_size:int>");
+        let f = parse_filters(
+            "[IsNotNull(n_nationkey), Or(EqualTo(n_name,FRANCE),EqualTo(n_name,GERMANY)), Not(In(p_size, [1,2,3])), StringStartsWith(n_name,UNITED)]",
+            &schema,
+        );
+        let eq = |v: &str| Predicate::Cmp {
+            column: s("n_name"),
+            op: CmpOp::Eq,
+            value: Literal::String(s(v)),
+        };
+        assert_eq!(
+            f[1],
+            Predicate::Or(Box::new(eq("FRANCE")), Box::new(eq("GERMANY")))
+        );
+        assert_eq!(
+            f[2],
+            Predicate::Not(Box::new(Predicate::In {
+                column: s("p_size"),
+                values: vec![Literal::Int(1), Literal::Int(2), Literal::Int(3)]
+            }))
+        );
+        assert_eq!(
+            f[3],
+            Predicate::StartsWith {
+                column: s("n_name"),
+                prefix: s("UNITED")
+            }
+        );
+    }
+
+    #[test]
+    fn what_is_not_understood_is_unknown_and_counted() {
+        let schema = read_schema("struct<a:int,b:string,c:date,d:binary>");
+        let f = parse_filters(
+            "[EqualTo(a,x1), StringContains(b,foo), EqualTo(z,1), EqualTo(c,1995-02-30), EqualTo(d,[B@1f), And(EqualTo(a,1),EqualTo(a,zz)), GreaterThan(a,1), LessThan(a,2...",
+            &schema,
+        );
+        let unknown: usize = f.iter().map(Predicate::unknown_count).sum();
+        // a not an int; no min/max meaning; z not in the schema; no such
+        // date; binary; half of the And; the cut-off last item.
+        assert_eq!(unknown, 7, "{f:?}");
+        assert!(matches!(f[6], Predicate::Cmp { op: CmpOp::Gt, .. }));
+        assert!(matches!(&f[7], Predicate::Unknown(t) if t.ends_with("...")));
+        // A string value keeps its commas and parentheses after the first
+        // comma: the column name never holds one.
+        let f = parse_filters("[EqualTo(b,a,b (c))]", &schema);
+        assert_eq!(
+            f[0],
+            Predicate::Cmp {
+                column: s("b"),
+                op: CmpOp::Eq,
+                value: Literal::String(s("a,b (c)"))
+            }
+        );
+    }
+
+    #[test]
+    fn literals_by_type() {
+        let d = |p, s| ColumnType::Decimal {
+            precision: p,
+            scale: s,
+        };
+        assert_eq!(
+            literal("-12.50", &d(10, 2)),
+            Some(Literal::Decimal {
+                unscaled: -1250,
+                scale: 2
+            })
+        );
+        assert_eq!(
+            literal("1E+2", &d(10, 0)),
+            Some(Literal::Decimal {
+                unscaled: 100,
+                scale: 0
+            })
+        );
+        assert_eq!(literal("1.5.5", &d(10, 2)), None);
+        assert_eq!(
+            literal("1970-01-02", &ColumnType::Date),
+            Some(Literal::Date(1))
+        );
+        assert_eq!(
+            literal("1969-12-31", &ColumnType::Date),
+            Some(Literal::Date(-1))
+        );
+        assert_eq!(
+            literal("1970-01-01 00:00:01.5", &ColumnType::Timestamp),
+            Some(Literal::Timestamp {
+                micros: 1_500_000,
+                utc: false
+            })
+        );
+        assert_eq!(
+            literal("1970-01-01T00:00:01Z", &ColumnType::Timestamp),
+            Some(Literal::Timestamp {
+                micros: 1_000_000,
+                utc: true
+            })
+        );
+        assert_eq!(
+            literal("1970-01-01 00:00:02", &ColumnType::TimestampNtz),
+            Some(Literal::Timestamp {
+                micros: 2_000_000,
+                utc: true
+            })
+        );
+        assert_eq!(
+            literal("true", &ColumnType::Boolean),
+            Some(Literal::Bool(true))
+        );
+        assert_eq!(literal("NaN", &ColumnType::Floating), None);
+        assert_eq!(
+            literal("2.5", &ColumnType::Floating),
+            Some(Literal::Float(2.5))
+        );
+    }
+}
