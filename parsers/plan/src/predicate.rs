@@ -327,10 +327,8 @@ fn split_two(args: &str) -> Option<(&str, &str)> {
         match c {
             '(' => depth += 1,
             ')' => depth -= 1,
-            ',' if depth == 0 && starts_filter(&args[i + 1..]) => {
-                if at.replace(i).is_some() {
-                    return None;
-                }
+            ',' if depth == 0 && starts_filter(&args[i + 1..]) && at.replace(i).is_some() => {
+                return None;
             }
             _ => {}
         }
@@ -530,7 +528,7 @@ fn days(v: &str) -> Option<i32> {
 fn timestamp(v: &str, ntz: bool) -> Option<Literal> {
     if let Ok(ts) = v.parse::<jiff::Timestamp>() {
         return Some(Literal::Timestamp {
-            micros: i64::try_from(ts.as_microsecond()).ok()?,
+            micros: ts.as_microsecond(),
             utc: true,
         });
     }
