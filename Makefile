@@ -10,7 +10,7 @@ TABLES ?= $(if $(filter samples samples/,$(LOG)),samples/warehouse,)
 # by scripts/make_bench_log.py with real pyspark when missing).
 BENCH_LOG ?= target/bench/big-eventlog
 
-.PHONY: analyze test test-public bench bench-tables ci fmt clippy planner-eval build spark-venv tables-venv test-spark report-check iceberg-venv test-sql-spark wheel wheel-dev test-wheel maturin-venv
+.PHONY: analyze test test-public bench bench-tables bench-skipping ci fmt clippy planner-eval build spark-venv tables-venv test-spark report-check iceberg-venv test-sql-spark wheel wheel-dev test-wheel maturin-venv
 
 build:
 	$(CARGO) build --release --bin lakeaudit
@@ -48,6 +48,17 @@ bench:
 	scripts/bench.sh $(BENCH_LOG)
 	$(CARGO) bench -p lakeaudit-parsers
 	$(MAKE) bench-tables
+
+## File skipping on real writers and a real engine (scripts/skipping/README.md):
+## TPC-H at BENCH_SKIPPING_SF as Delta tables (deltalake) in three layouts,
+## the 22 queries on DuckDB's delta extension (files read per scan) and on
+## pyspark (event logs for lakeaudit); summary in
+## BENCH_SKIPPING_OUT/sf<SF>/summary.md. Makes .venv/skipping when missing.
+## SF 1 takes about 6 minutes on 2 cores; its data is generated, not kept.
+BENCH_SKIPPING_SF ?= 1
+BENCH_SKIPPING_OUT ?= target/bench-skipping
+bench-skipping:
+	scripts/skipping/run.sh $(BENCH_SKIPPING_SF) $(BENCH_SKIPPING_OUT)
 
 TABLES_VENV ?= .venv/tables
 
