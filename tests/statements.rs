@@ -107,6 +107,25 @@ fn samples_left_alone_by_default_with_the_reason() {
     let maint = md.split("## Maintenance").nth(1).unwrap();
     assert!(maint.contains("left alone"), "{maint}");
     assert!(!maint.contains("`OPTIMIZE"), "{maint}");
+    // Sizes in human units, not raw byte counts.
+    assert!(
+        maint.contains(
+            "the table (283.9 KiB in 48 files) is smaller than one target file (1.0 GiB)"
+        ),
+        "{maint}"
+    );
+    // Drift: weeks 1 → 2 changed a little (q18 ran 3 then 2 times): the
+    // line says it is a close call and which edges moved.
+    let drift = md.split("## Drift").nth(1).unwrap();
+    let week2 = drift
+        .lines()
+        .find(|l| l.starts_with("- 2026-10-06"))
+        .unwrap_or_else(|| panic!("{drift}"));
+    assert!(
+        week2.contains("drift 0.103 → re-plan (a close call: within a tenth of the threshold)")
+            && week2.contains("moved most (score before→after): lineitem(l_orderkey) = orders(o_orderkey) 0.684→0.584"),
+        "{week2}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -447,11 +447,18 @@ pub fn render(d: &ReportData<'_>) -> String {
         };
         let _ = writeln!(
             s,
-            "- {} .. {}{gap}: drift {:.3} → {}{}{}{}",
+            "- {} .. {}{gap}: drift {:.3} → {}{}{}{}{}",
             format_time(r.window_start_ms),
             format_time(r.window_end_ms),
             r.drift,
             if r.replan { "re-plan" } else { "keep the plan" },
+            // A value within a tenth of the threshold is a close call:
+            // the edges that moved say whether the change matters.
+            if (r.drift - d.drift_threshold).abs() <= 0.1 * d.drift_threshold {
+                " (a close call: within a tenth of the threshold)"
+            } else {
+                ""
+            },
             edge_list("new edges", &r.new_edges),
             edge_list("gone edges", &r.gone_edges),
             // What moved the value: the edges whose score changed most
