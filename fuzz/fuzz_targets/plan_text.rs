@@ -5,9 +5,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use parsers::plan::{
-    expr, extended, formatted, spark_plan_info, tree_json, PlanNode, Recursion, TreeNode,
-};
+use parsers::plan::{expr, extended, formatted, spark_plan_info, tree_json};
+use plan::{PlanNode, Recursion, TreeNode};
 
 fn walk(p: &PlanNode) {
     let _ = p.render();

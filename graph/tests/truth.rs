@@ -12,7 +12,7 @@
 use graph::lineage::Lineage;
 use graph::relationships::{relationships, relationships_with, Relationship, Side};
 use graph::tables::short_table;
-use parsers::plan::Plan;
+use plan::Plan;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
@@ -713,7 +713,7 @@ fn tpch_smj_matches_truth() {
         .values()
         .flatten()
         .flatten()
-        .filter(|r| r.strategy == parsers::plan::JoinStrategy::SortMergeJoin)
+        .filter(|r| r.strategy == plan::JoinStrategy::SortMergeJoin)
         .count();
     assert!(smj >= 11, "{smj} SortMergeJoin relationships");
     check_source("tpch-smj formatted", rels(plans(false)), &[]);

@@ -177,7 +177,7 @@ fn bench_plans(c: &mut Criterion) {
             exprs
                 .iter()
                 .map(|e| expr::parse_expr(black_box(e)))
-                .filter(|e| !matches!(e, parsers::plan::Expr::Raw(_)))
+                .filter(|e| !matches!(e, plan::Expr::Raw(_)))
                 .count()
         })
     });

@@ -3,8 +3,10 @@
 //! The JSONL field names are a contract other tools rely on: fields may be
 //! added, never renamed.
 
-use crate::plan::{
-    self, Expr, JoinInfo, NodeKind, Plan, PlanNode, PlanSource, Recursion, ScanInfo, TreeNode,
+use crate::plan::{extended, formatted, spark_plan_info};
+use ::plan::{
+    Attr, Engine, Expr, JoinInfo, NodeKind, Plan, PlanNode, PlanSource, Recursion, ScanInfo,
+    TreeNode,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -150,14 +152,14 @@ pub fn parse_plans(text: Option<&str>, info_json: Option<&str>) -> (PlanSet, Opt
     let mut set = PlanSet::default();
     let mut err = None;
     if let Some(j) = info_json {
-        match plan::spark_plan_info::parse(j) {
+        match spark_plan_info::parse(j) {
             Ok(p) => set.spark_plan_info = Some(p),
             Err(e) => err = Some(format!("sparkPlanInfo: {e}")),
         }
     }
     if let Some(t) = text.filter(|t| !t.trim().is_empty()) {
         if t.contains("== Parsed Logical Plan ==") || t.contains("== Analyzed Logical Plan ==") {
-            match plan::extended::parse(t) {
+            match extended::parse(t) {
                 Ok(p) => {
                     set.analyzed = p.analyzed;
                     set.optimized = p.optimized;
@@ -167,7 +169,7 @@ pub fn parse_plans(text: Option<&str>, info_json: Option<&str>) -> (PlanSet, Opt
                 Err(e) => err = Some(format!("extended plan: {e}")),
             }
         } else if is_formatted(t) {
-            match plan::formatted::parse(t) {
+            match formatted::parse(t) {
                 Ok(p) => {
                     set.physical = Some(p);
                     set.source = Some(PlanSource::Formatted);
@@ -176,7 +178,7 @@ pub fn parse_plans(text: Option<&str>, info_json: Option<&str>) -> (PlanSet, Opt
             }
         } else {
             // Simple/cost/codegen explain modes print the physical tree only.
-            match plan::extended::parse(t) {
+            match extended::parse(t) {
                 Ok(p) if p.physical.is_some() => {
                     set.physical = p.physical;
                     set.source = Some(PlanSource::Extended);
@@ -212,7 +214,7 @@ struct ScanMetrics {
     bytes: Option<u64>,
 }
 
-fn scan_key(table: &str, output: &[plan::Attr]) -> (String, Vec<u64>) {
+fn scan_key(table: &str, output: &[Attr]) -> (String, Vec<u64>) {
     let mut ids: Vec<u64> = output.iter().map(|a| a.id).collect();
     ids.sort_unstable();
     (table.to_string(), ids)
@@ -296,7 +298,7 @@ pub fn join_records(plan: &Plan) -> Vec<JoinRecord> {
     v
 }
 
-fn join_record(j: &JoinInfo, engine: ::plan::Engine) -> JoinRecord {
+fn join_record(j: &JoinInfo, engine: Engine) -> JoinRecord {
     let show = |v: &[Expr]| v.iter().map(|e| e.to_string()).collect();
     JoinRecord {
         strategy: j.strategy.as_str().to_string(),

@@ -562,7 +562,7 @@ impl<T> State<'_, T> {
             executor_cpu_ms: st.cpu_ns / 1_000_000,
             result_of: root_node
                 .as_deref()
-                .filter(|n| crate::plan::operator_word(n) == "CommandResult")
+                .filter(|n| ::plan::operator_word(n) == "CommandResult")
                 .and(st.prev_root),
             root_node,
             is_command,

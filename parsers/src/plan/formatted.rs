@@ -1008,7 +1008,7 @@ pub(crate) mod testdata {
     use std::sync::OnceLock;
 
     use super::split_op_id;
-    use crate::plan::{NodeKind, PlanNode, Recursion, TreeNode};
+    use ::plan::{NodeKind, PlanNode, Recursion, TreeNode};
 
     /// One SQL execution's plans.
     #[derive(Debug, Default, Clone)]
@@ -1214,7 +1214,7 @@ pub(crate) mod testdata {
 mod tests {
     use super::testdata::*;
     use super::*;
-    use crate::plan::Recursion;
+    use ::plan::Recursion;
 
     fn find(p: &PlanNode, id: u64) -> &PlanNode {
         let mut found = None;

@@ -9,15 +9,14 @@
 //!
 //! Expressions in every text form are parsed by [`expr`]. What a plan
 //! means (the IR, the operator registry, the output pass, the walks) is the
-//! `lakeaudit-plan` crate, re-exported here.
+//! `lakeaudit-plan` crate, reached by that one path (`plan::…`), not
+//! through this module.
 
 pub mod expr;
 pub mod extended;
 pub mod formatted;
 pub mod spark_plan_info;
 pub mod tree_json;
-
-pub use ::plan::*;
 
 /// A plan-crate error (a depth over the budget) as this crate's error.
 pub(crate) fn plan_error(what: &str, e: ::plan::Error) -> crate::Error {

@@ -355,7 +355,8 @@ fn bracket_end(s: &str) -> Option<usize> {
 mod tests {
     use super::*;
     use crate::plan::formatted::testdata::*;
-    use crate::plan::{formatted, Recursion, TreeNode};
+    use crate::plan::formatted;
+    use ::plan::{Recursion, TreeNode};
 
     /// `strategy type [left keys] = [right keys]` of every join, sorted,
     /// not looking inside reused exchanges and subqueries (the formatted

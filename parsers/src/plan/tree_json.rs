@@ -750,7 +750,7 @@ fn convert_expr_node(t: &Tree<'_>, depth: usize) -> Expr {
 mod tests {
     use super::*;
     use crate::plan::formatted::testdata::{tables, truth_tables};
-    use crate::plan::{Recursion, TreeNode};
+    use ::plan::{Recursion, TreeNode};
 
     fn plans() -> Vec<Value> {
         let text = testdata::read_to_string("spark-logs/tpch-plans.jsonl");
