@@ -354,8 +354,8 @@ fn bracket_end(s: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::formatted::testdata::*;
     use crate::plan::formatted;
+    use crate::plan::formatted::testdata::*;
     use ::plan::{Recursion, TreeNode};
 
     /// `strategy type [left keys] = [right keys]` of every join, sorted,
