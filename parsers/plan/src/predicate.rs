@@ -23,8 +23,13 @@
 //! separates an `In` list's values (so a string `In` list is evaluated by
 //! its range, [`Predicate::string_range`], never by its values), and a
 //! timestamp with a time zone is printed in the session's zone (so it is
-//! kept with [`Literal::Timestamp`]'s `utc: false`, to be widened by a day
-//! where the zone is not known).
+//! kept with [`Literal::Timestamp`]'s `utc: false`, and widened by a day
+//! when compared with statistics in UTC).
+//!
+//! [`Predicate::may_match`] tests a predicate against one file's column
+//! statistics ([`ColumnStats`]: min, max, null count, rows, and whether a
+//! string maximum was cut to a prefix) the way a min/max engine skips
+//! files: `false` only when the statistics prove no row can match.
 //!
 //! ```
 //! use plan::predicate::{parse_filters, read_schema, CmpOp, Literal, Predicate};
@@ -541,6 +546,189 @@ fn timestamp(v: &str, ntz: bool) -> Option<Literal> {
     Some(Literal::Timestamp { micros, utc: ntz })
 }
 
+/// What one file records about one column (Delta `stats`, Iceberg
+/// bounds), as the statistics reader hands it over: every field optional,
+/// since a file without a statistic is never skipped on it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ColumnStats {
+    /// Smallest value (a lower bound).
+    pub min: Option<Literal>,
+    /// Largest value (an upper bound).
+    pub max: Option<Literal>,
+    /// Whether `max` is the largest value itself; `false` for a string
+    /// the writer cut to a prefix (Delta keeps 32 characters, Iceberg 16
+    /// by default): the true values may continue past it.
+    pub max_exact: bool,
+    /// Null values in the file.
+    pub null_count: Option<u64>,
+    /// Rows in the file.
+    pub rows: Option<u64>,
+}
+
+/// How two literals of one column order; `None` when they cannot be
+/// compared (different kinds, a timestamp in an unknown zone against one
+/// in UTC, NaN).
+fn order(a: &Literal, b: &Literal) -> Option<std::cmp::Ordering> {
+    use Literal as L;
+    match (a, b) {
+        (L::Bool(x), L::Bool(y)) => Some(x.cmp(y)),
+        (L::Int(x), L::Int(y)) => Some(x.cmp(y)),
+        (L::Float(x), L::Float(y)) => x.partial_cmp(y),
+        (L::Date(x), L::Date(y)) => Some(x.cmp(y)),
+        (L::String(x), L::String(y)) => Some(x.as_bytes().cmp(y.as_bytes())),
+        (
+            L::Decimal {
+                unscaled: x,
+                scale: sx,
+            },
+            L::Decimal {
+                unscaled: y,
+                scale: sy,
+            },
+        ) => {
+            // Bring both to the larger scale; an overflow is no answer.
+            let up = |v: i128, by: u32| 10i128.checked_pow(by).and_then(|m| v.checked_mul(m));
+            let (x, y) = if sx >= sy {
+                (Some(*x), up(*y, sx - sy))
+            } else {
+                (up(*x, sy - sx), Some(*y))
+            };
+            Some(x?.cmp(&y?))
+        }
+        (L::Timestamp { micros: x, utc: ux }, L::Timestamp { micros: y, utc: uy }) if ux == uy => {
+            Some(x.cmp(y))
+        }
+        _ => None,
+    }
+}
+
+/// A day in microseconds: how far a timestamp printed in an unknown
+/// session zone can be from UTC (zones span −12 h to +14 h).
+const DAY_MICROS: i64 = 86_400_000_000;
+
+/// `v` moved by `by` days when it is a timestamp in an unknown zone, so
+/// that comparing it with UTC statistics stays on the safe side.
+fn widened(v: &Literal, by: i64) -> Literal {
+    match v {
+        Literal::Timestamp { micros, utc: false } => Literal::Timestamp {
+            micros: micros.saturating_add(by.saturating_mul(DAY_MICROS)),
+            utc: true,
+        },
+        other => other.clone(),
+    }
+}
+
+impl ColumnStats {
+    /// All values are below `v` (`strict`) or at most `v`: known only from
+    /// an exact maximum, or from a cut one whose prefix sorts below `v`'s.
+    fn all_below(&self, v: &Literal, strict: bool) -> bool {
+        // Below every instant a zoneless timestamp may stand for.
+        let v = widened(v, -1);
+        let Some(max) = &self.max else {
+            return false;
+        };
+        if !self.max_exact {
+            // A cut string maximum: the values run up to the prefix
+            // followed by anything, so only a prefix below v's own prefix
+            // of the same length bounds them.
+            return match (max, &v) {
+                (Literal::String(m), Literal::String(x)) => {
+                    let n = m.len().min(x.len());
+                    x.is_char_boundary(n) && m.as_bytes() < &x.as_bytes()[..n]
+                }
+                _ => false,
+            };
+        }
+        match order(max, &v) {
+            Some(o) if strict => o.is_lt(),
+            Some(o) => o.is_le(),
+            None => false,
+        }
+    }
+
+    /// All values are above `v` (`strict`) or at least `v`.
+    fn all_above(&self, v: &Literal, strict: bool) -> bool {
+        // Above every instant a zoneless timestamp may stand for.
+        let v = widened(v, 1);
+        match self.min.as_ref().and_then(|min| order(min, &v)) {
+            Some(o) if strict => o.is_gt(),
+            Some(o) => o.is_ge(),
+            None => false,
+        }
+    }
+
+    /// Every value of the file is null.
+    fn all_null(&self) -> bool {
+        matches!((self.null_count, self.rows), (Some(n), Some(r)) if r > 0 && n >= r)
+    }
+}
+
+impl Predicate {
+    /// Whether a file whose columns have the statistics `stats` gives may
+    /// hold a row that satisfies the predicate: `false` only when the
+    /// statistics prove it holds none, so a min/max engine skips the file.
+    /// A column without statistics, an [`Predicate::Unknown`] and a `Not`
+    /// never skip.
+    pub fn may_match(&self, stats: &dyn Fn(&str) -> Option<ColumnStats>) -> bool {
+        match self {
+            Predicate::Unknown(_) | Predicate::Not(_) => true,
+            Predicate::And(a, b) => a.may_match(stats) && b.may_match(stats),
+            Predicate::Or(a, b) => a.may_match(stats) || b.may_match(stats),
+            Predicate::IsNull(c) => !matches!(stats(c).and_then(|s| s.null_count), Some(0)),
+            Predicate::IsNotNull(c) => !stats(c).is_some_and(|s| s.all_null()),
+            Predicate::Cmp { column, op, value } => {
+                let Some(s) = stats(column) else {
+                    return true;
+                };
+                // A comparison with a value is never true on null.
+                if s.all_null() {
+                    return false;
+                }
+                match op {
+                    CmpOp::Eq | CmpOp::EqNullSafe => {
+                        !(s.all_below(value, true) || s.all_above(value, true))
+                    }
+                    CmpOp::Gt => !s.all_below(value, false),
+                    CmpOp::Ge => !s.all_below(value, true),
+                    CmpOp::Lt => !s.all_above(value, false),
+                    CmpOp::Le => !s.all_above(value, true),
+                }
+            }
+            Predicate::In { column, values } => {
+                let Some(s) = stats(column) else {
+                    return true;
+                };
+                if s.all_null() {
+                    return false;
+                }
+                match Predicate::string_range(values) {
+                    // A string list is trusted only as its range.
+                    Some((lo, hi)) => {
+                        !(s.all_below(&Literal::String(lo.to_string()), true)
+                            || s.all_above(&Literal::String(hi.to_string()), true))
+                    }
+                    None => values
+                        .iter()
+                        .any(|v| !(s.all_below(v, true) || s.all_above(v, true))),
+                }
+            }
+            Predicate::StartsWith { column, prefix } => {
+                let Some(s) = stats(column) else {
+                    return true;
+                };
+                if s.all_null() {
+                    return false;
+                }
+                let p = Literal::String(prefix.clone());
+                // Strings with the prefix sort at or after it; a minimum
+                // past it that does not start with it is past them all.
+                let past = matches!(&s.min, Some(Literal::String(m)) if m.as_str() > prefix.as_str() && !m.starts_with(prefix.as_str()));
+                !(s.all_below(&p, true) || past)
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -746,5 +934,103 @@ mod tests {
             literal("2.5", &ColumnType::Floating),
             Some(Literal::Float(2.5))
         );
+    }
+
+    fn stats(min: Literal, max: Literal) -> ColumnStats {
+        ColumnStats {
+            min: Some(min),
+            max: Some(max),
+            max_exact: true,
+            null_count: Some(0),
+            rows: Some(100),
+        }
+    }
+
+    fn skips(p: &Predicate, s: &ColumnStats) -> bool {
+        !p.may_match(&|_| Some(s.clone()))
+    }
+
+    #[test]
+    fn comparisons_skip_only_what_the_bounds_exclude() {
+        let schema = read_schema("struct<d:date,q:decimal(15,2),s:string,t:timestamp,n:int>");
+        let p = |f: &str| parse_filters(f, &schema).remove(0);
+        // A file of dates 1995-01-01 .. 1995-03-31.
+        let f = stats(Literal::Date(9131), Literal::Date(9220));
+        assert!(skips(&p("GreaterThanOrEqual(d,1995-04-01)"), &f));
+        assert!(!skips(&p("GreaterThanOrEqual(d,1995-03-31)"), &f));
+        assert!(skips(&p("GreaterThan(d,1995-03-31)"), &f));
+        assert!(skips(&p("LessThan(d,1995-01-01)"), &f));
+        assert!(!skips(&p("LessThanOrEqual(d,1995-01-01)"), &f));
+        assert!(skips(&p("EqualTo(d,1996-01-01)"), &f));
+        assert!(!skips(&p("EqualTo(d,1995-02-01)"), &f));
+        // Decimals of other scales compare by value: 0.05 .. 0.07.
+        let q = stats(
+            Literal::Decimal {
+                unscaled: 5,
+                scale: 2,
+            },
+            Literal::Decimal {
+                unscaled: 7,
+                scale: 2,
+            },
+        );
+        assert!(skips(&p("GreaterThan(q,0.070)"), &q));
+        assert!(!skips(&p("GreaterThanOrEqual(q,0.070)"), &q));
+        // And skips when one side does; Or only when both do.
+        assert!(skips(&p("And(GreaterThan(d,1999-01-01),IsNotNull(d))"), &f));
+        assert!(!skips(&p("Or(GreaterThan(d,1999-01-01),IsNotNull(d))"), &f));
+        // Not, unknown filters and missing statistics never skip.
+        assert!(!skips(&p("Not(EqualTo(d,1995-02-01))"), &f));
+        assert!(!skips(&p("StringContains(s,x)"), &f));
+        assert!(p("GreaterThan(d,1999-01-01)").may_match(&|_| None));
+        // Statistics of another kind than the literal: no answer, no skip.
+        assert!(!skips(&p("GreaterThan(n,5)"), &f));
+    }
+
+    #[test]
+    fn nulls_in_lists_prefixes_and_cut_strings() {
+        let schema = read_schema("struct<s:string,n:int,t:timestamp>");
+        let p = |f: &str| parse_filters(f, &schema).remove(0);
+        let mut nulls = stats(Literal::Int(1), Literal::Int(9));
+        nulls.null_count = Some(100);
+        assert!(skips(&p("IsNotNull(n)"), &nulls));
+        assert!(skips(&p("EqualTo(n,5)"), &nulls));
+        assert!(!skips(&p("IsNull(n)"), &nulls));
+        assert!(skips(
+            &p("IsNull(n)"),
+            &stats(Literal::Int(1), Literal::Int(9))
+        ));
+        // Integer lists by value: none of 10, 20 lies in 1..9.
+        let f = stats(Literal::Int(1), Literal::Int(9));
+        assert!(skips(&p("In(n, [10,20])"), &f));
+        assert!(!skips(&p("In(n, [0,5])"), &f));
+        // String lists by range: [AIR, AIR REG] overlaps [AB, AZ].
+        let s = stats(Literal::String("AB".into()), Literal::String("AZ".into()));
+        assert!(!skips(&p("In(s, [AIR,AIR REG])"), &s));
+        assert!(skips(&p("In(s, [MAIL,SHIP])"), &s));
+        // Prefixes: PROMO sorts after every value in [AB, AZ].
+        assert!(skips(&p("StringStartsWith(s,PROMO)"), &s));
+        assert!(skips(&p("StringStartsWith(s,AA)"), &s));
+        assert!(!skips(&p("StringStartsWith(s,AC)"), &s));
+        // A cut maximum "abc" may stand for "abcz…": only a value whose
+        // prefix of that length sorts after it is past the file.
+        let mut cut = stats(Literal::String("a".into()), Literal::String("abc".into()));
+        cut.max_exact = false;
+        assert!(!skips(&p("EqualTo(s,abcq)"), &cut));
+        assert!(!skips(&p("GreaterThan(s,abc)"), &cut));
+        assert!(skips(&p("GreaterThanOrEqual(s,abd)"), &cut));
+        // A timestamp in the session's unknown zone is widened by a day
+        // against UTC statistics.
+        let day = 86_400_000_000i64;
+        let ts = |m| Literal::Timestamp {
+            micros: m,
+            utc: true,
+        };
+        let t = stats(ts(0), ts(day));
+        assert!(!skips(&p("GreaterThan(t,1970-01-02 12:00:00.0)"), &t));
+        assert!(!skips(&p("GreaterThan(t,1970-01-02 23:00:00.0)"), &t));
+        assert!(skips(&p("GreaterThan(t,1970-01-03 00:00:00.0)"), &t));
+        assert!(!skips(&p("LessThan(t,1969-12-31 12:00:00.0)"), &t));
+        assert!(skips(&p("LessThan(t,1969-12-31 00:00:00.0)"), &t));
     }
 }
