@@ -533,6 +533,18 @@ fn iceberg(files: &[F], s: &Settings) -> (Vec<Bin>, Vec<String>) {
     )
 }
 
+/// `files` packed into bins of at most `target` bytes, each written as
+/// files of the target size (Amoro's minor and major optimizing).
+fn packed_bins(files: &[F], target: u64) -> impl Iterator<Item = Bin> {
+    pack(files, target).into_iter().map(move |bin| {
+        let bytes: u64 = bin.iter().map(|f| f.size).sum();
+        Bin {
+            files: bin,
+            outputs: bytes.div_ceil(target).max(1),
+        }
+    })
+}
+
 fn amoro(files: &[F], s: &Settings, table_fragments: u64) -> (Vec<Bin>, Vec<String>) {
     let mut reasons = Vec::new();
     let mut out = Vec::new();
@@ -543,13 +555,7 @@ fn amoro(files: &[F], s: &Settings, table_fragments: u64) -> (Vec<Bin>, Vec<Stri
                 "minor: {} fragment file(s) ≤ target/8 here, {table_fragments} fragment + equality-delete files in the table ≥ 12",
                 frags.len()
             ));
-            for bin in pack(&frags, s.target) {
-                let bytes: u64 = bin.iter().map(|f| f.size).sum();
-                out.push(Bin {
-                    files: bin,
-                    outputs: bytes.div_ceil(s.target).max(1),
-                });
-            }
+            out.extend(packed_bins(&frags, s.target));
         } else {
             reasons.push(format!(
                 "{table_fragments} fragment + equality-delete files in the table < 12 (minor waits for its 1 h interval)"
@@ -579,13 +585,7 @@ fn amoro(files: &[F], s: &Settings, table_fragments: u64) -> (Vec<Bin>, Vec<Stri
                 undersized.len(),
                 s.min_target
             ));
-            for bin in pack(&undersized, s.target) {
-                let b: u64 = bin.iter().map(|f| f.size).sum();
-                out.push(Bin {
-                    files: bin,
-                    outputs: b.div_ceil(s.target).max(1),
-                });
-            }
+            out.extend(packed_bins(&undersized, s.target));
         } else {
             reasons.push(format!(
                 "{} undersized segment file(s) hold {bytes} bytes: major optimizing waits until they reach the target and two of them fit in one file",
