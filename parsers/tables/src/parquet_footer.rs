@@ -90,6 +90,10 @@ const MAX_PAGE_HEADER: u64 = 16 << 20;
 /// decompression buffer by a page header, so a header saying 2 GiB in a
 /// 1 KiB chunk would otherwise be an allocation no table can survive.
 pub fn check_pages(f: &mut File, meta: &FileMetadata) -> Result<(), String> {
+    // One buffer for the whole file: headers are read through it, page
+    // bodies stepped over (a short step stays inside the buffer).
+    let mut r = std::io::BufReader::new(&mut *f);
+    let mut pos: Option<u64> = None;
     for (rg, group) in meta.row_groups.iter().enumerate() {
         for c in group.parquet_columns() {
             let col = c.descriptor().path_in_schema.join(".");
@@ -105,13 +109,23 @@ pub fn check_pages(f: &mut File, meta: &FileMetadata) -> Result<(), String> {
             let mut at = start;
             let mut page = 0u64;
             while at < end {
-                f.seek(SeekFrom::Start(at)).map_err(|e| e.to_string())?;
-                let mut r =
-                    std::io::BufReader::new(f.by_ref().take((end - at).min(MAX_PAGE_HEADER)));
-                let mut t = Thrift { r: &mut r, read: 0 };
+                match pos {
+                    Some(p) if p <= at && at - p <= i64::MAX as u64 => {
+                        r.seek_relative((at - p) as i64)
+                    }
+                    _ => r.seek(SeekFrom::Start(at)).map(drop),
+                }
+                .map_err(|e| e.to_string())?;
+                let mut t = Thrift {
+                    r: &mut r,
+                    read: 0,
+                    limit: (end - at).min(MAX_PAGE_HEADER),
+                };
                 let h = t
                     .page_header()
                     .map_err(|e| bad(format!("page {page}: header {e}")))?;
+                let header = t.read;
+                pos = Some(at + header);
                 let (Ok(comp), Ok(plain)) = (u64::try_from(h.1), u64::try_from(h.0)) else {
                     return Err(bad(format!("page {page}: negative size in its header")));
                 };
@@ -121,7 +135,7 @@ pub fn check_pages(f: &mut File, meta: &FileMetadata) -> Result<(), String> {
                     )));
                 }
                 let next = at
-                    .checked_add(t.read)
+                    .checked_add(header)
                     .and_then(|x| x.checked_add(comp))
                     .filter(|&x| x <= end);
                 let Some(next) = next else {
@@ -137,15 +151,23 @@ pub fn check_pages(f: &mut File, meta: &FileMetadata) -> Result<(), String> {
     Ok(())
 }
 
+const PAST_CHUNK: &str = "runs past the end of its column chunk (truncated, or not a page header)";
+
 /// A reader of Thrift's compact protocol, enough to find a PageHeader's
 /// sizes and step over everything else, counting the bytes it read.
 struct Thrift<'a, R: Read> {
     r: &'a mut R,
     read: u64,
+    /// Bytes the header may take: the rest of its chunk, at most
+    /// [`MAX_PAGE_HEADER`].
+    limit: u64,
 }
 
 impl<R: Read> Thrift<'_, R> {
     fn byte(&mut self) -> Result<u8, String> {
+        if self.read >= self.limit {
+            return Err(PAST_CHUNK.into());
+        }
         let mut b = [0u8];
         self.r
             .read_exact(&mut b)
@@ -172,6 +194,9 @@ impl<R: Read> Thrift<'_, R> {
     }
 
     fn skip_bytes(&mut self, n: u64) -> Result<(), String> {
+        if n > self.limit - self.read {
+            return Err(PAST_CHUNK.into());
+        }
         let got =
             std::io::copy(&mut self.r.take(n), &mut std::io::sink()).map_err(|e| e.to_string())?;
         self.read += got;
