@@ -65,7 +65,10 @@ fn facts(json: &str) -> (usize, Vec<String>) {
     for j in join_records(plan) {
         out.push(format!(
             "join {} {} {:?} = {:?}",
-            j.strategy, j.join_type, j.left_keys, j.right_keys
+            j.strategy.as_str(),
+            j.join_type,
+            j.left_keys,
+            j.right_keys
         ));
     }
     let (root, is_command) = root_operator(plan);

@@ -5,8 +5,8 @@
 
 use crate::plan::{extended, formatted, spark_plan_info};
 use ::plan::{
-    Attr, Engine, Expr, JoinInfo, NodeKind, Plan, PlanNode, PlanSource, Recursion, ScanInfo,
-    TreeNode,
+    Attr, Engine, Expr, JoinInfo, JoinStrategy, NodeKind, Plan, PlanNode, PlanSource, Recursion,
+    ScanInfo, TreeNode,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -40,8 +40,9 @@ pub struct ScanRecord {
 /// A join operator of the executed plan.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct JoinRecord {
-    /// `SortMergeJoin`, `BroadcastHashJoin`, ..., or `Join` for logical plans.
-    pub strategy: String,
+    /// `SortMergeJoin`, `BroadcastHashJoin`, ..., or `Join` for logical
+    /// plans (written as Spark names the operator).
+    pub strategy: JoinStrategy,
     /// `Inner`, `LeftOuter`, `LeftSemi`, `LeftAnti`, `FullOuter`, ...
     pub join_type: String,
     /// Left keys as printed (`o_orderkey#0L`).
@@ -53,7 +54,7 @@ pub struct JoinRecord {
     /// Who ran it: `spark`, `photon` (Databricks Photon) or `gpu` (RAPIDS).
     /// `strategy` is accelerator-neutral: a `PhotonBroadcastHashJoin` is a
     /// `BroadcastHashJoin` run by `photon`.
-    pub engine: String,
+    pub engine: Engine,
 }
 
 /// One SQL execution.
@@ -301,12 +302,12 @@ pub fn join_records(plan: &Plan) -> Vec<JoinRecord> {
 fn join_record(j: &JoinInfo, engine: Engine) -> JoinRecord {
     let show = |v: &[Expr]| v.iter().map(|e| e.to_string()).collect();
     JoinRecord {
-        strategy: j.strategy.as_str().to_string(),
+        strategy: j.strategy,
         join_type: j.join_type.to_string(),
         left_keys: show(&j.left_keys),
         right_keys: show(&j.right_keys),
         condition: j.condition.as_ref().map(|c| c.to_string()),
-        engine: engine.as_str().to_string(),
+        engine,
     }
 }
 
