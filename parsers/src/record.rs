@@ -5,8 +5,8 @@
 
 use crate::plan::{extended, formatted, spark_plan_info};
 use ::plan::{
-    Attr, Engine, Expr, JoinInfo, JoinStrategy, NodeKind, Plan, PlanNode, PlanSource, Recursion,
-    ScanInfo, TreeNode,
+    Attr, Engine, Expr, JoinInfo, JoinStrategy, JoinType, NodeKind, Plan, PlanNode, PlanSource,
+    Recursion, ScanInfo, TreeNode,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -44,7 +44,9 @@ pub struct JoinRecord {
     /// plans (written as Spark names the operator).
     pub strategy: JoinStrategy,
     /// `Inner`, `LeftOuter`, `LeftSemi`, `LeftAnti`, `FullOuter`, ...
-    pub join_type: String,
+    /// (written as Spark prints it).
+    #[serde(with = "::plan::join_type_text")]
+    pub join_type: JoinType,
     /// Left keys as printed (`o_orderkey#0L`).
     pub left_keys: Vec<String>,
     /// Right keys as printed.
@@ -303,7 +305,7 @@ fn join_record(j: &JoinInfo, engine: Engine) -> JoinRecord {
     let show = |v: &[Expr]| v.iter().map(|e| e.to_string()).collect();
     JoinRecord {
         strategy: j.strategy,
-        join_type: j.join_type.to_string(),
+        join_type: j.join_type.clone(),
         left_keys: show(&j.left_keys),
         right_keys: show(&j.right_keys),
         condition: j.condition.as_ref().map(|c| c.to_string()),

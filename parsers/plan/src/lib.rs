@@ -70,8 +70,8 @@ pub use expr::{
     SubqueryExpr, SubqueryKind, UnaryOp,
 };
 pub use node::{
-    JoinInfo, JoinStrategy, JoinType, Metric, NodeId, NodeKind, Plan, PlanNode, PlanSource,
-    ScanInfo, Side,
+    join_type_text, JoinInfo, JoinStrategy, JoinType, Metric, NodeId, NodeKind, Plan, PlanNode,
+    PlanSource, ScanInfo, Side,
 };
 pub use output::derive_outputs;
 pub use registry::{operator, operator_word, Engine, Family, Level, Operator};

@@ -151,6 +151,25 @@ impl JoinType {
     }
 }
 
+/// Serde of a [`JoinType`] as Spark prints it (`LeftOuter`,
+/// `ExistenceJoin(exists#12)`): the form records and relationships write
+/// (`#[serde(with = "plan::join_type_text")]`).
+pub mod join_type_text {
+    use super::JoinType;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// Write the printed form.
+    pub fn serialize<S: Serializer>(j: &JoinType, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(j)
+    }
+
+    /// Read a printed form ([`JoinType::parse`]).
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<JoinType, D::Error> {
+        let t = std::borrow::Cow::<str>::deserialize(d)?;
+        Ok(JoinType::parse(&t))
+    }
+}
+
 impl fmt::Display for JoinType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
