@@ -84,7 +84,7 @@ $(TABLES_VENV)/bin/python:
 REPORT_CHECK_OUT ?= target/report-check
 report-check:
 	LAKEAUDIT_REQUIRE_BROWSER=1 LAKEAUDIT_REPORT_CHECK_OUT=$(REPORT_CHECK_OUT) \
-		$(CARGO) test --test tests report::browser -- --nocapture
+		$(CARGO) test --test reports report::browser -- --nocapture
 	@ls -l $(REPORT_CHECK_OUT)
 
 include planner/Makefile.fragment

@@ -4,7 +4,7 @@
 //! platforms (Databricks Photon, RAPIDS GPU, Spark 2.2, JDBC, RDD scans)
 //! are read by `tests/public.rs`.
 
-// Shared with tests/tests.rs, which uses the helpers this file does not.
+// Shared by every test file; each uses some of the helpers.
 #[allow(dead_code)]
 mod common;
 

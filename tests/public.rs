@@ -9,7 +9,7 @@
 //! `tests/PUBLIC_LOGS.md` says what each log holds and the joins read from
 //! its plans by hand.
 
-// Shared with tests/tests.rs, which uses the helpers this file does not.
+// Shared by every test file; each uses some of the helpers.
 #[allow(dead_code)]
 mod common;
 

@@ -139,6 +139,22 @@ pub fn planned_layout(keys: &[String], format: &TableFormat) -> String {
     }
 }
 
+/// [`planned_layout`] in few words, for a label under a table in the join
+/// graph: `CLUSTER BY (a, b)`, `WRITE ORDERED BY a, b`, `CONVERT TO DELTA,
+/// then CLUSTER BY (a, b)`.
+pub fn planned_layout_short(keys: &[String], format: &TableFormat) -> String {
+    let k = keys.join(", ");
+    match format {
+        TableFormat::Delta => format!("CLUSTER BY ({k})"),
+        TableFormat::Iceberg => format!("WRITE ORDERED BY {k}"),
+        TableFormat::Files(f) if f == "parquet" => {
+            format!("CONVERT TO DELTA, then CLUSTER BY ({k})")
+        }
+        TableFormat::Files(f) => format!("migrate off {f}, then CLUSTER BY ({k})"),
+        TableFormat::Unknown => format!("CLUSTER BY ({k})? format unknown"),
+    }
+}
+
 /// The statements for one changed table in `format`.
 pub fn table_sql(d: &TableDecision, format: &TableFormat) -> TableSql {
     let t = quote_table(&d.table);
@@ -376,6 +392,15 @@ mod tests {
         assert!(
             unknown.contains("format unknown: no statement"),
             "{unknown}"
+        );
+        // The join graph's short labels.
+        assert_eq!(
+            planned_layout_short(&k, &TableFormat::Files("parquet".into())),
+            "CONVERT TO DELTA, then CLUSTER BY (a, b)"
+        );
+        assert_eq!(
+            planned_layout_short(&k, &TableFormat::Iceberg),
+            "WRITE ORDERED BY a, b"
         );
     }
 

@@ -60,7 +60,7 @@ pub mod synth;
 pub mod workload;
 
 pub use curve::{curve, plan_and_curve, BudgetCurve, CurvePoint};
-pub use ddl::{ddl, ddl_for, planned_layout, TableFormat, TableSql};
+pub use ddl::{ddl, ddl_for, planned_layout, planned_layout_short, TableFormat, TableSql};
 pub use drift::{
     drift, verdict, DriftReport, DriftRow, DriftVerdict, EdgeMove, Normalize,
     DEFAULT_DRIFT_THRESHOLD,

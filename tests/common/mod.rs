@@ -109,3 +109,11 @@ pub fn column_pairs(rec: &Value) -> BTreeSet<String> {
     }
     out
 }
+
+/// A scratch directory for one test, under the temporary directory and
+/// named by the test process.
+pub fn tempdir(name: &str) -> String {
+    let d = std::env::temp_dir().join(format!("lakeaudit-test-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d.to_string_lossy().into_owned()
+}

@@ -219,7 +219,7 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                                 @for t in &changed {
                                     tr data-table=(t.table) {
                                         td class="name" { code { (t.table) } }
-                                        td class="name changed" { (d.planned_layout(t))
+                                        td class="name changed" title=(d.planned_layout(t)) { (d.planned_layout_short(t))
                                             @if t.replace { " (partitioned: replace)" }
                                             @if let Some(k) = t.key_drift() { " (key drift from (" (k.join(", ")) "))" } }
                                         td class="name" { (layout_text(&t.previous)) }

@@ -143,8 +143,8 @@ pub struct Node {
     pub bytes: Option<u64>,
     /// The key the plan clusters it on, when the plan changes it.
     pub planned_key: Option<Vec<String>>,
-    /// That change in the words of the table's format
-    /// ([`ReportData::planned_layout`]).
+    /// That change in the words of the table's format, short
+    /// ([`ReportData::planned_layout_short`]).
     pub planned_label: Option<String>,
     /// Its layout before the plan.
     pub previous: Layout,
@@ -458,7 +458,9 @@ pub fn build(d: &ReportData<'_>) -> JoinGraph {
                 table: t.clone(),
                 bytes: b,
                 planned_key: decision.filter(|d| d.changed).map(|d| d.keys.clone()),
-                planned_label: decision.filter(|d| d.changed).map(|t| d.planned_layout(t)),
+                planned_label: decision
+                    .filter(|d| d.changed)
+                    .map(|t| d.planned_layout_short(t)),
                 previous,
                 x: 0.0,
                 y: 0.0,

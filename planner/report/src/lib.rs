@@ -115,8 +115,18 @@ impl ReportData<'_> {
     /// The change the plan makes to `t`, in the words of `t`'s format
     /// ([`planner::planned_layout`]).
     pub fn planned_layout(&self, t: &planner::TableDecision) -> String {
-        let unknown = planner::TableFormat::Unknown;
-        planner::planned_layout(&t.keys, self.formats.get(&t.table).unwrap_or(&unknown))
+        planner::planned_layout(&t.keys, self.format(&t.table))
+    }
+
+    /// The same in few words ([`planner::planned_layout_short`]), for the
+    /// join graph's labels.
+    pub fn planned_layout_short(&self, t: &planner::TableDecision) -> String {
+        planner::planned_layout_short(&t.keys, self.format(&t.table))
+    }
+
+    fn format(&self, table: &str) -> &planner::TableFormat {
+        static UNKNOWN: planner::TableFormat = planner::TableFormat::Unknown;
+        self.formats.get(table).unwrap_or(&UNKNOWN)
     }
 }
 

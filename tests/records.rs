@@ -1,0 +1,83 @@
+//! `--records`: the reduce on records (a Spark map's output, or any
+//! `queries --format parquet` file) gives the single-machine answers.
+
+#[allow(dead_code)]
+mod common;
+
+use common::*;
+use std::path::Path;
+
+fn bytes(dir: &str, f: &str) -> Vec<u8> {
+    std::fs::read(Path::new(dir).join(f)).unwrap_or_else(|e| panic!("{dir}/{f}: {e}"))
+}
+
+#[test]
+fn the_reduce_on_records_gives_the_outputs_of_the_logs_byte_for_byte() {
+    let samples = sample("");
+    let dir = tempdir("records");
+    let (logs_out, records_out) = (format!("{dir}/logs"), format!("{dir}/records"));
+    let parquet = format!("{dir}/queries.parquet");
+    ok(&["analyze", &samples, "--out", &logs_out]);
+    ok(&["queries", &samples, "--format", "parquet", "-o", &parquet]);
+    ok(&["analyze", "--records", &parquet, "--out", &records_out]);
+    for f in [
+        "edges.csv",
+        "edges.parquet",
+        "drift.csv",
+        "plan.json",
+        "plan.sql",
+    ] {
+        assert!(
+            bytes(&logs_out, f) == bytes(&records_out, f),
+            "{f} differs between the logs and their records"
+        );
+    }
+    // Every record survives the round trip through Parquet unchanged.
+    assert_eq!(
+        ok(&["queries", "--records", &parquet]),
+        ok(&["queries", &samples])
+    );
+    for cmd in [
+        &["edges", "--format", "csv"][..],
+        &["plan", "--format", "json"],
+        &["drift", "--format", "csv"],
+    ] {
+        let from_logs = ok(&[cmd, &[samples.as_str()]].concat());
+        let from_records = ok(&[cmd, &["--records", parquet.as_str()]].concat());
+        assert_eq!(from_logs, from_records, "lakeaudit {cmd:?}");
+    }
+}
+
+#[test]
+fn records_that_are_missing_or_not_records_are_clear_errors() {
+    let dir = tempdir("records-bad");
+    let o = run(&["edges", "--records", &format!("{dir}/nothing-here")]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("nothing-here: no such file"), "{err}");
+    // A Parquet file of another shape names itself and the column.
+    let edges = format!("{dir}/edges.parquet");
+    ok(&[
+        "edges",
+        &sample("spark4-zstd"),
+        "--format",
+        "parquet",
+        "-o",
+        &edges,
+    ]);
+    let o = run(&["edges", "--records", &edges]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("edges.parquet") && err.contains("app_id"),
+        "{err}"
+    );
+    // Logs and records are not mixed.
+    let o = run(&["edges", &sample("spark4-zstd"), "--records", &edges]);
+    assert_eq!(
+        o.status.code(),
+        Some(64),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
