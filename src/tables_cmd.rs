@@ -581,6 +581,7 @@ pub fn run(args: &TablesArgs) -> Result<bool> {
     let opts = tables::ReadOptions {
         deep: args.deep,
         allow_outside_table: args.allow_outside_table,
+        stats_columns: None,
     };
     let a = audit(&args.paths, args.policy, args.target_size, opts);
     match dir {

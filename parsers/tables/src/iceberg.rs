@@ -16,8 +16,10 @@ use crate::model::{
     TableState, Violation,
 };
 use crate::scope::{inflate_capped, Scope, MAX_DV_BYTES, MAX_JSON_BYTES, MAX_POINTER_BYTES};
+use crate::stats::{self, StatsColumn};
 use crate::{discover, Found, ReadOptions};
 use apache_avro::types::Value;
+use plan::predicate::ColumnStats;
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
 use std::fs;
@@ -401,6 +403,30 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
             })
             .unwrap_or_else(|| (format!("field_{id}"), "?".into()))
     };
+    // Top-level primitive columns; the statistics asked for, by field id.
+    let mut ice_cols: Vec<(StatsColumn, String)> = Vec::new();
+    for f in schema.map(|s| s.fields.as_slice()).unwrap_or_default() {
+        let serde_json::Value::String(ty) = &f.ty else {
+            continue;
+        };
+        let col_ty = stats::iceberg_type(ty);
+        t.columns.push((f.name.clone(), col_ty.clone()));
+        if let Some(wanted) = &opts.stats_columns {
+            if wanted.iter().any(|w| w.eq_ignore_ascii_case(&f.name)) {
+                t.stats_columns.push(f.name.clone());
+                ice_cols.push((
+                    StatsColumn {
+                        physical: vec![f.name.clone()],
+                        ty: col_ty,
+                        partition: false,
+                        field_id: Some(f.id),
+                    },
+                    ty.clone(),
+                ));
+            }
+        }
+    }
+    let keep_stats = opts.stats_columns.is_some();
     for s in &md.partition_specs {
         t.spec_fields
             .insert(s.id, s.fields.iter().map(|f| f.name.clone()).collect());
@@ -744,14 +770,20 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
                     });
                 }
             }
+            let stats = keep_stats.then(|| {
+                let (s, bad) = iceberg_stats(df, rows, &ice_cols);
+                t.stats_unreadable += bad;
+                s
+            });
             t.files.push(DataFile {
                 partition,
                 size,
                 rows,
                 seq,
                 clustered,
-                path: has.then(|| path.into()),
+                path: (has || keep_stats).then(|| path.into()),
                 deletes: has.then(|| Box::new(fd)),
+                stats,
             });
             Ok(())
         })?;
@@ -848,6 +880,54 @@ fn read_blob(
         .read_to_end(&mut b)
         .map_err(|e| e.to_string())?;
     Ok(b)
+}
+
+/// The statistics of `cols` in a manifest's `data_file`: bounds by field
+/// id, null counts; the second value counts bounds that could not be
+/// decoded.
+fn iceberg_stats(
+    df: &Value,
+    rows: Option<u64>,
+    cols: &[(StatsColumn, String)],
+) -> (Box<[ColumnStats]>, u64) {
+    let map = |name: &str, id: i64| -> Option<&Value> {
+        let Value::Array(items) = field(df, name)? else {
+            return None;
+        };
+        items
+            .iter()
+            .find(|kv| long(field(kv, "key")) == Some(id))
+            .and_then(|kv| field(kv, "value"))
+    };
+    let mut bad = 0;
+    let out = cols
+        .iter()
+        .map(|(c, ty)| {
+            let id = c.field_id.unwrap_or(-1);
+            let mut bound = |name: &str, upper: bool| match map(name, id) {
+                Some(Value::Bytes(b)) => {
+                    let l = stats::iceberg_literal(b, &c.ty, ty, upper);
+                    bad += u64::from(l.is_none());
+                    l
+                }
+                _ => None,
+            };
+            let min = bound("lower_bounds", false).map(|(l, _)| l);
+            let max = bound("upper_bounds", true);
+            // NaN sorts outside the bounds: a column with NaNs has no
+            // usable float bounds.
+            let nans = long(map("nan_value_counts", id)).unwrap_or(0) > 0;
+            let (min, max) = if nans { (None, None) } else { (min, max) };
+            ColumnStats {
+                min,
+                max_exact: max.as_ref().is_some_and(|(_, e)| *e),
+                max: max.map(|(l, _)| l),
+                null_count: long(map("null_value_counts", id)).and_then(|n| u64::try_from(n).ok()),
+                rows,
+            }
+        })
+        .collect();
+    (out, bad)
 }
 
 /// The `file_path` bounds of a position delete file: equal bounds mean it

@@ -17,13 +17,14 @@ mod iceberg;
 pub mod model;
 pub mod parquet_footer;
 pub mod scope;
+mod stats;
 
 pub use discover::{discover, Found};
 pub use error::{Error, Result};
 pub use model::*;
 
 /// How much to read.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct ReadOptions {
     /// Open deletion-vector blobs and check their header, cardinality and
     /// CRC-32; read the `file_path` column of Iceberg position delete files
@@ -33,6 +34,10 @@ pub struct ReadOptions {
     /// locations it declares (`--allow-outside-table`): shallow clones,
     /// migrated tables. Special files and size caps are refused still.
     pub allow_outside_table: bool,
+    /// Read the per-file statistics of these columns (logical names,
+    /// nested fields dotted, matched without regard to ASCII case) into
+    /// [`DataFile::stats`], and keep each file's path. `None` reads none.
+    pub stats_columns: Option<std::sync::Arc<std::collections::BTreeSet<String>>>,
 }
 
 /// Read one table found by [`discover`].

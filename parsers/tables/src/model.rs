@@ -6,6 +6,7 @@
 //! else the audits need (partition, size, rows, sequence number) is fixed
 //! size. A table with a million files therefore holds no million paths.
 
+use plan::predicate::{ColumnStats, ColumnType};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -124,7 +125,7 @@ impl FileDeletes {
 }
 
 /// One live data file.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct DataFile {
     /// Index into [`TableState::partitions`].
     pub partition: u32,
@@ -138,10 +139,14 @@ pub struct DataFile {
     /// Written by a clustering run (Delta `clusteringProvider`; Iceberg a
     /// non-zero `sort_order_id`).
     pub clustered: bool,
-    /// The path, kept only for files with deletes.
+    /// The path, kept only for files with deletes and when statistics
+    /// are read ([`crate::ReadOptions::stats_columns`]).
     pub path: Option<Box<str>>,
     /// Deletes that apply, if any.
     pub deletes: Option<Box<FileDeletes>>,
+    /// Statistics of [`TableState::stats_columns`], in that order, when
+    /// they were asked for.
+    pub stats: Option<Box<[ColumnStats]>>,
 }
 
 /// Kinds of Iceberg delete files.
@@ -240,6 +245,15 @@ pub struct TableState {
     /// Problems that did not stop the audit (a DV that fails its checks):
     /// the table is reported and the run exits 2.
     pub problems: Vec<crate::Error>,
+    /// The schema's columns (nested fields dotted) and their types.
+    pub columns: Vec<(String, ColumnType)>,
+    /// The columns whose statistics [`DataFile::stats`] holds: those
+    /// [`crate::ReadOptions::stats_columns`] asked for that the schema has.
+    pub stats_columns: Vec<String>,
+    /// Statistics present in the metadata that could not be read (wrong
+    /// type, unparseable, not JSON): those files are never skipped on
+    /// those columns.
+    pub stats_unreadable: u64,
     /// What the reader worked around (a Delta checkpoint that could not be
     /// read, replaced by an older one or the commits): printed as
     /// warnings, the exit status is unchanged.

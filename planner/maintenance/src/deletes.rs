@@ -227,6 +227,7 @@ mod tests {
             clustered: false,
             path: Some("f.parquet".into()),
             deletes: Some(Box::new(deletes)),
+            stats: None,
         }
     }
 

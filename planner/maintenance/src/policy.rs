@@ -652,6 +652,7 @@ mod tests {
                             ..Default::default()
                         })
                     }),
+                    stats: None,
                 })
                 .collect(),
             ..Default::default()

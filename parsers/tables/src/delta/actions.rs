@@ -42,6 +42,8 @@ pub(crate) struct Add<'a> {
     pub partition_values: Vec<(Cow<'a, str>, Option<Cow<'a, str>>)>,
     pub size: Option<i64>,
     pub num_records: Option<i64>,
+    /// The `stats` JSON, for the column statistics.
+    pub stats: Option<Cow<'a, str>>,
     pub dv: Option<DvDescriptor>,
     pub clustered: bool,
 }
@@ -173,6 +175,7 @@ pub(crate) fn parse_line(line: &str) -> Result<Action<'_>, String> {
             partition_values: pv,
             size: a.size,
             num_records,
+            stats: a.stats,
             dv: a.deletion_vector,
             clustered: a.clustering_provider.is_some(),
         }));

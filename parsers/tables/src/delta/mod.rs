@@ -14,6 +14,7 @@ use crate::model::{
     DataFile, Dv, FileDeletes, Format, PartitionField, Partitions, TableState, Violation,
 };
 use crate::scope::{Scope, MAX_DV_BYTES, MAX_JSON_BYTES, MAX_POINTER_BYTES};
+use crate::stats::{self, StatsColumn};
 use crate::{Found, ReadOptions};
 use actions::{Action, DvDescriptor};
 use parquet::Pass;
@@ -31,6 +32,8 @@ struct Entry {
     seq: i64,
     clustered: bool,
     dv: Option<DvDescriptor>,
+    /// The `stats` JSON, kept when statistics are read.
+    stats: Option<Box<str>>,
 }
 
 #[derive(Default)]
@@ -45,6 +48,8 @@ struct Replay {
     /// Sidecars named by the checkpoint, with the part naming each.
     sidecars: Vec<(String, PathBuf)>,
     seq: i64,
+    /// Keep each add's `stats` JSON.
+    keep_stats: bool,
     /// Sums over the live files, checked: a sum past 2^64 is an error.
     bytes: u64,
     rows: u64,
@@ -73,6 +78,11 @@ impl Replay {
                     seq: self.seq,
                     clustered: a.clustered,
                     dv: a.dv,
+                    stats: if self.keep_stats {
+                        a.stats.map(|s| s.into_owned().into_boxed_str())
+                    } else {
+                        None
+                    },
                 };
                 let old = self.files.get(a.path.as_ref());
                 let (old_bytes, old_rows) = old.map_or((0, 0), |e| (e.size, e.rows.unwrap_or(0)));
@@ -484,11 +494,16 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
         _ => true,
     };
     let mut warnings = Vec::new();
-    let mut r = Replay::default();
+    let keep_stats = opts.stats_columns.is_some();
+    let mut r = Replay {
+        keep_stats,
+        ..Replay::default()
+    };
     let mut checkpoint: Option<(u64, Vec<PathBuf>)> = None;
     for (i, (v, files)) in candidates.iter().enumerate() {
         let mut attempt = Replay {
             seq: *v as i64,
+            keep_stats,
             ..Replay::default()
         };
         match read_checkpoint(&log, files, &mut attempt, &scope) {
@@ -608,6 +623,47 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
         })
         .collect();
     t.properties = r.configuration;
+    t.columns = schema
+        .iter()
+        .map(|(l, _, ty)| (l.clone(), plan::predicate::ColumnType::parse(ty)))
+        .collect();
+    // The statistics asked for, as the log records them: by physical
+    // path; partition columns from the partition values.
+    let stats_cols: Vec<(String, StatsColumn)> = match &opts.stats_columns {
+        None => Vec::new(),
+        Some(wanted) => schema
+            .iter()
+            .filter(|(l, _, _)| wanted.iter().any(|w| w.eq_ignore_ascii_case(l)))
+            .map(|(l, p, ty)| {
+                let partition = r.partition_columns.iter().any(|c| c == l);
+                (
+                    l.clone(),
+                    StatsColumn {
+                        physical: p.split('.').map(str::to_string).collect(),
+                        ty: plan::predicate::ColumnType::parse(ty),
+                        partition,
+                        field_id: None,
+                    },
+                )
+            })
+            .collect(),
+    };
+    // Partition columns first, in the log's order, then the others: the
+    // order `stats::delta` reads partition values in.
+    let mut stats_cols = stats_cols;
+    stats_cols.sort_by_key(|(l, c)| {
+        (
+            !c.partition,
+            r.partition_columns.iter().position(|p| p == l),
+        )
+    });
+    let part_idx: Vec<usize> = stats_cols
+        .iter()
+        .filter(|(_, c)| c.partition)
+        .filter_map(|(l, _)| r.partition_columns.iter().position(|p| p == l))
+        .collect();
+    t.stats_columns = stats_cols.iter().map(|(l, _)| l.clone()).collect();
+    let stats_cols: Vec<StatsColumn> = stats_cols.into_iter().map(|(_, c)| c).collect();
     t.commits_since_checkpoint = Some(match &checkpoint {
         Some((c, _)) => version - c,
         None => version + 1,
@@ -694,14 +750,30 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
                 }))
             }
         };
+        let stats = keep_stats.then(|| {
+            let values: Vec<Option<String>> = part_idx
+                .iter()
+                .map(|&i| {
+                    r.partitions.list[e.partition as usize]
+                        .values
+                        .get(i)
+                        .cloned()
+                        .flatten()
+                })
+                .collect();
+            let (s, bad) = stats::delta(e.stats.as_deref(), &values, &stats_cols);
+            t.stats_unreadable += bad;
+            s
+        });
         t.files.push(DataFile {
             partition: e.partition,
             size: e.size,
             rows: e.rows,
             seq: e.seq,
             clustered: e.clustered,
-            path: deletes.is_some().then_some(path),
+            path: (deletes.is_some() || keep_stats).then_some(path),
             deletes,
+            stats,
         });
     }
     t.partitions = r.partitions.list;

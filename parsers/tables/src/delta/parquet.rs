@@ -564,6 +564,7 @@ fn read_adds(
                 partition_values,
                 size: sizes.as_ref().and_then(|c| c.get(i)),
                 num_records,
+                stats: stats.as_ref().and_then(|c| c.get(i)).map(Cow::Borrowed),
                 dv,
                 clustered: clustering.as_ref().and_then(|c| c.get(i)).is_some(),
             }))?;

@@ -1,0 +1,271 @@
+//! File skipping computed from the tables' own statistics.
+//!
+//! A scan's printed filters (`PushedFilters`, `PartitionFilters`) are typed
+//! by the table's schema ([`predicates`]) and tested against each live data
+//! file's column statistics ([`read`]): a file whose statistics prove that
+//! no row matches is skipped, as a min/max engine skips it. What an engine
+//! does with the statistics is an [`Engine`]:
+//!
+//! - [`Engine::None`]: partition pruning only (Apache Spark reading a
+//!   table's files as plain Parquet: no file statistics are consulted);
+//! - [`Engine::MinMax`]: partition values and per-file min/max/null counts
+//!   tested against the scan's literal predicates (Delta Lake's data
+//!   skipping in Spark, delta-kernel-rs and so DuckDB's Delta extension,
+//!   Iceberg's manifest pruning).
+//!
+//! A predicate lakeaudit cannot read never skips a file, and a column with
+//! no statistic in a file never skips that file; both are counted.
+//!
+//! ```
+//! use plan::predicate::{ColumnStats, ColumnType, Literal};
+//! use skipping::{predicates, read, Engine};
+//! use tables::{DataFile, TableState};
+//!
+//! let file = |lo, hi| DataFile {
+//!     partition: 0, size: 100, rows: Some(10), seq: 0, clustered: false,
+//!     path: None, deletes: None,
+//!     stats: Some(vec![ColumnStats {
+//!         min: Some(Literal::Date(lo)), max: Some(Literal::Date(hi)),
+//!         max_exact: true, null_count: Some(0), rows: Some(10),
+//!     }].into()),
+//! };
+//! let t = TableState {
+//!     columns: vec![("o_orderdate".into(), ColumnType::Date)],
+//!     stats_columns: vec!["o_orderdate".into()],
+//!     files: vec![file(8000, 8999), file(9000, 9999)],
+//!     ..TableState::default()
+//! };
+//! let p = predicates(Some("[GreaterThanOrEqual(o_orderdate,1995-01-01)]"), None, &t.columns);
+//! let r = read(&t, &p, Engine::MinMax);
+//! assert_eq!((r.files_read, r.files_total), (1, 2));
+//! assert_eq!(read(&t, &p, Engine::None).files_read, 2);
+//! ```
+
+use plan::predicate::{parse_filters, ColumnStats, ColumnType, Predicate};
+use serde::Serialize;
+use tables::TableState;
+
+/// What an engine does with a table's file statistics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Engine {
+    /// Partition pruning only.
+    None,
+    /// Partition values and per-file min/max statistics against the
+    /// scan's literal predicates.
+    MinMax,
+}
+
+impl Engine {
+    /// The name the outputs and `--engine` use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Engine::None => "none",
+            Engine::MinMax => "minmax",
+        }
+    }
+}
+
+/// Files and bytes one scan reads from one table.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Reading {
+    /// Live data files of the table.
+    pub files_total: u64,
+    /// Files the engine reads.
+    pub files_read: u64,
+    /// Bytes of the live data files.
+    pub bytes_total: u64,
+    /// Bytes of the files read.
+    pub bytes_read: u64,
+    /// Files read only because a predicate's column has no usable
+    /// statistic in them (missing, unreadable or cut).
+    pub files_without_stats: u64,
+}
+
+/// A scan's printed pushed and partition filters, typed by the table's
+/// columns (names matched without regard to ASCII case, as Spark's session
+/// catalog resolves them). Filters on columns the table does not have, or
+/// that lakeaudit cannot read, are [`Predicate::Unknown`].
+pub fn predicates(
+    pushed_filters: Option<&str>,
+    partition_filters: Option<&str>,
+    columns: &[(String, ColumnType)],
+) -> Vec<Predicate> {
+    [partition_filters, pushed_filters]
+        .into_iter()
+        .flatten()
+        .flat_map(|text| parse_filters(text, columns))
+        .collect()
+}
+
+/// The columns a predicate tests.
+fn columns_of<'a>(p: &'a Predicate, out: &mut Vec<&'a str>) {
+    match p {
+        Predicate::Cmp { column, .. }
+        | Predicate::In { column, .. }
+        | Predicate::StartsWith { column, .. }
+        | Predicate::IsNull(column)
+        | Predicate::IsNotNull(column) => out.push(column),
+        Predicate::And(a, b) | Predicate::Or(a, b) => {
+            columns_of(a, out);
+            columns_of(b, out);
+        }
+        Predicate::Not(a) => columns_of(a, out),
+        Predicate::Unknown(_) => {}
+    }
+}
+
+/// Index of `column` in the table's statistics columns.
+fn stats_index(t: &TableState, column: &str) -> Option<usize> {
+    t.stats_columns
+        .iter()
+        .position(|c| c == column)
+        .or_else(|| {
+            t.stats_columns
+                .iter()
+                .position(|c| c.eq_ignore_ascii_case(column))
+        })
+}
+
+/// Whether `column` is one of the table's partition columns.
+fn is_partition(t: &TableState, column: &str) -> bool {
+    t.partition_fields
+        .iter()
+        .any(|f| f.transform == "identity" && f.source.eq_ignore_ascii_case(column))
+}
+
+/// The files and bytes a scan with predicates `preds` reads from `t`
+/// under `engine`. `t` must have been read with the statistics of the
+/// predicates' columns ([`tables::ReadOptions::stats_columns`]); a file
+/// without them is read.
+pub fn read(t: &TableState, preds: &[Predicate], engine: Engine) -> Reading {
+    let mut cols = Vec::new();
+    for p in preds {
+        columns_of(p, &mut cols);
+    }
+    // Which statistics the engine may use, by predicate column.
+    let usable: Vec<(&str, Option<usize>)> = cols
+        .iter()
+        .map(|c| {
+            let allowed = match engine {
+                Engine::None => is_partition(t, c),
+                Engine::MinMax => true,
+            };
+            (*c, allowed.then(|| stats_index(t, c)).flatten())
+        })
+        .collect();
+    let mut r = Reading::default();
+    for f in &t.files {
+        r.files_total += 1;
+        r.bytes_total += f.size;
+        let stats = |c: &str| -> Option<ColumnStats> {
+            let i = usable.iter().find(|(n, _)| *n == c)?.1?;
+            f.stats.as_ref()?.get(i).cloned()
+        };
+        if preds.iter().all(|p| p.may_match(&stats)) {
+            r.files_read += 1;
+            r.bytes_read += f.size;
+            let missing = usable.iter().any(|(_, i)| match (i, &f.stats) {
+                (Some(i), Some(s)) => s
+                    .get(*i)
+                    .is_none_or(|s| s.min.is_none() && s.max.is_none() && s.null_count.is_none()),
+                _ => engine == Engine::MinMax,
+            });
+            r.files_without_stats += u64::from(missing);
+        }
+    }
+    r
+}
+
+/// Predicates lakeaudit could not read, counted through `And`/`Or`/`Not`.
+pub fn unknown_count(preds: &[Predicate]) -> usize {
+    preds.iter().map(Predicate::unknown_count).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use plan::predicate::Literal;
+    use tables::{DataFile, PartitionField};
+
+    fn file(size: u64, stats: Vec<ColumnStats>) -> DataFile {
+        DataFile {
+            partition: 0,
+            size,
+            rows: Some(10),
+            seq: 0,
+            clustered: false,
+            path: None,
+            deletes: None,
+            stats: Some(stats.into()),
+        }
+    }
+
+    fn ints(lo: i64, hi: i64) -> ColumnStats {
+        ColumnStats {
+            min: Some(Literal::Int(lo)),
+            max: Some(Literal::Int(hi)),
+            max_exact: true,
+            null_count: Some(0),
+            rows: Some(10),
+        }
+    }
+
+    fn table() -> TableState {
+        TableState {
+            columns: vec![
+                ("k".into(), ColumnType::Integer),
+                ("p".into(), ColumnType::Integer),
+            ],
+            stats_columns: vec!["p".into(), "k".into()],
+            partition_fields: vec![PartitionField {
+                name: "p".into(),
+                source: "p".into(),
+                transform: "identity".into(),
+                source_type: "integer".into(),
+            }],
+            files: vec![
+                file(100, vec![ints(1, 1), ints(0, 9)]),
+                file(200, vec![ints(1, 1), ints(10, 19)]),
+                file(400, vec![ints(2, 2), ints(20, 29)]),
+                file(800, vec![ints(2, 2), ColumnStats::default()]),
+            ],
+            ..TableState::default()
+        }
+    }
+
+    #[test]
+    fn min_max_skips_on_data_columns_none_only_on_partitions() {
+        let t = table();
+        let p = predicates(
+            Some("[GreaterThanOrEqual(K,15)]"),
+            Some("[EqualTo(p,2)]"),
+            &t.columns,
+        );
+        let mm = read(&t, &p, Engine::MinMax);
+        // Files 2 and 3 pass; file 4 has no statistic for k.
+        assert_eq!((mm.files_read, mm.bytes_read), (2, 1200));
+        assert_eq!(mm.files_without_stats, 1);
+        let none = read(&t, &p, Engine::None);
+        assert_eq!((none.files_read, none.bytes_read), (2, 1200));
+        let p = predicates(Some("[LessThan(k,5)]"), None, &t.columns);
+        assert_eq!(read(&t, &p, Engine::None).files_read, 4);
+        assert_eq!(read(&t, &p, Engine::MinMax).files_read, 2);
+        assert_eq!(read(&t, &p, Engine::MinMax).bytes_total, 1500);
+    }
+
+    #[test]
+    fn what_is_not_understood_never_skips() {
+        let t = table();
+        for text in [
+            "[StringContains(k,abc)]",
+            "[EqualTo(nope,1)]",
+            "[EqualTo(k,notanumber)]",
+            "[GreaterThan(k,10...",
+        ] {
+            let p = predicates(Some(text), None, &t.columns);
+            assert_eq!(unknown_count(&p), 1, "{text}");
+            assert_eq!(read(&t, &p, Engine::MinMax).files_read, 4, "{text}");
+        }
+    }
+}
