@@ -14,6 +14,7 @@ mod queries;
 mod records;
 mod savings;
 mod tables_cmd;
+mod whatif_cmd;
 
 use anyhow::Result;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -204,6 +205,25 @@ enum Command {
         after_help = "Examples:\n  lakeaudit tables /data/warehouse\n  lakeaudit tables /data/warehouse/sales.db/orders --target-size 128MB --out audit"
     )]
     Tables(tables_cmd::TablesArgs),
+    /// The files and bytes each logged scan of a Delta or Iceberg table
+    /// reads, from the table's own file statistics.
+    #[command(
+        after_help = "Examples:\n  lakeaudit whatif /var/log/spark-events --tables /data/warehouse\n  lakeaudit whatif app-logs/ --tables /data/warehouse --engine all --format csv -o skipping.csv"
+    )]
+    Whatif {
+        #[command(flatten)]
+        inputs: Inputs,
+        #[command(flatten)]
+        args: whatif_cmd::WhatifArgs,
+        /// Output format; default: from the extension of `-o FILE`
+        /// (`.jsonl`, `.csv`, `.parquet`, `.txt`), else a table on a
+        /// terminal and JSON lines on a pipe.
+        #[arg(long, value_enum)]
+        format: Option<Format>,
+        /// Write to FILE instead of standard output.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
 }
 
 /// Formats of `lakeaudit plan`.
@@ -302,6 +322,21 @@ fn run(cli: Cli) -> Result<ExitCode> {
             force,
         } => analyze::run(&inputs, &score, &plan, threshold, normalize, &out, force)?,
         Command::Tables(args) => tables_cmd::run(&args)?,
+        Command::Whatif {
+            inputs,
+            args,
+            format,
+            output,
+        } => whatif_cmd::run(
+            &inputs,
+            &args,
+            output::resolve_format(
+                format,
+                output.as_deref(),
+                cli::format_or_default(None, output.as_deref()),
+            )?,
+            output.as_deref(),
+        )?,
     };
     Ok(ExitCode::from(if failed {
         cli::EXIT_INPUT

@@ -115,22 +115,23 @@ fn panic_text(p: &(dyn std::any::Any + Send)) -> &str {
         .unwrap_or("(no message)")
 }
 
-/// Discover and audit the tables under `paths`. Tables are read in
-/// parallel; each keeps its own errors, so one broken table stops nothing:
-/// a panic while reading or judging one table is caught and reported as
-/// that table's error (`<dir>: internal error: ...`).
-pub fn audit(
+/// Discover the tables under `paths` and read each with `opts`, in
+/// parallel, handing each [`tables::TableState`] to `judge`. Each table
+/// keeps its own errors, so one broken table stops nothing: a table that
+/// cannot be read, and a panic while reading or judging one, is that
+/// table's error (`<dir>: internal error: ...`). Returns, in discovery
+/// order, what `judge` made of each table or the table's error line, and
+/// the errors of the search (lines without the `lakeaudit: ` prefix).
+pub fn read_each<T: Send>(
     paths: &[PathBuf],
-    policy: PolicyArg,
-    target: Option<u64>,
-    opts: tables::ReadOptions,
-) -> Audit {
+    opts: &tables::ReadOptions,
+    judge: impl Fn(tables::TableState) -> T + Sync,
+) -> (Vec<Result<T, String>>, Vec<String>) {
     use std::panic::{catch_unwind, AssertUnwindSafe};
     let (found, discover_errors) = match catch_unwind(|| tables::discover(paths)) {
         Ok(r) => r,
         Err(p) => {
-            let mut a = Audit::default();
-            a.errors.push(format!(
+            let error = format!(
                 "{}: internal error while searching for tables: {}",
                 paths
                     .iter()
@@ -138,46 +139,11 @@ pub fn audit(
                     .collect::<Vec<_>>()
                     .join(", "),
                 panic_text(p.as_ref())
-            ));
-            return a;
+            );
+            return (Vec::new(), vec![error]);
         }
     };
-    let policies = policy.policies();
-    #[derive(Default)]
-    struct One {
-        state: Option<maintenance::TableStateRow>,
-        compaction: Vec<maintenance::CompactionRow>,
-        deletes: Vec<maintenance::DeleteFileRow>,
-        rollup: Option<maintenance::DeleteRollup>,
-        errors: Vec<String>,
-        warnings: Vec<String>,
-    }
-    let one = |f: &tables::Found| -> One {
-        match tables::read_table(f, &opts) {
-            Err(e) => One {
-                errors: vec![e.to_string()],
-                ..One::default()
-            },
-            Ok(t) => {
-                let compaction = policies
-                    .iter()
-                    .flat_map(|&p| {
-                        maintenance::compaction(&t, p, &Settings::for_table(&t, p, target))
-                    })
-                    .collect();
-                let (deletes, rollup) = maintenance::deletes(&t);
-                One {
-                    state: Some(maintenance::summarize(&t, target)),
-                    compaction,
-                    deletes,
-                    rollup: Some(rollup),
-                    errors: t.problems.iter().map(ToString::to_string).collect(),
-                    warnings: t.warnings.clone(),
-                }
-            }
-        }
-    };
-    let results: Vec<One> = found
+    let results: Vec<Result<T, String>> = found
         .par_iter()
         .map(|f| {
             catch_unwind(AssertUnwindSafe(|| {
@@ -189,23 +155,64 @@ pub fn audit(
                         panic!("injected panic for {}", f.dir.display());
                     }
                 }
-                one(f)
+                tables::read_table(f, opts)
+                    .map(&judge)
+                    .map_err(|e| e.to_string())
             }))
-            .unwrap_or_else(|p| One {
-                errors: vec![format!(
+            .unwrap_or_else(|p| {
+                Err(format!(
                     "{}: internal error while reading the table: {}",
                     f.dir.display(),
                     panic_text(p.as_ref())
-                )],
-                ..One::default()
+                ))
             })
         })
         .collect();
+    let errors = discover_errors.iter().map(ToString::to_string).collect();
+    (results, errors)
+}
+
+/// Discover and audit the tables under `paths` ([`read_each`]).
+pub fn audit(
+    paths: &[PathBuf],
+    policy: PolicyArg,
+    target: Option<u64>,
+    opts: tables::ReadOptions,
+) -> Audit {
+    let policies = policy.policies();
+    #[derive(Default)]
+    struct One {
+        state: Option<maintenance::TableStateRow>,
+        compaction: Vec<maintenance::CompactionRow>,
+        deletes: Vec<maintenance::DeleteFileRow>,
+        rollup: Option<maintenance::DeleteRollup>,
+        errors: Vec<String>,
+        warnings: Vec<String>,
+    }
+    let (results, errors) = read_each(paths, &opts, |t| {
+        let compaction = policies
+            .iter()
+            .flat_map(|&p| maintenance::compaction(&t, p, &Settings::for_table(&t, p, target)))
+            .collect();
+        let (deletes, rollup) = maintenance::deletes(&t);
+        One {
+            state: Some(maintenance::summarize(&t, target)),
+            compaction,
+            deletes,
+            rollup: Some(rollup),
+            errors: t.problems.iter().map(ToString::to_string).collect(),
+            warnings: t.warnings.clone(),
+        }
+    });
     let mut a = Audit {
-        errors: discover_errors.iter().map(ToString::to_string).collect(),
+        errors,
         ..Default::default()
     };
     for r in results {
+        let r = r.unwrap_or_else(|e| One {
+            errors: vec![e],
+            ..One::default()
+        });
         a.state.extend(r.state);
         a.compaction.extend(r.compaction);
         a.deletes.extend(r.deletes);

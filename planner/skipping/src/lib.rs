@@ -182,6 +182,55 @@ pub fn unknown_count(preds: &[Predicate]) -> usize {
     preds.iter().map(Predicate::unknown_count).sum()
 }
 
+/// One scan of an audited table under one layout and engine: the
+/// `whatif` row.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ScanRow {
+    /// Application.
+    pub app_id: String,
+    /// SQL execution.
+    pub execution_id: u64,
+    /// The execution's description (the query's name or text), if any.
+    pub description: Option<String>,
+    /// The scan's position among the execution's scans.
+    pub scan: u32,
+    /// The audited table.
+    pub table: String,
+    /// `current`, or a candidate's columns joined by `,`.
+    pub layout: String,
+    /// The engine behaviour.
+    pub engine: Engine,
+    /// Live data files of the table.
+    pub files_total: u64,
+    /// Files the engine reads.
+    pub files_read: u64,
+    /// Bytes of the live data files.
+    pub bytes_total: u64,
+    /// Bytes of the files read.
+    pub bytes_read: u64,
+    /// Files read because a predicate column has no statistic in them.
+    pub files_without_stats: u64,
+    /// The scan's predicates lakeaudit could not read (they skip nothing).
+    pub unknown_predicates: u64,
+    /// Files the log says the scan read (Spark's `number of files read`).
+    pub logged_files_read: Option<i64>,
+    /// Bytes the log says the scan read.
+    pub logged_bytes_read: Option<i64>,
+}
+
+/// What one scan with the printed filters `pushed` and `partition` reads
+/// from `t` as it is laid out now, and how many of its predicates
+/// lakeaudit could not read.
+pub fn current(
+    t: &TableState,
+    pushed: Option<&str>,
+    partition: Option<&str>,
+    engine: Engine,
+) -> (Reading, u64) {
+    let p = predicates(pushed, partition, &t.columns);
+    (read(t, &p, engine), unknown_count(&p) as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
