@@ -50,6 +50,54 @@ pub struct WhatifArgs {
     /// What the engine does with the tables' file statistics.
     #[arg(long, value_enum, default_value_t = EngineArg::Minmax)]
     pub engine: EngineArg,
+    /// A layout to simulate: `TABLE=COL[,COL...]` (one column: rows
+    /// sorted by it; 2 to 4: a Z-order curve over them); several tables
+    /// in one flag separated by `;`. Repeatable. Without it, each table's
+    /// filtered and joined columns are simulated one at a time.
+    #[arg(long, value_name = "TABLE=COLS")]
+    pub layout: Vec<String>,
+    /// Rows read from each table for the simulation: past it, an evenly
+    /// spread subset of whole data files.
+    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    pub sample_rows: u64,
+    /// Only the current layout: no simulation (reads no data files).
+    #[arg(long, conflicts_with = "layout")]
+    pub current_only: bool,
+}
+
+/// Most columns a candidate layout has (Delta liquid clustering's limit).
+const MAX_KEY_COLUMNS: usize = 4;
+/// Generated candidates per table, most used first.
+const MAX_CANDIDATES: usize = 5;
+
+/// `--layout` values as (table, columns) pairs.
+fn parse_layouts(flags: &[String]) -> Result<Vec<(String, Vec<String>)>> {
+    let mut out = Vec::new();
+    for part in flags.iter().flat_map(|f| f.split(';')) {
+        let part = part.trim();
+        if part.is_empty() {
+            continue;
+        }
+        let Some((t, cols)) = part.split_once('=') else {
+            return Err(crate::cli::UsageError(format!(
+                "--layout {part}: expected TABLE=COL[,COL...]"
+            ))
+            .into());
+        };
+        let cols: Vec<String> = cols
+            .split(',')
+            .map(|c| c.trim().to_string())
+            .filter(|c| !c.is_empty())
+            .collect();
+        if cols.is_empty() || cols.len() > MAX_KEY_COLUMNS {
+            return Err(crate::cli::UsageError(format!(
+                "--layout {part}: give 1 to {MAX_KEY_COLUMNS} columns"
+            ))
+            .into());
+        }
+        out.push((t.trim().to_string(), cols));
+    }
+    Ok(out)
 }
 
 /// The column name of a scan's output attribute (`l_shipdate#19`).
@@ -59,8 +107,9 @@ fn column_name(attr: &str) -> &str {
 
 /// Run the command; returns whether some input failed.
 pub fn run(inputs: &Inputs, args: &WhatifArgs, format: Format, out: Option<&Path>) -> Result<bool> {
+    let layouts = parse_layouts(&args.layout)?;
     let mut data = pipeline::load(inputs)?;
-    let rows = rows(&mut data, args);
+    let rows = rows(&mut data, args, &layouts);
     match format {
         Format::Jsonl => output::write_to(out, |w| output::write_jsonl(&rows, w))?,
         other => output::write_columns(&columns(&rows, other == Format::Table), other, out)?,
@@ -72,7 +121,11 @@ pub fn run(inputs: &Inputs, args: &WhatifArgs, format: Format, out: Option<&Path
 /// The rows: every scan of an audited table, per engine, sorted by
 /// (app id, execution id, scan, engine). Table errors and warnings go
 /// into `data`.
-pub fn rows(data: &mut crate::ingest::Ingested<pipeline::Exec>, args: &WhatifArgs) -> Vec<ScanRow> {
+pub fn rows(
+    data: &mut crate::ingest::Ingested<pipeline::Exec>,
+    args: &WhatifArgs,
+    layouts: &[(String, Vec<String>)],
+) -> Vec<ScanRow> {
     let mut locations = Locations::default();
     let mut wanted = BTreeSet::new();
     for e in &data.records {
@@ -81,6 +134,7 @@ pub fn rows(data: &mut crate::ingest::Ingested<pipeline::Exec>, args: &WhatifArg
             wanted.extend(s.columns.iter().map(|c| column_name(c).to_string()));
         }
     }
+    wanted.extend(layouts.iter().flat_map(|(_, c)| c.iter().cloned()));
     let opts = tables::ReadOptions {
         allow_outside_table: args.allow_outside_table,
         stats_columns: Some(Arc::new(wanted)),
@@ -114,14 +168,67 @@ pub fn rows(data: &mut crate::ingest::Ingested<pipeline::Exec>, args: &WhatifArg
         by_id.insert(id, t);
     }
     let engines = args.engine.engines();
+    // Each audited table's candidate layouts, simulated once.
+    let mut simulated: BTreeMap<&str, Vec<(String, tables::TableState)>> = BTreeMap::new();
+    if !args.current_only {
+        for (id, t) in &by_id {
+            let short = short_table(id);
+            let keys: Vec<Vec<String>> = if layouts.is_empty() {
+                generated(data, &locations, id, t)
+            } else {
+                layouts
+                    .iter()
+                    .filter(|(name, _)| {
+                        name.eq_ignore_ascii_case(&short)
+                            || name.eq_ignore_ascii_case(id)
+                            || name.eq_ignore_ascii_case(&t.name)
+                    })
+                    .map(|(_, c)| table_names(t, c))
+                    .collect()
+            };
+            if keys.is_empty() {
+                continue;
+            }
+            let mut needed: BTreeSet<String> = keys.iter().flatten().cloned().collect();
+            needed.extend(predicate_columns(data, &locations, id, t));
+            let needed: Vec<String> = needed.into_iter().collect();
+            let sample = skipping::simulate::sample(t, &needed, args.sample_rows);
+            data.warnings.extend(sample.warnings.iter().cloned());
+            if sample.rows() == 0 {
+                continue;
+            }
+            let per_file = skipping::simulate::rows_per_file(t, &sample);
+            let sims = keys
+                .into_iter()
+                .map(|k| {
+                    let files = skipping::simulate::layout(&sample, &k, per_file);
+                    (
+                        k.join(","),
+                        skipping::simulate::simulated_table(t, &sample, files),
+                    )
+                })
+                .collect();
+            simulated.insert(id.as_str(), sims);
+        }
+    }
     let mut rows = Vec::new();
     for e in &data.records {
         let r = &e.record;
         for (i, s) in r.scans.iter().enumerate() {
-            let Some(t) = by_id.get(&locations.identity(&s.table)) else {
+            let id = locations.identity(&s.table);
+            let Some(t) = by_id.get(&id) else {
                 continue;
             };
-            for &engine in &engines {
+            let current = std::iter::once(("current", t));
+            let sims = simulated
+                .get(id.as_str())
+                .into_iter()
+                .flatten()
+                .map(|(name, st)| (name.as_str(), st));
+            for ((layout, t), &engine) in current
+                .chain(sims)
+                .flat_map(|l| engines.iter().map(move |e| (l, e)))
+            {
                 let (reading, unknown) = skipping::current(
                     t,
                     s.pushed_filters.as_deref(),
@@ -134,7 +241,7 @@ pub fn rows(data: &mut crate::ingest::Ingested<pipeline::Exec>, args: &WhatifArg
                     description: r.description.clone(),
                     scan: i as u32,
                     table: short_table(&locations.identity(&s.table)),
-                    layout: "current".into(),
+                    layout: layout.into(),
                     engine,
                     files_total: reading.files_total,
                     files_read: reading.files_read,
@@ -149,6 +256,113 @@ pub fn rows(data: &mut crate::ingest::Ingested<pipeline::Exec>, args: &WhatifArg
         }
     }
     rows
+}
+
+/// `cols` as the table names them (matched without regard to ASCII
+/// case); a column the table lacks is kept as given (it reads as null).
+fn table_names(t: &tables::TableState, cols: &[String]) -> Vec<String> {
+    cols.iter()
+        .map(|c| {
+            t.columns
+                .iter()
+                .find(|(n, _)| n.eq_ignore_ascii_case(c))
+                .map_or_else(|| c.clone(), |(n, _)| n.clone())
+        })
+        .collect()
+}
+
+/// The columns the scans of table `id` test in a predicate that can skip
+/// a file (comparisons, `IN`, prefixes), with how many scans test each.
+fn filtered(
+    data: &crate::ingest::Ingested<pipeline::Exec>,
+    locations: &Locations,
+    id: &str,
+    t: &tables::TableState,
+) -> BTreeMap<String, usize> {
+    let mut out = BTreeMap::new();
+    for e in &data.records {
+        for s in &e.record.scans {
+            if locations.identity(&s.table) != id {
+                continue;
+            }
+            let preds = skipping::predicates(
+                s.pushed_filters.as_deref(),
+                s.partition_filters.as_deref(),
+                &t.columns,
+            );
+            let mut cols = BTreeSet::new();
+            for p in &preds {
+                skipping::range_columns(p, &mut cols);
+            }
+            for c in table_names(t, &cols.into_iter().collect::<Vec<_>>()) {
+                *out.entry(c).or_insert(0) += 1;
+            }
+        }
+    }
+    out
+}
+
+/// Every column a predicate of a scan of table `id` names.
+fn predicate_columns(
+    data: &crate::ingest::Ingested<pipeline::Exec>,
+    locations: &Locations,
+    id: &str,
+    t: &tables::TableState,
+) -> BTreeSet<String> {
+    let mut cols = BTreeSet::new();
+    for e in &data.records {
+        for s in &e.record.scans {
+            if locations.identity(&s.table) == id {
+                for p in skipping::predicates(
+                    s.pushed_filters.as_deref(),
+                    s.partition_filters.as_deref(),
+                    &t.columns,
+                ) {
+                    skipping::all_columns(&p, &mut cols);
+                }
+            }
+        }
+    }
+    table_names(t, &cols.into_iter().collect::<Vec<_>>())
+        .into_iter()
+        .filter(|c| t.columns.iter().any(|(n, _)| n == c))
+        .collect()
+}
+
+/// Candidate keys of table `id`: its filtered columns and its join keys,
+/// one column each, the most used first (by scans filtering on it plus
+/// joins on it), at most [`MAX_CANDIDATES`].
+fn generated(
+    data: &crate::ingest::Ingested<pipeline::Exec>,
+    locations: &Locations,
+    id: &str,
+    t: &tables::TableState,
+) -> Vec<Vec<String>> {
+    let mut uses = filtered(data, locations, id, t);
+    for e in &data.records {
+        for r in &e.relationships {
+            for (table, cols) in [
+                (&r.left_table, &r.left_columns),
+                (&r.right_table, &r.right_columns),
+            ] {
+                if locations.identity(table) == id {
+                    for c in table_names(t, cols) {
+                        *uses.entry(c).or_insert(0) += 1;
+                    }
+                }
+            }
+        }
+    }
+    let mut ranked: Vec<(String, usize)> = uses
+        .into_iter()
+        .filter(|(c, _)| t.columns.iter().any(|(n, _)| n == c))
+        .collect();
+    ranked.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    ranked
+        .into_iter()
+        .take(MAX_CANDIDATES)
+        .map(|(c, _)| vec![c])
+        .collect()
 }
 
 /// Tabular view; on a terminal the description is cut and sizes are

@@ -568,6 +568,10 @@ pub struct ColumnStats {
 /// How two literals of one column order; `None` when they cannot be
 /// compared (different kinds, a timestamp in an unknown zone against one
 /// in UTC, NaN).
+pub fn compare(a: &Literal, b: &Literal) -> Option<std::cmp::Ordering> {
+    order(a, b)
+}
+
 fn order(a: &Literal, b: &Literal) -> Option<std::cmp::Ordering> {
     use Literal as L;
     match (a, b) {

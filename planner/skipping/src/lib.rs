@@ -41,6 +41,8 @@
 //! assert_eq!(read(&t, &p, Engine::None).files_read, 2);
 //! ```
 
+pub mod simulate;
+
 use plan::predicate::{parse_filters, ColumnStats, ColumnType, Predicate};
 use serde::Serialize;
 use tables::TableState;
@@ -112,6 +114,32 @@ fn columns_of<'a>(p: &'a Predicate, out: &mut Vec<&'a str>) {
         }
         Predicate::Not(a) => columns_of(a, out),
         Predicate::Unknown(_) => {}
+    }
+}
+
+/// Adds the columns `p` names to `out`.
+pub fn all_columns(p: &Predicate, out: &mut std::collections::BTreeSet<String>) {
+    let mut v = Vec::new();
+    columns_of(p, &mut v);
+    out.extend(v.into_iter().map(str::to_string));
+}
+
+/// Adds to `out` the columns `p` tests against a value (comparisons,
+/// `IN`, prefixes): the ones a layout can make a predicate skip on. A
+/// column only tested for null is not one.
+pub fn range_columns(p: &Predicate, out: &mut std::collections::BTreeSet<String>) {
+    match p {
+        Predicate::Cmp { column, .. }
+        | Predicate::In { column, .. }
+        | Predicate::StartsWith { column, .. } => {
+            out.insert(column.clone());
+        }
+        Predicate::And(a, b) | Predicate::Or(a, b) => {
+            range_columns(a, out);
+            range_columns(b, out);
+        }
+        Predicate::Not(a) => range_columns(a, out),
+        Predicate::IsNull(_) | Predicate::IsNotNull(_) | Predicate::Unknown(_) => {}
     }
 }
 

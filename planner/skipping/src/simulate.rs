@@ -1,0 +1,502 @@
+//! The files a rewrite would write under a candidate layout, simulated
+//! from the table's own rows.
+//!
+//! The columns involved (the candidate's and every predicate's) are read
+//! from the table's data files with polars, from all files or, past
+//! `max_rows`, from an evenly spread subset of whole files ([`sample`]).
+//! The rows are then ordered the way the rewrite orders them
+//! ([`layout`]): by the one column's value (a range sort, as Delta liquid
+//! clustering on one key and `ORDER BY` do), or for 2 to 4 columns along a
+//! Z-order curve of the columns' ranks (`OPTIMIZE ZORDER BY`, delta-rs
+//! `z_order`; liquid clustering uses a Hilbert curve, which groups values
+//! much like it). They are cut into files of the table's current rows per
+//! file (its average: a rewrite keeps the target file size, and the rows
+//! that fit in it change little), and each simulated file's min, max and
+//! null count are taken: statistics like a writer's, which
+//! [`crate::read`] evaluates as it does the real ones.
+//!
+//! Partitions are not kept: the simulation orders the whole table, as
+//! liquid clustering (which replaces partitioning) does.
+
+use plan::predicate::{compare, ColumnStats, ColumnType, Literal};
+use polars::prelude::*;
+use polars_io::prelude::ParquetReader;
+use polars_io::SerReader;
+use std::cmp::Ordering;
+use std::path::{Component, Path, PathBuf};
+use tables::{DataFile, TableState};
+
+/// Rows read from a table for simulations.
+#[derive(Debug, Default)]
+pub struct Sample {
+    /// The columns read, with their types (the table's names).
+    pub columns: Vec<(String, ColumnType)>,
+    /// Values, one vector per column, one entry per row.
+    pub values: Vec<Vec<Option<Literal>>>,
+    /// Data files read, and in the table.
+    pub files_read: usize,
+    /// Live data files of the table.
+    pub files_total: usize,
+    /// Live rows of the table (from its metadata).
+    pub rows_total: u64,
+    /// Files that could not be read, each named with its reason.
+    pub warnings: Vec<String>,
+}
+
+impl Sample {
+    /// Rows read.
+    pub fn rows(&self) -> usize {
+        self.values.first().map_or(0, Vec::len)
+    }
+}
+
+/// `%XX` escapes of a Delta `add.path` decoded.
+fn percent_decode(p: &str) -> String {
+    let b = p.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        if b[i] == b'%' && i + 2 < b.len() {
+            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The local file of a data file's path, inside the table directory only:
+/// a Delta path relative to the table, or an absolute one (Iceberg) under
+/// the location the table declares.
+fn local_file(t: &TableState, f: &DataFile) -> Result<PathBuf, String> {
+    let Some(p) = f.path.as_deref() else {
+        return Err("the metadata gives no path".into());
+    };
+    let rel: String = if p.contains("://") || p.starts_with("file:") || p.starts_with('/') {
+        let declared = t
+            .declared_location
+            .as_deref()
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("file:{}", t.location.display()));
+        let strip = |s: &str| {
+            s.trim_start_matches("file://")
+                .trim_start_matches("file:")
+                .trim_end_matches('/')
+                .to_string()
+        };
+        let (d, q) = (strip(&declared), strip(p));
+        match q.strip_prefix(&d) {
+            Some(rest) => rest.trim_start_matches('/').to_string(),
+            None => return Err(format!("{p} is outside the table's location {declared}")),
+        }
+    } else {
+        percent_decode(p)
+    };
+    let rel = Path::new(&rel);
+    if rel
+        .components()
+        .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir))
+    {
+        return Err(format!("{p} leaves the table directory"));
+    }
+    Ok(t.location.join(rel))
+}
+
+/// `f` of every row of a chunked array.
+fn each<A: HasLen + ?Sized>(
+    ca: &A,
+    f: impl Fn(&A, usize) -> Option<Literal>,
+) -> Vec<Option<Literal>> {
+    (0..ca.len_of()).map(|i| f(ca, i)).collect()
+}
+
+/// Length of a chunked array, whatever its type.
+trait HasLen {
+    fn len_of(&self) -> usize;
+}
+
+impl<T: PolarsDataType> HasLen for ChunkedArray<T> {
+    fn len_of(&self) -> usize {
+        self.len()
+    }
+}
+
+/// A polars column as literals of its column's type; `None` for a dtype
+/// lakeaudit does not compare.
+fn literals(s: &Series) -> Option<Vec<Option<Literal>>> {
+    let n = s.len();
+    let out: Vec<Option<Literal>> = match s.dtype() {
+        DataType::Boolean => each(s.bool().ok()?, |ca, i| ca.get(i).map(Literal::Bool)),
+        DataType::Int8
+        | DataType::Int16
+        | DataType::Int32
+        | DataType::Int64
+        | DataType::UInt8
+        | DataType::UInt16
+        | DataType::UInt32 => {
+            let c = s.cast(&DataType::Int64).ok()?;
+            each(c.i64().ok()?, |ca, i| ca.get(i).map(Literal::Int))
+        }
+        DataType::Float32 | DataType::Float64 => {
+            let c = s.cast(&DataType::Float64).ok()?;
+            each(c.f64().ok()?, |ca, i| {
+                ca.get(i).filter(|f| !f.is_nan()).map(Literal::Float)
+            })
+        }
+        DataType::String => each(s.str().ok()?, |ca, i| {
+            ca.get(i).map(|v| Literal::String(v.to_string()))
+        }),
+        DataType::Date => {
+            let p = s.to_physical_repr();
+            each(p.i32().ok()?, |ca, i| ca.get(i).map(Literal::Date))
+        }
+        DataType::Datetime(unit, _) => {
+            let div = match unit {
+                TimeUnit::Nanoseconds => 1000,
+                TimeUnit::Microseconds => 1,
+                TimeUnit::Milliseconds => -1000,
+            };
+            let p = s.to_physical_repr();
+            each(p.i64().ok()?, |ca, i| {
+                ca.get(i).map(|v| Literal::Timestamp {
+                    micros: if div > 0 {
+                        v / div
+                    } else {
+                        v.saturating_mul(-div)
+                    },
+                    utc: true,
+                })
+            })
+        }
+        DataType::Decimal(_, scale) => {
+            let scale = *scale as u32;
+            let p = s.to_physical_repr();
+            each(p.i128().ok()?, |ca, i| {
+                ca.get(i)
+                    .map(|unscaled| Literal::Decimal { unscaled, scale })
+            })
+        }
+        _ => return None,
+    };
+    (out.len() == n).then_some(out)
+}
+
+/// Read `columns` (the table's names) of `t`'s data files: every file, or
+/// past `max_rows` rows an evenly spread subset of whole files holding
+/// about `max_rows`. A file that cannot be read is named in
+/// [`Sample::warnings`] and left out; a column a file lacks is null there
+/// (it never skips).
+pub fn sample(t: &TableState, columns: &[String], max_rows: u64) -> Sample {
+    let cols: Vec<(String, ColumnType)> = columns
+        .iter()
+        .filter_map(|c| t.columns.iter().find(|(n, _)| n == c).cloned())
+        .collect();
+    let rows_total: u64 = t.files.iter().map(|f| f.rows.unwrap_or(0)).sum();
+    let n = t.files.len();
+    // Bresenham: file i is read when the running share crosses an integer.
+    let share = if rows_total <= max_rows || rows_total == 0 {
+        1.0
+    } else {
+        max_rows as f64 / rows_total as f64
+    };
+    let mut s = Sample {
+        values: vec![Vec::new(); cols.len()],
+        columns: cols,
+        files_total: n,
+        rows_total,
+        ..Sample::default()
+    };
+    let names: Vec<PlSmallStr> = s.columns.iter().map(|(c, _)| c.as_str().into()).collect();
+    for (i, f) in t.files.iter().enumerate() {
+        if ((i + 1) as f64 * share).floor() <= (i as f64 * share).floor() {
+            continue;
+        }
+        let path = match local_file(t, f) {
+            Ok(p) => p,
+            Err(e) => {
+                s.warnings.push(format!("{}: {e}", t.location.display()));
+                continue;
+            }
+        };
+        match read_file(&path, &names) {
+            Ok(df) => {
+                let rows = df.height();
+                for (k, (name, _)) in s.columns.iter().enumerate() {
+                    let vals = df
+                        .column(name)
+                        .ok()
+                        .and_then(|c| literals(c.as_materialized_series()))
+                        .unwrap_or_else(|| vec![None; rows]);
+                    s.values[k].extend(vals);
+                }
+                s.files_read += 1;
+            }
+            Err(e) => s.warnings.push(format!("{}: {e}", path.display())),
+        }
+    }
+    s
+}
+
+/// The `names` columns of one Parquet data file (those it has).
+fn read_file(path: &Path, names: &[PlSmallStr]) -> Result<DataFrame, String> {
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    if !file.metadata().map_err(|e| e.to_string())?.is_file() {
+        return Err("not a regular file".into());
+    }
+    let mut r = ParquetReader::new(file);
+    let schema = r.schema().map_err(|e| e.to_string())?;
+    let present: Vec<String> = names
+        .iter()
+        .filter(|n| schema.contains(n))
+        .map(|n| n.to_string())
+        .collect();
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let df = ParquetReader::new(file)
+        .with_columns(Some(present))
+        .finish()
+        .map_err(|e| e.to_string())?;
+    Ok(df)
+}
+
+/// Dense ranks of a column's values (nulls first, rank 0).
+fn ranks(values: &[Option<Literal>]) -> (Vec<u64>, u64) {
+    let mut idx: Vec<usize> = (0..values.len()).collect();
+    let cmp = |a: &Option<Literal>, b: &Option<Literal>| match (a, b) {
+        (None, None) => Ordering::Equal,
+        (None, Some(_)) => Ordering::Less,
+        (Some(_), None) => Ordering::Greater,
+        (Some(x), Some(y)) => compare(x, y).unwrap_or(Ordering::Equal),
+    };
+    idx.sort_by(|&a, &b| cmp(&values[a], &values[b]));
+    let mut out = vec![0u64; values.len()];
+    let mut rank = 0u64;
+    for w in 0..idx.len() {
+        if w > 0 && cmp(&values[idx[w - 1]], &values[idx[w]]) != Ordering::Equal {
+            rank += 1;
+        }
+        out[idx[w]] = rank;
+    }
+    (out, rank)
+}
+
+/// Interleave the low `bits` bits of each value, most significant first.
+fn interleave(vals: &[u64], bits: u32) -> u64 {
+    let mut z = 0u64;
+    for b in (0..bits).rev() {
+        for v in vals {
+            z = (z << 1) | ((v >> b) & 1);
+        }
+    }
+    z
+}
+
+/// The simulated files of `sample` laid out by `key` (1 to 4 of its
+/// columns) and cut every `rows_per_file` rows: per file, its rows and
+/// the statistics of every sampled column.
+pub fn layout(
+    sample: &Sample,
+    key: &[String],
+    rows_per_file: usize,
+) -> Vec<(u64, Vec<ColumnStats>)> {
+    let n = sample.rows();
+    let key_idx: Vec<usize> = key
+        .iter()
+        .filter_map(|k| sample.columns.iter().position(|(c, _)| c == k))
+        .collect();
+    let mut order: Vec<usize> = (0..n).collect();
+    if !key_idx.is_empty() {
+        let bits = 64 / key_idx.len() as u32;
+        let scaled: Vec<Vec<u64>> = key_idx
+            .iter()
+            .map(|&k| {
+                let (r, max) = ranks(&sample.values[k]);
+                let top = if bits >= 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << bits) - 1
+                };
+                // Spread ranks over the bits: a column with few values
+                // still spans the curve.
+                r.into_iter()
+                    .map(|x| {
+                        if max == 0 {
+                            0
+                        } else {
+                            ((x as u128 * top as u128) / max as u128) as u64
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let z: Vec<u64> = (0..n)
+            .map(|i| {
+                let v: Vec<u64> = scaled.iter().map(|s| s[i]).collect();
+                interleave(&v, bits)
+            })
+            .collect();
+        order.sort_by_key(|&i| z[i]);
+    }
+    let per = rows_per_file.max(1);
+    order
+        .chunks(per)
+        .map(|rows| {
+            let stats = sample
+                .values
+                .iter()
+                .map(|col| {
+                    let mut s = ColumnStats {
+                        rows: Some(rows.len() as u64),
+                        null_count: Some(0),
+                        max_exact: true,
+                        ..ColumnStats::default()
+                    };
+                    for &r in rows {
+                        match &col[r] {
+                            None => s.null_count = s.null_count.map(|c| c + 1),
+                            Some(v) => {
+                                if s.min
+                                    .as_ref()
+                                    .is_none_or(|m| compare(v, m) == Some(Ordering::Less))
+                                {
+                                    s.min = Some(v.clone());
+                                }
+                                if s.max
+                                    .as_ref()
+                                    .is_none_or(|m| compare(v, m) == Some(Ordering::Greater))
+                                {
+                                    s.max = Some(v.clone());
+                                }
+                            }
+                        }
+                    }
+                    s
+                })
+                .collect();
+            (rows.len() as u64, stats)
+        })
+        .collect()
+}
+
+/// The rows per simulated file: the table's average rows per file,
+/// scaled by the share of rows the sample holds, so the simulated table
+/// has about as many files as the table.
+pub fn rows_per_file(t: &TableState, sample: &Sample) -> usize {
+    let files = t.files.len().max(1) as f64;
+    let per_file = sample.rows_total as f64 / files;
+    let share = if sample.rows_total > 0 {
+        sample.rows() as f64 / sample.rows_total as f64
+    } else {
+        1.0
+    };
+    (per_file * share).ceil().max(1.0) as usize
+}
+
+/// A table whose files are the simulated ones, for [`crate::read`]: the
+/// bytes of a simulated file are its rows at the sample's share of the
+/// table's bytes, so the simulated files add up to the table's bytes.
+pub fn simulated_table(
+    t: &TableState,
+    sample: &Sample,
+    files: Vec<(u64, Vec<ColumnStats>)>,
+) -> TableState {
+    let bytes: u64 = t.files.iter().map(|f| f.size).sum();
+    let per_row = if sample.rows() > 0 {
+        bytes as f64 / sample.rows() as f64
+    } else {
+        0.0
+    };
+    TableState {
+        name: t.name.clone(),
+        location: t.location.clone(),
+        columns: t.columns.clone(),
+        stats_columns: sample.columns.iter().map(|(c, _)| c.clone()).collect(),
+        files: files
+            .into_iter()
+            .map(|(rows, stats)| DataFile {
+                partition: 0,
+                size: (rows as f64 * per_row).round() as u64,
+                rows: Some(rows),
+                seq: 0,
+                clustered: true,
+                path: None,
+                deletes: None,
+                stats: Some(stats.into()),
+            })
+            .collect(),
+        ..TableState::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn z_order_interleaves_most_significant_bits_first() {
+        assert_eq!(interleave(&[0b10, 0b01], 2), 0b1001);
+        assert_eq!(interleave(&[0b11], 2), 0b11);
+    }
+
+    #[test]
+    fn ranks_are_dense_with_nulls_first() {
+        let v = vec![
+            Some(Literal::Int(5)),
+            None,
+            Some(Literal::Int(1)),
+            Some(Literal::Int(5)),
+        ];
+        assert_eq!(ranks(&v), (vec![2, 0, 1, 2], 2));
+    }
+
+    #[test]
+    fn a_range_sort_gives_disjoint_files() {
+        let s = Sample {
+            columns: vec![("k".into(), ColumnType::Integer)],
+            values: vec![(0..100).rev().map(|i| Some(Literal::Int(i))).collect()],
+            files_read: 1,
+            files_total: 1,
+            rows_total: 100,
+            warnings: Vec::new(),
+        };
+        let files = layout(&s, &["k".to_string()], 25);
+        assert_eq!(files.len(), 4);
+        assert_eq!(files[0].1[0].min, Some(Literal::Int(0)));
+        assert_eq!(files[0].1[0].max, Some(Literal::Int(24)));
+        assert_eq!(files[3].1[0].max, Some(Literal::Int(99)));
+    }
+
+    #[test]
+    fn paths_stay_inside_the_table() {
+        let mut t = TableState {
+            location: PathBuf::from("/w/t"),
+            ..TableState::default()
+        };
+        let f = |p: &str| DataFile {
+            partition: 0,
+            size: 1,
+            rows: None,
+            seq: 0,
+            clustered: false,
+            path: Some(p.into()),
+            deletes: None,
+            stats: None,
+        };
+        assert_eq!(
+            local_file(&t, &f("d%3D1/part-0.parquet")).unwrap(),
+            PathBuf::from("/w/t/d=1/part-0.parquet")
+        );
+        assert!(local_file(&t, &f("../secret")).is_err());
+        assert!(local_file(&t, &f("/etc/passwd")).is_err());
+        t.declared_location = Some("s3://b/t".into());
+        assert_eq!(
+            local_file(&t, &f("s3://b/t/data/x.parquet")).unwrap(),
+            PathBuf::from("/w/t/data/x.parquet")
+        );
+        assert!(local_file(&t, &f("s3://b/other/x.parquet")).is_err());
+    }
+}
