@@ -5,6 +5,7 @@ use crate::edges_cmd::{self, ScoreArgs};
 use crate::output::{self, Format};
 use crate::pipeline;
 use crate::plan_cmd::{self, PlanArgs};
+use crate::whatif_cmd;
 use crate::{queries, report_problems, savings, Inputs, PlanFormat};
 use anyhow::Result;
 use graph::edges::{build_edges, CostMeasure};
@@ -22,8 +23,16 @@ pub fn plan(
 ) -> Result<bool> {
     let mut data = pipeline::load(inputs)?;
     let tables = pipeline::table_inputs(score, &mut data)?;
-    let planned = plan_cmd::make_plan(&data.records, score, args, &tables.stats)?;
-    let money = savings::money(&data.records, score, args, &tables.stats, &planned)?;
+    let (_, measured) = whatif_cmd::measure(&mut data, &score.tables, score.allow_outside_table);
+    let planned = plan_cmd::make_plan(&data.records, score, args, &tables.stats, &measured)?;
+    let money = savings::money(
+        &data.records,
+        score,
+        args,
+        &tables.stats,
+        &planned,
+        &measured,
+    )?;
     let formats = pipeline::formats(&data.records, &tables);
     let mut o = output::open_out(out)?;
     match format {
@@ -83,9 +92,14 @@ pub fn run(
     let mut data = pipeline::load(inputs)?;
     let tables = pipeline::table_inputs(score, &mut data)?;
     let stats = &tables.stats;
+    let (skipping, measured) =
+        whatif_cmd::measure(&mut data, &score.tables, score.allow_outside_table);
     // table audit
     if let Some(a) = &tables.audit {
         a.write_into(&mut out, Format::Csv)?;
+        let cols = whatif_cmd::columns(&skipping, false);
+        output::write_columns(&cols, Format::Csv, Some(&out.file("skipping.csv")))?;
+        output::write_columns(&cols, Format::Parquet, Some(&out.file("skipping.parquet")))?;
     }
     let mut file = |name: &str| out.file(name);
 
@@ -121,8 +135,8 @@ pub fn run(
         Some(&file("drift.csv")),
     )?;
     // plan
-    let planned = plan_cmd::make_plan(&data.records, score, args, stats)?;
-    let money = savings::money(&data.records, score, args, stats, &planned)?;
+    let planned = plan_cmd::make_plan(&data.records, score, args, stats, &measured)?;
+    let money = savings::money(&data.records, score, args, stats, &planned, &measured)?;
     let mut pj = output::open_out(Some(&file("plan.json")))?;
     serde_json::to_writer_pretty(&mut pj, &planned.json())?;
     pj.write_all(b"\n")?;
@@ -199,6 +213,8 @@ const ANALYZE_OUTPUTS: &[&str] = &[
     "edges.csv",
     "drift.csv",
     "plan.json",
+    "skipping.csv",
+    "skipping.parquet",
     "plan.sql",
     "report.md",
     "report.html",

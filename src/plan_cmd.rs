@@ -123,7 +123,7 @@ pub fn run_instance(
                 &planned.left_out,
                 &planned.budget_curve,
                 None,
-                None,
+                (&[], args.scan_reduction),
             )
             .as_bytes(),
         )?,
@@ -143,16 +143,20 @@ pub fn make_plan(
     score: &ScoreArgs,
     args: &PlanArgs,
     stats: &TableStats,
+    measured: &[planner::MeasuredKey],
 ) -> Result<Planned> {
     let algorithm = args.algorithm();
     planner::plan_latest_window(
         pipeline::select(execs, score)?,
-        parse_duration(&args.window)?,
-        CostMeasure::from(score.cost),
-        &stats.row_fallback(),
+        (
+            parse_duration(&args.window)?,
+            CostMeasure::from(score.cost),
+            &stats.row_fallback(),
+        ),
         planner::profiles(pipeline::scan_observations(execs), stats),
         args.config()?,
         algorithm,
+        measured,
     )
     .context("planning failed")
 }
@@ -169,8 +173,8 @@ pub fn render_text(
         &p.profiles,
         &p.left_out,
         &p.curve,
-        Some(money),
-        Some(formats),
+        Some((money, formats)),
+        (&p.measured, p.config.scan_reduction),
     )
 }
 
@@ -182,9 +186,14 @@ fn render(
     profiles: &[TableProfile],
     missed: &[LeftOut],
     curve: &BudgetCurve,
-    money: Option<&report::Money>,
-    formats: Option<&std::collections::BTreeMap<String, planner::TableFormat>>,
+    run: Option<(
+        &report::Money,
+        &std::collections::BTreeMap<String, planner::TableFormat>,
+    )>,
+    (measured, scan_reduction): (&[planner::MeasuredWindow], f64),
 ) -> String {
+    let money = run.map(|r| r.0);
+    let formats = run.map(|r| r.1);
     let mut s = String::new();
     let _ = writeln!(s, "Layout plan ({} planner)", plan.algorithm);
     if let Some((a, b)) = window {
@@ -250,6 +259,42 @@ fn render(
             human(t.storage_bytes as f64),
             human(t.npv_contribution)
         );
+        if t.changed {
+            match measured
+                .iter()
+                .find(|m| m.table == t.table && m.key == t.keys)
+            {
+                Some(m) => {
+                    let r = &m.reads;
+                    let pct = |read: u64| {
+                        if r.bytes_scanned_table == 0 {
+                            0.0
+                        } else {
+                            100.0 * (1.0 - read as f64 / r.bytes_scanned_table as f64)
+                        }
+                    };
+                    let _ = writeln!(
+                        s,
+                        "  measured (table statistics, min/max engine; {} executions this window): reads {} now ({:.1}% skipped, {} files), {} after ({:.1}% skipped, {} files)",
+                        m.executions,
+                        human(r.bytes_now as f64),
+                        pct(r.bytes_now),
+                        r.files_now,
+                        human(r.bytes_after as f64),
+                        pct(r.bytes_after),
+                        r.files_after,
+                    );
+                }
+                None if !measured.is_empty() && !measured.iter().any(|m| m.table == t.table) => {
+                    let _ = writeln!(
+                        s,
+                        "  assumed: saves {:.0}% of the scanned bytes of the joins it serves (no table statistics: audit it with --tables)",
+                        100.0 * scan_reduction
+                    );
+                }
+                None => {}
+            }
+        }
         for e in &t.edges_served {
             let week = money
                 .map(|m| format!(" ({} a week)", m.describe(m.edge(e))))

@@ -19,6 +19,7 @@ pub fn money(
     args: &PlanArgs,
     stats: &TableStats,
     planned: &Planned,
+    measured: &[planner::MeasuredKey],
 ) -> Result<report::Money> {
     let window_ms = parse_duration(&args.window)?;
     let facts: Vec<_> = pipeline::select(execs, score)?
@@ -54,6 +55,33 @@ pub fn money(
         let Some(d) = planned.demands.get(i) else {
             continue;
         };
+        if d.is_table_demand() {
+            // Measured: each execution saves its share of the bytes it
+            // reads that the key skips.
+            let Some(m) = measured
+                .iter()
+                .find(|m| m.table == d.left_table && m.key == d.left_columns)
+            else {
+                continue;
+            };
+            let mut ms = 0.0;
+            for (id, r) in &m.per_exec {
+                let (Some(f), Some(&run)) = (by_id.get(id), run_ms.get(id)) else {
+                    continue;
+                };
+                let total: f64 = f
+                    .tables
+                    .values()
+                    .map(|v| v.bytes.unwrap_or(0).max(0) as f64)
+                    .sum();
+                let saved = r.bytes_now.saturating_sub(r.bytes_after) as f64;
+                if total > 0.0 {
+                    ms += run.max(0) as f64 * (saved / total).min(1.0);
+                }
+            }
+            executor_ms.insert(i, ms);
+            continue;
+        }
         let Some(row) = rows.iter().find(|r| {
             r.left_table == d.left_table
                 && r.left_columns == d.left_columns

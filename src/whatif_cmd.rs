@@ -58,12 +58,15 @@ pub struct WhatifArgs {
     pub layout: Vec<String>,
     /// Rows read from each table for the simulation: past it, an evenly
     /// spread subset of whole data files.
-    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_SAMPLE_ROWS)]
     pub sample_rows: u64,
     /// Only the current layout: no simulation (reads no data files).
     #[arg(long, conflicts_with = "layout")]
     pub current_only: bool,
 }
+
+/// `--sample-rows` by default.
+const DEFAULT_SAMPLE_ROWS: u64 = 1_000_000;
 
 /// Most columns a candidate layout has (Delta liquid clustering's limit).
 const MAX_KEY_COLUMNS: usize = 4;
@@ -192,16 +195,17 @@ pub fn rows(
             let mut needed: BTreeSet<String> = keys.iter().flatten().cloned().collect();
             needed.extend(predicate_columns(data, &locations, id, t));
             let needed: Vec<String> = needed.into_iter().collect();
-            let sample = skipping::simulate::sample(t, &needed, args.sample_rows);
+            let mut sample = skipping::simulate::sample(t, &needed, args.sample_rows);
             data.warnings.extend(sample.warnings.iter().cloned());
             if sample.rows() == 0 {
                 continue;
             }
             let per_file = skipping::simulate::rows_per_file(t, &sample);
+            let ranked = skipping::simulate::rank_all(&mut sample);
             let sims = keys
                 .into_iter()
                 .map(|k| {
-                    let files = skipping::simulate::layout(&sample, &k, per_file);
+                    let files = skipping::simulate::layout(&sample, &ranked, &k, per_file);
                     (
                         k.join(","),
                         skipping::simulate::simulated_table(t, &sample, files),
@@ -240,7 +244,8 @@ pub fn rows(
                     execution_id: r.execution_id,
                     description: r.description.clone(),
                     scan: i as u32,
-                    table: short_table(&locations.identity(&s.table)),
+                    table: short_table(&id),
+                    table_id: id.clone(),
                     layout: layout.into(),
                     engine,
                     files_total: reading.files_total,
@@ -256,6 +261,71 @@ pub fn rows(
         }
     }
     rows
+}
+
+/// The measured keys of `rows` (one engine's): per table and candidate
+/// layout, what each execution's scans read now and under it.
+pub fn measured(rows: &[ScanRow]) -> Vec<planner::MeasuredKey> {
+    type Id = (String, String);
+    let exec = |r: &ScanRow| format!("{}:{}", r.app_id, r.execution_id);
+    let mut now: BTreeMap<Id, planner::Reads> = BTreeMap::new();
+    for r in rows.iter().filter(|r| r.layout == "current") {
+        let e = now.entry((r.table_id.clone(), exec(r))).or_default();
+        e.bytes_now += r.bytes_read;
+        e.files_now += r.files_read;
+        e.bytes_scanned_table += r.bytes_total;
+    }
+    let mut keys: BTreeMap<(String, Vec<String>), BTreeMap<String, planner::Reads>> =
+        BTreeMap::new();
+    for r in rows.iter().filter(|r| r.layout != "current") {
+        let mut key: Vec<String> = r.layout.split(',').map(str::to_string).collect();
+        key.sort();
+        let id = exec(r);
+        let per = keys.entry((r.table_id.clone(), key)).or_default();
+        let e = per.entry(id.clone()).or_insert_with(|| {
+            let n = now
+                .get(&(r.table_id.clone(), id.clone()))
+                .copied()
+                .unwrap_or_default();
+            planner::Reads {
+                bytes_after: 0,
+                files_after: 0,
+                ..n
+            }
+        });
+        e.bytes_after += r.bytes_read;
+        e.files_after += r.files_read;
+    }
+    keys.into_iter()
+        .map(|((table, key), per_exec)| planner::MeasuredKey {
+            table,
+            key,
+            per_exec,
+        })
+        .collect()
+}
+
+/// What `--tables` measures for the planner: the generated candidates of
+/// every audited table under the `minmax` engine ([`rows`]).
+pub fn measure(
+    data: &mut crate::ingest::Ingested<pipeline::Exec>,
+    tables: &[PathBuf],
+    allow_outside_table: bool,
+) -> (Vec<ScanRow>, Vec<planner::MeasuredKey>) {
+    if tables.is_empty() {
+        return (Vec::new(), Vec::new());
+    }
+    let args = WhatifArgs {
+        tables: tables.to_vec(),
+        allow_outside_table,
+        engine: EngineArg::Minmax,
+        layout: Vec::new(),
+        sample_rows: DEFAULT_SAMPLE_ROWS,
+        current_only: false,
+    };
+    let rows = rows(data, &args, &[]);
+    let m = measured(&rows);
+    (rows, m)
 }
 
 /// `cols` as the table names them (matched without regard to ASCII
@@ -367,7 +437,7 @@ fn generated(
 
 /// Tabular view; on a terminal the description is cut and sizes are
 /// human.
-fn columns(rows: &[ScanRow], terminal: bool) -> Vec<Col> {
+pub fn columns(rows: &[ScanRow], terminal: bool) -> Vec<Col> {
     let int = |f: fn(&ScanRow) -> u64| rows.iter().map(|r| Some(f(r) as i64)).collect();
     let bytes = |name, f: fn(&ScanRow) -> u64| {
         if terminal {

@@ -257,3 +257,59 @@ fn a_bad_layout_flag_is_a_usage_error() {
         assert!(String::from_utf8_lossy(&o.stderr).contains("--layout"));
     }
 }
+
+#[test]
+fn the_plan_prices_audited_tables_by_what_their_scans_would_skip() {
+    // Assumed: the join key, as the constant reduction prices it (every
+    // join is broadcast at this scale).
+    let assumed = ok(&[
+        "plan",
+        &events(),
+        "--min-table-size",
+        "0",
+        "--include-broadcast",
+    ]);
+    assert!(
+        assumed.contains("lineitem  CLUSTER BY (l_orderkey)"),
+        "{assumed}"
+    );
+    // Measured on the random layout: the date columns the queries filter
+    // on, which DuckDB's counts on the real date layout confirm skip.
+    let measured = ok(&[
+        "plan",
+        &events(),
+        "--tables",
+        &at("delta/random"),
+        "--min-table-size",
+        "0",
+        "--format",
+        "json",
+    ]);
+    let p: Value = serde_json::from_str(&measured).unwrap();
+    let keys = |t: &str| -> Vec<String> {
+        p["tables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["table"] == format!("spark_catalog.default.{t}"))
+            .map(|d| serde_json::from_value(d["keys"].clone()).unwrap())
+            .unwrap_or_default()
+    };
+    assert_eq!(keys("lineitem"), ["l_shipdate"]);
+    assert_eq!(keys("orders"), ["o_orderdate"]);
+    let m = p["measured"].as_array().unwrap();
+    let li = m
+        .iter()
+        .find(|w| w["table"] == "spark_catalog.default.lineitem" && w["key"][0] == "l_shipdate")
+        .unwrap();
+    assert!(li["bytes_after"].as_u64() < li["bytes_now"].as_u64());
+    let text = ok(&[
+        "plan",
+        &events(),
+        "--tables",
+        &at("delta/random"),
+        "--min-table-size",
+        "0",
+    ]);
+    assert!(text.contains("measured (table statistics"), "{text}");
+}

@@ -30,6 +30,7 @@
 //!     left_table: "db.lineitem".into(), left_columns: vec!["l_orderkey".into()],
 //!     right_table: "db.orders".into(), right_columns: vec!["o_orderkey".into()],
 //!     jis: 1.0, scanned_bytes: 50_000.0, smj_count: 10, bhj_count: 0, other_count: 0,
+//!     measured_saving: None,
 //! }];
 //! let config = PlannerConfig { budget: Some(10_000), storage_budget: Some(10_000), ..Default::default() };
 //! let p = plan(&tables, &edges, &config).unwrap();
@@ -77,7 +78,10 @@ pub use profile::{is_full_scan, profiles, ScanObservation};
 pub use size::{human, human_budget, parse_size};
 pub use split::EXACT_NODE_LIMIT;
 pub use stats::{TableStat, TableStats};
-pub use workload::{demands, plan_latest_window, LeftOut, LeftOutReason, PlanJson, Planned};
+pub use workload::{
+    demands, plan_latest_window, LeftOut, LeftOutReason, MeasuredKey, MeasuredWindow, PlanJson,
+    Planned, Reads,
+};
 
 /// Plan with the default (improved) planner.
 pub fn plan(
@@ -173,7 +177,7 @@ pub fn settle(
                             on(&e.left_table, &e.left_columns),
                             on(&e.right_table, &e.right_columns),
                         );
-                        let w = c.scan_reduction * e.scanned_bytes.max(0.0) * annuity;
+                        let w = e.saving(c.scan_reduction) * annuity;
                         match (l, r) {
                             (true, true) => w,
                             (true, false) | (false, true) => w / 2.0,
@@ -251,6 +255,7 @@ mod tests {
             smj_count: 3,
             bhj_count: 0,
             other_count: 0,
+            measured_saving: None,
         }
     }
 

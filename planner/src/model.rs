@@ -43,17 +43,48 @@ pub struct EdgeDemand {
     pub bhj_count: u64,
     /// Executions in which the join ran as any other operator.
     pub other_count: u64,
+    /// Bytes saved per window when both sides take the edge's key,
+    /// measured from the tables' statistics (`lakeaudit whatif`); `None`:
+    /// assumed, `scan_reduction × scanned_bytes`. A measured demand on
+    /// one table (`left_table == right_table`, the same columns) is what
+    /// clustering that table by the key saves its own scans.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured_saving: Option<f64>,
 }
 
 impl EdgeDemand {
+    /// Bytes saved per window when the edge is served: measured, else
+    /// `scan_reduction × scanned_bytes`.
+    pub fn saving(&self, scan_reduction: f64) -> f64 {
+        self.measured_saving
+            .unwrap_or(scan_reduction * self.scanned_bytes)
+            .max(0.0)
+    }
+
+    /// Whether this is one table's own measured demand (its scans'
+    /// filters), not a join.
+    pub fn is_table_demand(&self) -> bool {
+        self.measured_saving.is_some()
+            && self.left_table == self.right_table
+            && self.left_columns == self.right_columns
+    }
+
     /// True when the edge ran only as BroadcastHashJoin: clustering gains it little
     /// (it skips files only before a shuffle the broadcast does not have).
     pub fn broadcast_only(&self) -> bool {
         self.smj_count == 0 && self.other_count == 0 && self.bhj_count > 0
     }
 
-    /// `left(cols) = right(cols)` for reports and error messages.
+    /// `left(cols) = right(cols)` for reports and error messages;
+    /// `table(cols): its filters` for a table's own demand.
     pub fn label(&self) -> String {
+        if self.is_table_demand() {
+            return format!(
+                "{}({}): its filters",
+                self.left_table,
+                self.left_columns.join(", ")
+            );
+        }
         format!(
             "{}({}) = {}({})",
             self.left_table,
@@ -248,7 +279,8 @@ pub struct SkippedEdge {
 pub struct ServedEdge {
     /// The edge.
     pub edge: EdgeRef,
-    /// Bytes saved per window: `scan_reduction × scanned_bytes`.
+    /// Bytes saved per window: measured, else `scan_reduction ×
+    /// scanned_bytes` ([`EdgeDemand::saving`]).
     pub scan_reduction: f64,
 }
 

@@ -329,7 +329,7 @@ impl Problem {
             .collect();
         let input_scan: Vec<f64> = edges
             .iter()
-            .map(|e| config.scan_reduction * e.scanned_bytes)
+            .map(|e| e.saving(config.scan_reduction))
             .collect();
         for (i, e) in edges.iter().enumerate() {
             let skip = |reason: String| SkippedEdge {
@@ -413,7 +413,7 @@ impl Problem {
             };
             let ka = opt(a, &ka_cols);
             let kb = opt(b, &kb_cols);
-            let w = config.scan_reduction * e.scanned_bytes * annuity;
+            let w = e.saving(config.scan_reduction) * annuity;
             pedges.push(PEdge {
                 input: i,
                 a,

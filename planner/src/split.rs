@@ -425,6 +425,7 @@ mod tests {
             smj_count: 1,
             bhj_count: 0,
             other_count: 0,
+            measured_saving: None,
         };
         let tables = [t("a"), t("b"), t("c"), t("d")];
         let edges = [e("a", "b", 100.0 * G as f64), e("c", "d", 90.0 * G as f64)];

@@ -85,6 +85,7 @@ fn edge(l: &str, lc: &[&str], r: &str, rc: &[&str], scanned: f64) -> EdgeDemand 
         smj_count: 1,
         bhj_count: 0,
         other_count: 0,
+        measured_saving: None,
     }
 }
 

@@ -25,8 +25,124 @@ pub fn demands(rows: &[EdgeRow]) -> Vec<EdgeDemand> {
             smj_count: r.smj_count,
             bhj_count: r.bhj_count,
             other_count: r.other_count,
+            measured_saving: None,
         })
         .collect()
+}
+
+/// Files and bytes a workload's scans of one table read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Reads {
+    /// Bytes read on the table as it is.
+    pub bytes_now: u64,
+    /// Bytes read under the key.
+    pub bytes_after: u64,
+    /// Files read on the table as it is.
+    pub files_now: u64,
+    /// Files read under the key.
+    pub files_after: u64,
+    /// Bytes in the scanned table, summed over the scans.
+    pub bytes_scanned_table: u64,
+}
+
+impl std::ops::AddAssign for Reads {
+    fn add_assign(&mut self, o: Reads) {
+        self.bytes_now += o.bytes_now;
+        self.bytes_after += o.bytes_after;
+        self.files_now += o.files_now;
+        self.files_after += o.files_after;
+        self.bytes_scanned_table += o.bytes_scanned_table;
+    }
+}
+
+/// What laying one table out by one key does to each execution's scans
+/// of it, measured from the table's own statistics and rows (the
+/// `skipping` crate): the input that replaces the assumed
+/// `scan_reduction` for that table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MeasuredKey {
+    /// The table (as the plan names it).
+    pub table: String,
+    /// The clustering key, sorted.
+    pub key: Vec<String>,
+    /// Per execution (`app_id:execution_id`), what its scans read.
+    pub per_exec: BTreeMap<String, Reads>,
+}
+
+/// One measured key over the window planned for.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MeasuredWindow {
+    /// The table.
+    pub table: String,
+    /// The key, sorted.
+    pub key: Vec<String>,
+    /// Executions of the window that scan the table.
+    pub executions: u64,
+    /// What they read now and under the key.
+    #[serde(flatten)]
+    pub reads: Reads,
+}
+
+/// The demands with measured tables priced by measurement: every join
+/// demand touching a measured table is replaced by that table's own
+/// demands, one per measured key, each saving what its scans in the
+/// window (`facts`) read now minus under the key. Returns the demands,
+/// the measured keys over the window, and the labels of the join demands
+/// replaced.
+pub fn with_measured(
+    demands: Vec<EdgeDemand>,
+    facts: &[ExecFacts],
+    measured: &[MeasuredKey],
+) -> (Vec<EdgeDemand>, Vec<MeasuredWindow>, Vec<String>) {
+    if measured.is_empty() {
+        return (demands, Vec::new(), Vec::new());
+    }
+    let tables: BTreeSet<&str> = measured.iter().map(|m| m.table.as_str()).collect();
+    let ids: BTreeSet<String> = facts
+        .iter()
+        .map(|f| format!("{}:{}", f.app_id, f.execution_id))
+        .collect();
+    let (replaced, mut out): (Vec<EdgeDemand>, Vec<EdgeDemand>) =
+        demands.into_iter().partition(|d| {
+            tables.contains(d.left_table.as_str()) || tables.contains(d.right_table.as_str())
+        });
+    let mut windows = Vec::new();
+    for m in measured {
+        let mut reads = Reads::default();
+        let mut executions = 0;
+        for (id, r) in &m.per_exec {
+            if ids.contains(id) {
+                reads += *r;
+                executions += 1;
+            }
+        }
+        if executions == 0 {
+            continue;
+        }
+        windows.push(MeasuredWindow {
+            table: m.table.clone(),
+            key: m.key.clone(),
+            executions,
+            reads,
+        });
+        out.push(EdgeDemand {
+            left_table: m.table.clone(),
+            left_columns: m.key.clone(),
+            right_table: m.table.clone(),
+            right_columns: m.key.clone(),
+            jis: 0.0,
+            scanned_bytes: reads.bytes_now as f64,
+            smj_count: 0,
+            bhj_count: 0,
+            other_count: executions,
+            measured_saving: Some(reads.bytes_now.saturating_sub(reads.bytes_after) as f64),
+        });
+    }
+    (
+        out,
+        windows,
+        replaced.iter().map(EdgeDemand::label).collect(),
+    )
 }
 
 /// A plan with what it was made from.
@@ -47,6 +163,10 @@ pub struct Planned {
     pub left_out: Vec<LeftOut>,
     /// NPV against rewrite budget, the plan's point marked (see [`crate::curve`]).
     pub curve: BudgetCurve,
+    /// The measured keys over the window (tables priced by measurement).
+    pub measured: Vec<MeasuredWindow>,
+    /// Join demands replaced by their tables' measured demands.
+    pub replaced: Vec<String>,
 }
 
 /// The JSON form of a [`Planned`]: the plan's fields, the window, and the
@@ -64,6 +184,10 @@ pub struct PlanJson<'a> {
     pub table_profiles: &'a [TableProfile],
     /// NPV against rewrite budget, the plan's point marked.
     pub budget_curve: &'a BudgetCurve,
+    /// Tables priced by measurement: per key, what the window's scans
+    /// read now and under it.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub measured: &'a [MeasuredWindow],
 }
 
 impl Planned {
@@ -75,6 +199,7 @@ impl Planned {
             window_end_ms: self.window.map(|w| w.1),
             table_profiles: &self.profiles,
             budget_curve: &self.curve,
+            measured: &self.measured,
         }
     }
 }
@@ -284,22 +409,27 @@ impl std::fmt::Display for LeftOutReason {
 
 /// Plan for the most recent window of `width_ms`, which ends at the last
 /// execution (windows are aligned to the data: [`data_align`]), or for the
-/// whole input when no execution has a start time.
+/// whole input when no execution has a start time; the window's edges are
+/// built with `cost` and `fallback`, and the tables with measured keys are
+/// priced by them ([`with_measured`]).
 pub fn plan_latest_window(
     facts: Vec<ExecFacts>,
-    width_ms: i64,
-    cost: CostMeasure,
-    fallback: &RowFallback,
+    (width_ms, cost, fallback): (i64, CostMeasure, &RowFallback),
     profiles: Vec<TableProfile>,
     config: PlannerConfig,
     algorithm: Algorithm,
+    measured: &[MeasuredKey],
 ) -> Result<Planned> {
     let wins = windows(&facts, width_ms, data_align(&facts, width_ms));
     let (window, facts) = match wins.into_iter().rev().find(|(_, _, ex)| !ex.is_empty()) {
         Some((s, e, ex)) => (Some((s, e)), ex),
         None => (None, facts),
     };
-    let demands = demands(&build_edges(&facts, cost, fallback));
+    let (demands, measured, replaced) = with_measured(
+        demands(&build_edges(&facts, cost, fallback)),
+        &facts,
+        measured,
+    );
     let config = crate::settle(&profiles, &demands, &config, algorithm)?;
     let (plan, curve) = crate::plan_and_curve(&profiles, &demands, &config, algorithm)?;
     let left_out = left_out(&profiles, &demands, &config, &plan)?;
@@ -311,5 +441,7 @@ pub fn plan_latest_window(
         plan,
         left_out,
         curve,
+        measured,
+        replaced,
     })
 }

@@ -68,6 +68,27 @@ fn plan_facts(dir: &Path) -> (Vec<String>, Vec<String>, Vec<String>) {
             served.push(e["edge"]["label"].as_str().unwrap().to_string());
         }
     }
+    // A measured table's own demand (its filters) is the change drawn
+    // under its node, not an edge.
+    let table_demands: Vec<String> = plan["measured"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|m| {
+            let key: Vec<&str> = m["key"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|k| k.as_str().unwrap())
+                .collect();
+            format!(
+                "{}({}): its filters",
+                m["table"].as_str().unwrap(),
+                key.join(", ")
+            )
+        })
+        .collect();
+    served.retain(|l| !table_demands.contains(l));
     served.sort();
     served.dedup();
     let left_out = plan["left_out"]
@@ -75,6 +96,7 @@ fn plan_facts(dir: &Path) -> (Vec<String>, Vec<String>, Vec<String>) {
         .into_iter()
         .flatten()
         .map(|l| l["label"].as_str().unwrap().to_string())
+        .filter(|l| !table_demands.contains(l))
         .collect();
     (tables, served, left_out)
 }

@@ -236,6 +236,37 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                             }
                         }
                     }
+                    @if !d.planned.measured.is_empty() {
+                        h3 { "Measured on the audited tables" }
+                        p { "File statistics of the tables, and the files a rewrite would write simulated from their rows; a min/max engine; per scan in " code { "skipping.csv" } "." }
+                        table class="sortable" id="measured" {
+                            thead { tr {
+                                th { "table" } th { "key" } th class="num" { "executions" }
+                                th class="num" { "read now" } th class="num" { "skipped now" }
+                                th class="num" { "read after" } th class="num" { "skipped after" }
+                                th class="num" { "files now" } th class="num" { "files after" }
+                            } }
+                            tbody {
+                                @for t in &changed {
+                                    @if let Some(w) = d.planned.measured.iter().find(|w| w.table == t.table && w.key == t.keys) {
+                                        @let r = &w.reads;
+                                        @let pct = |read: u64| if r.bytes_scanned_table == 0 { 0.0 } else { 100.0 * (1.0 - read as f64 / r.bytes_scanned_table as f64) };
+                                        tr {
+                                            td class="name" { code { (t.table) } }
+                                            td class="name" { (t.keys.join(", ")) }
+                                            (num(w.executions as f64, w.executions.to_string()))
+                                            (num(r.bytes_now as f64, human(r.bytes_now as f64)))
+                                            (num(pct(r.bytes_now), format!("{:.1}%", pct(r.bytes_now))))
+                                            (num(r.bytes_after as f64, human(r.bytes_after as f64)))
+                                            (num(pct(r.bytes_after), format!("{:.1}%", pct(r.bytes_after))))
+                                            (num(r.files_now as f64, r.files_now.to_string()))
+                                            (num(r.files_after as f64, r.files_after.to_string()))
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
                     p id="budget-use" {
                         "Budget use: rewrite " (human(plan.rewrite_cost as f64)) " (budget: " (human_budget(plan.budget)) ")"
                         ", storage " (human(plan.storage_cost as f64)) " (budget: " (human_budget(plan.storage_budget)) ")"

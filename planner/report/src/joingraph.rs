@@ -320,6 +320,10 @@ pub fn build(d: &ReportData<'_>) -> JoinGraph {
             continue;
         }
         let e = &planned.demands[i];
+        // A measured table's own demand (its filters) is not a join.
+        if e.is_table_demand() {
+            continue;
+        }
         let (status, reason) = status(Some(i));
         cands.push(Candidate {
             left: e.left_table.clone(),

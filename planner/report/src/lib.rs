@@ -30,6 +30,7 @@
 //!     left_table: "db.lineitem".into(), left_columns: vec!["<b>key".into()],
 //!     right_table: "db.orders".into(), right_columns: vec!["<b>key".into()],
 //!     jis: 1.0, scanned_bytes: 50_000.0, smj_count: 10, bhj_count: 0, other_count: 0,
+//!     measured_saving: None,
 //! }];
 //! let config = PlannerConfig::default();
 //! let (plan, curve) = plan_and_curve(&profiles, &demands, &config, Algorithm::Improved).unwrap();

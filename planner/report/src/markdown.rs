@@ -215,6 +215,70 @@ fn curve_rows(points: &[CurvePoint]) -> Vec<bool> {
 }
 
 /// The maintenance plan: one line per step, best value first.
+/// What the planned keys skip on the tables priced by measurement, and
+/// which changed tables were priced by the assumed reduction.
+fn measured_section(s: &mut String, d: &ReportData<'_>) {
+    let m = &d.planned.measured;
+    if m.is_empty() {
+        return;
+    }
+    let changed: Vec<_> = d.planned.plan.tables.iter().filter(|t| t.changed).collect();
+    let _ = writeln!(
+        s,
+        "\nMeasured on the audited tables (their file statistics, and the files a rewrite would write simulated from their rows; a min/max engine; details per scan in `skipping.csv`):\n"
+    );
+    let _ = writeln!(
+        s,
+        "| table | key | executions | read now | skipped now | read after | skipped after | files now → after |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|");
+    for t in &changed {
+        let Some(w) = m.iter().find(|w| w.table == t.table && w.key == t.keys) else {
+            continue;
+        };
+        let r = &w.reads;
+        let pct = |read: u64| {
+            if r.bytes_scanned_table == 0 {
+                0.0
+            } else {
+                100.0 * (1.0 - read as f64 / r.bytes_scanned_table as f64)
+            }
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {:.1}% | {} | {:.1}% | {} → {} |",
+            cell_code(&t.table),
+            cell_code(&t.keys.join(", ")),
+            w.executions,
+            human(r.bytes_now as f64),
+            pct(r.bytes_now),
+            human(r.bytes_after as f64),
+            pct(r.bytes_after),
+            r.files_now,
+            r.files_after
+        );
+    }
+    let assumed: Vec<String> = changed
+        .iter()
+        .filter(|t| !m.iter().any(|w| w.table == t.table))
+        .map(|t| code(&t.table))
+        .collect();
+    if !assumed.is_empty() {
+        let _ = writeln!(
+            s,
+            "\nAssumed, not measured (no table statistics; audit them with `--tables`): {}.",
+            assumed.join(", ")
+        );
+    }
+    if !d.planned.replaced.is_empty() {
+        let _ = writeln!(
+            s,
+            "\n{} join edge(s) touching a measured table are priced by that table's measurements instead of the assumed reduction.",
+            d.planned.replaced.len()
+        );
+    }
+}
+
 fn maintenance_section(s: &mut String, steps: &[maintenance::UpkeepStep]) {
     let _ = writeln!(s, "## Maintenance\n");
     if steps.is_empty() {
@@ -350,15 +414,21 @@ pub fn render(d: &ReportData<'_>) -> String {
         let prices = d.money.prices();
         let _ = writeln!(
             s,
-            "\nThe plan saves {} a week{}. A change is credited half the saving of an edge it serves with another table (the saving needs both tables clustered) and all of a self join's; an edge saves the scan reduction × the bytes its executions read from its tables, and the executor time of those executions in the same share of their bytes read.",
+            "\nThe plan saves {} a week{}. A change is credited half the saving of an edge it serves with another table (the saving needs both tables clustered) and all of a self join's; an edge saves the scan reduction × the bytes its executions read from its tables, and the executor time of those executions in the same share of their bytes read.{}",
             d.money.describe(d.money.plan(d.planned)),
             if prices.is_empty() {
                 " (give `--cost-per-tb` and `--cost-per-hour` for a cost)".to_string()
             } else {
                 format!(" ({prices})")
+            },
+            if d.planned.measured.is_empty() {
+                ""
+            } else {
+                " A measured table's key saves what its scans read now minus what they would read after (below), and the executor time in the same share of each execution's bytes read."
             }
         );
     }
+    measured_section(&mut s, d);
     let _ = writeln!(
         s,
         "\nBudget use: rewrite {} (budget: {}), storage {} (budget: {}). NPV {} ({} planner). SQL: `plan.sql`.\n",

@@ -224,6 +224,9 @@ pub struct ScanRow {
     pub scan: u32,
     /// The audited table.
     pub table: String,
+    /// Its identity in the workload (the name the plan uses).
+    #[serde(skip)]
+    pub table_id: String,
     /// `current`, or a candidate's columns joined by `,`.
     pub layout: String,
     /// The engine behaviour.

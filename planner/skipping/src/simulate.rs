@@ -31,8 +31,11 @@ use tables::{DataFile, TableState};
 pub struct Sample {
     /// The columns read, with their types (the table's names).
     pub columns: Vec<(String, ColumnType)>,
-    /// Values, one vector per column, one entry per row.
+    /// Values, one vector per column, one entry per row (taken by
+    /// [`rank_all`]).
     pub values: Vec<Vec<Option<Literal>>>,
+    /// Rows read.
+    pub rows: usize,
     /// Data files read, and in the table.
     pub files_read: usize,
     /// Live data files of the table.
@@ -46,7 +49,7 @@ pub struct Sample {
 impl Sample {
     /// Rows read.
     pub fn rows(&self) -> usize {
-        self.values.first().map_or(0, Vec::len)
+        self.rows
     }
 }
 
@@ -235,6 +238,7 @@ pub fn sample(t: &TableState, columns: &[String], max_rows: u64) -> Sample {
                     s.values[k].extend(vals);
                 }
                 s.files_read += 1;
+                s.rows += rows;
             }
             Err(e) => s.warnings.push(format!("{}: {e}", path.display())),
         }
@@ -263,25 +267,52 @@ fn read_file(path: &Path, names: &[PlSmallStr]) -> Result<DataFrame, String> {
     Ok(df)
 }
 
-/// Dense ranks of a column's values (nulls first, rank 0).
-fn ranks(values: &[Option<Literal>]) -> (Vec<u64>, u64) {
-    let mut idx: Vec<usize> = (0..values.len()).collect();
-    let cmp = |a: &Option<Literal>, b: &Option<Literal>| match (a, b) {
-        (None, None) => Ordering::Equal,
-        (None, Some(_)) => Ordering::Less,
-        (Some(_), None) => Ordering::Greater,
-        (Some(x), Some(y)) => compare(x, y).unwrap_or(Ordering::Equal),
-    };
-    idx.sort_by(|&a, &b| cmp(&values[a], &values[b]));
-    let mut out = vec![0u64; values.len()];
-    let mut rank = 0u64;
-    for w in 0..idx.len() {
-        if w > 0 && cmp(&values[idx[w - 1]], &values[idx[w]]) != Ordering::Equal {
-            rank += 1;
+/// A sampled column ranked once: each row's dense rank (0 for null, 1 for
+/// the smallest value) and the distinct values in order, so that laying
+/// out and taking min/max compare small integers, not values.
+#[derive(Debug, Default)]
+pub struct Ranked {
+    ranks: Vec<u32>,
+    distinct: Vec<Literal>,
+}
+
+/// Values that do not compare (different kinds) count as equal.
+fn cmp_lit(a: &Literal, b: &Literal) -> Ordering {
+    compare(a, b).unwrap_or(Ordering::Equal)
+}
+
+impl Ranked {
+    /// Rank one column.
+    pub fn new(values: &[Option<Literal>]) -> Ranked {
+        let mut idx: Vec<u32> = (0..values.len() as u32)
+            .filter(|&i| values[i as usize].is_some())
+            .collect();
+        let val = |i: u32| values[i as usize].as_ref().expect("kept non-null rows");
+        idx.sort_by(|&a, &b| cmp_lit(val(a), val(b)));
+        let mut ranks = vec![0u32; values.len()];
+        let mut distinct: Vec<Literal> = Vec::new();
+        for &i in &idx {
+            let v = val(i);
+            if distinct
+                .last()
+                .is_none_or(|last| cmp_lit(last, v) != Ordering::Equal)
+            {
+                distinct.push(v.clone());
+            }
+            ranks[i as usize] = distinct.len() as u32;
         }
-        out[idx[w]] = rank;
+        Ranked { ranks, distinct }
     }
-    (out, rank)
+}
+
+/// Every column of `sample` ranked ([`Ranked`]), for [`layout`]; the
+/// values themselves are dropped (the ranks and distinct values hold
+/// them).
+pub fn rank_all(sample: &mut Sample) -> Vec<Ranked> {
+    std::mem::take(&mut sample.values)
+        .into_iter()
+        .map(|v| Ranked::new(&v))
+        .collect()
 }
 
 /// Interleave the low `bits` bits of each value, most significant first.
@@ -295,11 +326,12 @@ fn interleave(vals: &[u64], bits: u32) -> u64 {
     z
 }
 
-/// The simulated files of `sample` laid out by `key` (1 to 4 of its
-/// columns) and cut every `rows_per_file` rows: per file, its rows and
-/// the statistics of every sampled column.
+/// The simulated files of `sample` (ranked as `ranked`) laid out by `key`
+/// (1 to 4 of its columns) and cut every `rows_per_file` rows: per file,
+/// its rows and the statistics of every sampled column.
 pub fn layout(
     sample: &Sample,
+    ranked: &[Ranked],
     key: &[String],
     rows_per_file: usize,
 ) -> Vec<(u64, Vec<ColumnStats>)> {
@@ -308,73 +340,62 @@ pub fn layout(
         .iter()
         .filter_map(|k| sample.columns.iter().position(|(c, _)| c == k))
         .collect();
-    let mut order: Vec<usize> = (0..n).collect();
-    if !key_idx.is_empty() {
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    if key_idx.len() == 1 {
+        let r = &ranked[key_idx[0]].ranks;
+        order.sort_by_key(|&i| r[i as usize]);
+    } else if !key_idx.is_empty() {
         let bits = 64 / key_idx.len() as u32;
-        let scaled: Vec<Vec<u64>> = key_idx
+        let top = (1u64 << bits) - 1;
+        // Ranks spread over the bits: a column with few values still
+        // spans the curve.
+        let scale: Vec<(usize, u64)> = key_idx
             .iter()
-            .map(|&k| {
-                let (r, max) = ranks(&sample.values[k]);
-                let top = if bits >= 64 {
-                    u64::MAX
-                } else {
-                    (1u64 << bits) - 1
-                };
-                // Spread ranks over the bits: a column with few values
-                // still spans the curve.
-                r.into_iter()
-                    .map(|x| {
-                        if max == 0 {
-                            0
-                        } else {
-                            ((x as u128 * top as u128) / max as u128) as u64
-                        }
-                    })
-                    .collect()
-            })
+            .map(|&k| (k, ranked[k].distinct.len() as u64))
             .collect();
         let z: Vec<u64> = (0..n)
             .map(|i| {
-                let v: Vec<u64> = scaled.iter().map(|s| s[i]).collect();
+                let v: Vec<u64> = scale
+                    .iter()
+                    .map(|&(k, max)| {
+                        let x = u64::from(ranked[k].ranks[i]);
+                        if max == 0 {
+                            0
+                        } else {
+                            ((u128::from(x) * u128::from(top)) / u128::from(max)) as u64
+                        }
+                    })
+                    .collect();
                 interleave(&v, bits)
             })
             .collect();
-        order.sort_by_key(|&i| z[i]);
+        order.sort_by_key(|&i| z[i as usize]);
     }
     let per = rows_per_file.max(1);
     order
         .chunks(per)
         .map(|rows| {
-            let stats = sample
-                .values
+            let stats = ranked
                 .iter()
                 .map(|col| {
-                    let mut s = ColumnStats {
-                        rows: Some(rows.len() as u64),
-                        null_count: Some(0),
-                        max_exact: true,
-                        ..ColumnStats::default()
-                    };
+                    let (mut lo, mut hi, mut nulls) = (u32::MAX, 0u32, 0u64);
                     for &r in rows {
-                        match &col[r] {
-                            None => s.null_count = s.null_count.map(|c| c + 1),
-                            Some(v) => {
-                                if s.min
-                                    .as_ref()
-                                    .is_none_or(|m| compare(v, m) == Some(Ordering::Less))
-                                {
-                                    s.min = Some(v.clone());
-                                }
-                                if s.max
-                                    .as_ref()
-                                    .is_none_or(|m| compare(v, m) == Some(Ordering::Greater))
-                                {
-                                    s.max = Some(v.clone());
-                                }
-                            }
+                        let k = col.ranks[r as usize];
+                        if k == 0 {
+                            nulls += 1;
+                        } else {
+                            lo = lo.min(k);
+                            hi = hi.max(k);
                         }
                     }
-                    s
+                    let at = |k: u32| (k >= 1).then(|| col.distinct[k as usize - 1].clone());
+                    ColumnStats {
+                        min: (hi > 0).then(|| at(lo)).flatten(),
+                        max: (hi > 0).then(|| at(hi)).flatten(),
+                        max_exact: true,
+                        null_count: Some(nulls),
+                        rows: Some(rows.len() as u64),
+                    }
                 })
                 .collect();
             (rows.len() as u64, stats)
@@ -450,7 +471,9 @@ mod tests {
             Some(Literal::Int(1)),
             Some(Literal::Int(5)),
         ];
-        assert_eq!(ranks(&v), (vec![2, 0, 1, 2], 2));
+        let r = Ranked::new(&v);
+        assert_eq!(r.ranks, vec![2, 0, 1, 2]);
+        assert_eq!(r.distinct, vec![Literal::Int(1), Literal::Int(5)]);
     }
 
     #[test]
@@ -458,12 +481,15 @@ mod tests {
         let s = Sample {
             columns: vec![("k".into(), ColumnType::Integer)],
             values: vec![(0..100).rev().map(|i| Some(Literal::Int(i))).collect()],
+            rows: 100,
             files_read: 1,
             files_total: 1,
             rows_total: 100,
             warnings: Vec::new(),
         };
-        let files = layout(&s, &["k".to_string()], 25);
+        let mut s = s;
+        let ranked = rank_all(&mut s);
+        let files = layout(&s, &ranked, &["k".to_string()], 25);
         assert_eq!(files.len(), 4);
         assert_eq!(files[0].1[0].min, Some(Literal::Int(0)));
         assert_eq!(files[0].1[0].max, Some(Literal::Int(24)));
