@@ -57,7 +57,7 @@ bench:
 ## SF 1 takes about 6 minutes on 2 cores; its data is generated, not kept.
 BENCH_SKIPPING_SF ?= 1
 BENCH_SKIPPING_OUT ?= target/bench-skipping
-bench-skipping:
+bench-skipping: build
 	scripts/skipping/run.sh $(BENCH_SKIPPING_SF) $(BENCH_SKIPPING_OUT)
 
 TABLES_VENV ?= .venv/tables

@@ -23,7 +23,7 @@ pub fn plan(
 ) -> Result<bool> {
     let mut data = pipeline::load(inputs)?;
     let tables = pipeline::table_inputs(score, &mut data)?;
-    let (_, measured) = whatif_cmd::measure(&mut data, &score.tables, score.allow_outside_table);
+    let (_, measured) = whatif_cmd::measure(&mut data, score, args.pricing);
     let planned = plan_cmd::make_plan(&data.records, score, args, &tables.stats, &measured)?;
     let money = savings::money(
         &data.records,
@@ -92,14 +92,18 @@ pub fn run(
     let mut data = pipeline::load(inputs)?;
     let tables = pipeline::table_inputs(score, &mut data)?;
     let stats = &tables.stats;
-    let (skipping, measured) =
-        whatif_cmd::measure(&mut data, &score.tables, score.allow_outside_table);
+    let (skipping, measured) = whatif_cmd::measure(&mut data, score, args.pricing);
     // table audit
     if let Some(a) = &tables.audit {
         a.write_into(&mut out, Format::Csv)?;
-        let cols = whatif_cmd::columns(&skipping, false);
+        let cols = whatif_cmd::columns(&skipping.rows, false);
         output::write_columns(&cols, Format::Csv, Some(&out.file("skipping.csv")))?;
         output::write_columns(&cols, Format::Parquet, Some(&out.file("skipping.parquet")))?;
+        output::write_columns(
+            &whatif_cmd::quality_columns(&skipping.quality),
+            Format::Csv,
+            Some(&out.file("layout_quality.csv")),
+        )?;
     }
     let mut file = |name: &str| out.file(name);
 
@@ -215,6 +219,7 @@ const ANALYZE_OUTPUTS: &[&str] = &[
     "plan.json",
     "skipping.csv",
     "skipping.parquet",
+    "layout_quality.csv",
     "plan.sql",
     "report.md",
     "report.html",

@@ -63,6 +63,24 @@ pub struct PlanArgs {
     /// not rows inside one. `0` plans every table.
     #[arg(long, value_name = "BYTES", default_value = "1GiB", value_parser = crate::cli::size)]
     pub min_table_size: u64,
+    /// How the tables given with `--tables` are priced: `measured` (what
+    /// their scans would skip on a min/max engine, simulated from their
+    /// statistics and rows; joins skip nothing by themselves there) or
+    /// `assumed` (the constant `--scan-reduction` of every join's bytes,
+    /// as for tables without statistics; closer to engines that prune
+    /// files by the join's build-side values, such as Databricks' dynamic
+    /// file pruning, which lakeaudit does not simulate yet).
+    #[arg(long, value_enum, default_value_t = Pricing::Measured)]
+    pub pricing: Pricing,
+}
+
+/// `--pricing`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Pricing {
+    /// Simulated from the audited tables' statistics and rows.
+    Measured,
+    /// The constant scan reduction for every table.
+    Assumed,
 }
 
 impl PlanArgs {

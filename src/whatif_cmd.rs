@@ -7,6 +7,7 @@ use crate::pipeline;
 use crate::{report_problems, Inputs};
 use anyhow::Result;
 use graph::tables::{short_table, Locations};
+use rayon::prelude::*;
 use skipping::{Engine, ScanRow};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -112,7 +113,7 @@ fn column_name(attr: &str) -> &str {
 pub fn run(inputs: &Inputs, args: &WhatifArgs, format: Format, out: Option<&Path>) -> Result<bool> {
     let layouts = parse_layouts(&args.layout)?;
     let mut data = pipeline::load(inputs)?;
-    let rows = rows(&mut data, args, &layouts);
+    let rows = rows(&mut data, args, &layouts).rows;
     match format {
         Format::Jsonl => output::write_to(out, |w| output::write_jsonl(&rows, w))?,
         other => output::write_columns(&columns(&rows, other == Format::Table), other, out)?,
@@ -128,7 +129,8 @@ pub fn rows(
     data: &mut crate::ingest::Ingested<pipeline::Exec>,
     args: &WhatifArgs,
     layouts: &[(String, Vec<String>)],
-) -> Vec<ScanRow> {
+) -> Whatif {
+    let mut out = Whatif::default();
     let mut locations = Locations::default();
     let mut wanted = BTreeSet::new();
     for e in &data.records {
@@ -171,10 +173,27 @@ pub fn rows(
         by_id.insert(id, t);
     }
     let engines = args.engine.engines();
-    // Each audited table's candidate layouts, simulated once.
-    let mut simulated: BTreeMap<&str, Vec<(String, tables::TableState)>> = BTreeMap::new();
+    // Layout quality on every column the workload filters or joins on.
+    for (id, t) in &by_id {
+        let mut cols = predicate_columns(data, &locations, id, t);
+        cols.extend(join_columns(data, &locations, id, t));
+        for c in cols {
+            if let Some(mut q) = skipping::quality::quality(t, &c) {
+                q.table = short_table(id);
+                out.quality.push(q);
+            }
+        }
+    }
+    // Each audited table's candidate layouts, simulated once per table,
+    // tables in parallel.
+    let mut jobs = Vec::new();
     if !args.current_only {
         for (id, t) in &by_id {
+            // A partitioned table is not simulated: a rewrite orders rows
+            // within its partitions, which the simulation does not model.
+            if !t.partition_fields.is_empty() {
+                continue;
+            }
             let short = short_table(id);
             let keys: Vec<Vec<String>> = if layouts.is_empty() {
                 generated(data, &locations, id, t)
@@ -194,28 +213,42 @@ pub fn rows(
             }
             let mut needed: BTreeSet<String> = keys.iter().flatten().cloned().collect();
             needed.extend(predicate_columns(data, &locations, id, t));
-            let needed: Vec<String> = needed.into_iter().collect();
+            jobs.push((id.as_str(), t, keys, needed.into_iter().collect::<Vec<_>>()));
+        }
+    }
+    let done: Vec<(&str, Simulated, Vec<String>)> = jobs
+        .into_par_iter()
+        .map(|(id, t, keys, needed)| {
             let mut sample = skipping::simulate::sample(t, &needed, args.sample_rows);
-            data.warnings.extend(sample.warnings.iter().cloned());
+            let warnings = std::mem::take(&mut sample.warnings);
             if sample.rows() == 0 {
-                continue;
+                return (id, Vec::new(), warnings);
             }
             let per_file = skipping::simulate::rows_per_file(t, &sample);
             let ranked = skipping::simulate::rank_all(&mut sample);
+            let sim = |k: &[String], half| {
+                let files = skipping::simulate::layout(&sample, &ranked, k, per_file, half);
+                skipping::simulate::simulated_table(t, &sample, files)
+            };
             let sims = keys
-                .into_iter()
+                .iter()
                 .map(|k| {
-                    let files = skipping::simulate::layout(&sample, &ranked, &k, per_file);
                     (
                         k.join(","),
-                        skipping::simulate::simulated_table(t, &sample, files),
+                        sim(k, false),
+                        sim(k, true),
+                        sample.rows() as u64,
                     )
                 })
                 .collect();
-            simulated.insert(id.as_str(), sims);
-        }
+            (id, sims, warnings)
+        })
+        .collect();
+    let mut simulated: BTreeMap<&str, Simulated> = BTreeMap::new();
+    for (id, sims, warnings) in done {
+        data.warnings.extend(warnings);
+        simulated.insert(id, sims);
     }
-    let mut rows = Vec::new();
     for e in &data.records {
         let r = &e.record;
         for (i, s) in r.scans.iter().enumerate() {
@@ -223,13 +256,13 @@ pub fn rows(
             let Some(t) = by_id.get(&id) else {
                 continue;
             };
-            let current = std::iter::once(("current", t));
+            let current = std::iter::once(("current", t, None));
             let sims = simulated
                 .get(id.as_str())
                 .into_iter()
                 .flatten()
-                .map(|(name, st)| (name.as_str(), st));
-            for ((layout, t), &engine) in current
+                .map(|(name, st, half, n)| (name.as_str(), st, Some((half, *n))));
+            for ((layout, t, half), &engine) in current
                 .chain(sims)
                 .flat_map(|l| engines.iter().map(move |e| (l, e)))
             {
@@ -239,7 +272,17 @@ pub fn rows(
                     s.partition_filters.as_deref(),
                     engine,
                 );
-                rows.push(ScanRow {
+                let half_read = half.map(|(h, _)| {
+                    skipping::current(
+                        h,
+                        s.pushed_filters.as_deref(),
+                        s.partition_filters.as_deref(),
+                        engine,
+                    )
+                    .0
+                    .files_read
+                });
+                out.rows.push(ScanRow {
                     app_id: r.app_id.clone(),
                     execution_id: r.execution_id,
                     description: r.description.clone(),
@@ -256,11 +299,27 @@ pub fn rows(
                     unknown_predicates: unknown,
                     logged_files_read: s.files_read,
                     logged_bytes_read: s.bytes_read,
+                    sample_rows: half.map(|(_, n)| n),
+                    files_read_half_sample: half_read,
                 });
             }
         }
     }
-    rows
+    out
+}
+
+/// A table's simulated layouts: name, the table laid out from the whole
+/// sample and from half of it, and the rows sampled.
+type Simulated = Vec<(String, tables::TableState, tables::TableState, u64)>;
+
+/// What `whatif` computes: the scan rows, and the layout quality of the
+/// audited tables on the columns the workload filters or joins on.
+#[derive(Default)]
+pub struct Whatif {
+    /// One row per scan of an audited table, layout and engine.
+    pub rows: Vec<ScanRow>,
+    /// Layout quality per (table, column).
+    pub quality: Vec<skipping::quality::Quality>,
 }
 
 /// The measured keys of `rows` (one engine's): per table and candidate
@@ -305,27 +364,72 @@ pub fn measured(rows: &[ScanRow]) -> Vec<planner::MeasuredKey> {
         .collect()
 }
 
-/// What `--tables` measures for the planner: the generated candidates of
-/// every audited table under the `minmax` engine ([`rows`]).
+/// What `--tables` measures: the generated candidates of every audited
+/// table under the `minmax` engine ([`rows`]), and for the planner the
+/// measured keys (none with `--pricing assumed`).
 pub fn measure(
     data: &mut crate::ingest::Ingested<pipeline::Exec>,
-    tables: &[PathBuf],
-    allow_outside_table: bool,
-) -> (Vec<ScanRow>, Vec<planner::MeasuredKey>) {
-    if tables.is_empty() {
-        return (Vec::new(), Vec::new());
+    score: &crate::edges_cmd::ScoreArgs,
+    pricing: crate::plan_cmd::Pricing,
+) -> (Whatif, Vec<planner::MeasuredKey>) {
+    if score.tables.is_empty() {
+        return (Whatif::default(), Vec::new());
     }
     let args = WhatifArgs {
-        tables: tables.to_vec(),
-        allow_outside_table,
+        tables: score.tables.clone(),
+        allow_outside_table: score.allow_outside_table,
         engine: EngineArg::Minmax,
         layout: Vec::new(),
         sample_rows: DEFAULT_SAMPLE_ROWS,
         current_only: false,
     };
-    let rows = rows(data, &args, &[]);
-    let m = measured(&rows);
-    (rows, m)
+    let w = rows(data, &args, &[]);
+    let m = match pricing {
+        crate::plan_cmd::Pricing::Measured => measured(&w.rows),
+        crate::plan_cmd::Pricing::Assumed => Vec::new(),
+    };
+    (w, m)
+}
+
+/// The layout quality rows as columns (`layout_quality.csv`).
+pub fn quality_columns(rows: &[skipping::quality::Quality]) -> Vec<Col> {
+    let int = |f: fn(&skipping::quality::Quality) -> u64| {
+        rows.iter().map(|r| Some(f(r) as i64)).collect()
+    };
+    vec![
+        Col::Str(
+            "table",
+            rows.iter().map(|r| Some(r.table.clone())).collect(),
+        ),
+        Col::Str(
+            "column",
+            rows.iter().map(|r| Some(r.column.clone())).collect(),
+        ),
+        Col::Int("files", int(|r| r.files)),
+        Col::Int("files_with_bounds", int(|r| r.files_with_bounds)),
+        Col::Int("constant_files", int(|r| r.constant_files)),
+        Col::Float(
+            "average_overlap",
+            rows.iter().map(|r| Some(r.average_overlap)).collect(),
+        ),
+        Col::Float(
+            "average_depth",
+            rows.iter().map(|r| Some(r.average_depth)).collect(),
+        ),
+        Col::Str(
+            "depth_histogram",
+            rows.iter()
+                .map(|r| {
+                    let h: Vec<String> = r
+                        .depth_histogram
+                        .iter()
+                        .map(|(d, n)| format!("{d}:{n}"))
+                        .collect();
+                    Some(h.join(";"))
+                })
+                .collect(),
+        ),
+    ]
 }
 
 /// `cols` as the table names them (matched without regard to ASCII
@@ -397,6 +501,30 @@ fn predicate_columns(
         .into_iter()
         .filter(|c| t.columns.iter().any(|(n, _)| n == c))
         .collect()
+}
+
+/// The columns of table `id` that the workload's joins use.
+fn join_columns(
+    data: &crate::ingest::Ingested<pipeline::Exec>,
+    locations: &Locations,
+    id: &str,
+    t: &tables::TableState,
+) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for e in &data.records {
+        for r in &e.relationships {
+            for (table, cols) in [
+                (&r.left_table, &r.left_columns),
+                (&r.right_table, &r.right_columns),
+            ] {
+                if locations.identity(table) == id {
+                    out.extend(table_names(t, cols));
+                }
+            }
+        }
+    }
+    out.retain(|c| t.columns.iter().any(|(n, _)| n == c));
+    out
 }
 
 /// Candidate keys of table `id`: its filtered columns and its join keys,
@@ -488,9 +616,26 @@ pub fn columns(rows: &[ScanRow], terminal: bool) -> Vec<Col> {
             "logged_bytes_read",
             rows.iter().map(|r| r.logged_bytes_read).collect(),
         ),
+        Col::Int(
+            "sample_rows",
+            rows.iter()
+                .map(|r| r.sample_rows.map(|n| n as i64))
+                .collect(),
+        ),
+        Col::Int(
+            "files_read_half_sample",
+            rows.iter()
+                .map(|r| r.files_read_half_sample.map(|n| n as i64))
+                .collect(),
+        ),
     ];
     if terminal {
-        cols.retain(|c| !matches!(c.name(), "app_id" | "logged_bytes_read"));
+        cols.retain(|c| {
+            !matches!(
+                c.name(),
+                "app_id" | "logged_bytes_read" | "sample_rows" | "files_read_half_sample"
+            )
+        });
     }
     cols
 }

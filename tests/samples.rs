@@ -89,6 +89,11 @@ fn make_analyze_on_the_samples_audits_their_warehouse() {
         &wh,
         "--min-table-size",
         "0",
+        // The planner's machinery on joins (conflicts, kept clusterings):
+        // price the shop tables as the paper does. Measured pricing is
+        // tested on real engines' counts in tests/whatif.rs.
+        "--pricing",
+        "assumed",
         "--out",
         &dir,
     ]);

@@ -68,7 +68,10 @@ fn analyze_samples(extra: &[&str], name: &str) -> PathBuf {
     let dir = tempdir(name);
     let (samples, wh) = (sample(""), sample("warehouse"));
     let out = dir.to_string_lossy().into_owned();
-    let mut args = vec!["analyze", &samples, "--tables", &wh];
+    // Statements for every format the plan may change: the paper's
+    // pricing, which plans the samples' joins (measured pricing is
+    // tested against real engines in tests/whatif.rs).
+    let mut args = vec!["analyze", &samples, "--tables", &wh, "--pricing", "assumed"];
     args.extend_from_slice(extra);
     args.extend(["--out", &out]);
     ok(&args);

@@ -119,12 +119,17 @@ pub fn with_measured(
         if executions == 0 {
             continue;
         }
+        let saving = reads.bytes_now.saturating_sub(reads.bytes_after);
         windows.push(MeasuredWindow {
             table: m.table.clone(),
             key: m.key.clone(),
             executions,
             reads,
         });
+        if saving == 0 {
+            // Nothing to gain: not a demand (the table keeps its layout).
+            continue;
+        }
         out.push(EdgeDemand {
             left_table: m.table.clone(),
             left_columns: m.key.clone(),
@@ -135,7 +140,7 @@ pub fn with_measured(
             smj_count: 0,
             bhj_count: 0,
             other_count: executions,
-            measured_saving: Some(reads.bytes_now.saturating_sub(reads.bytes_after) as f64),
+            measured_saving: Some(saving as f64),
         });
     }
     (

@@ -50,6 +50,7 @@ def main():
             ours[int(m.group(1)), r["table"]].add(int(r["files_read"]))
             totals[r["table"]] = int(r["files_total"])
     duck = collections.defaultdict(set)
+    duck_totals = {}
     failed = {}
     with open(a.duckdb) as f:
         for line in f:
@@ -60,10 +61,11 @@ def main():
                 failed[d["query"]] = d.get("status")
                 continue
             n = d["files_scanning"] if d["files_scanning"] is not None else d["files_total"]
+            duck_totals[d["table"]] = d["files_total"]
             duck[d["query"], d["table"]].add(n)
 
     same = differ = 0
-    by_table = collections.defaultdict(lambda: [0, 0])
+    by_table = collections.defaultdict(lambda: [0, 0, 0])
     for k in sorted(set(ours) & set(duck)):
         if k[0] in failed:
             continue
@@ -75,14 +77,20 @@ def main():
             print(f"Q{k[0]} {k[1]}: lakeaudit {o}, DuckDB {d}")
         by_table[k[1]][0] += max(o)
         by_table[k[1]][1] += max(d)
+        by_table[k[1]][2] += 1
     print(f"(query, table) pairs equal: {same} of {same + differ}")
     if failed:
         print("left out (failed on DuckDB): " + ", ".join(f"Q{q}" for q in sorted(failed)))
     po = pd = 0
-    for t, (o, d) in sorted(by_table.items()):
+    for t, (o, d, pairs) in sorted(by_table.items()):
         po, pd = po + o, pd + d
         dev = (o - d) / d * 100 if d else 0.0
-        print(f"{t}: lakeaudit {o} / DuckDB {d} files ({dev:+.1f}%), table has {totals.get(t, '?')} files now")
+        share = ""
+        if totals.get(t) and duck_totals.get(t):
+            so = o / (pairs * totals[t]) * 100
+            sd = d / (pairs * duck_totals[t]) * 100
+            share = f"; share of the table's files read: lakeaudit {so:.1f}% of {totals[t]}, DuckDB {sd:.1f}% of {duck_totals[t]}"
+        print(f"{t}: lakeaudit {o} / DuckDB {d} files ({dev:+.1f}%){share}")
     if pd:
         print(f"total: lakeaudit {po} / DuckDB {pd} files ({(po - pd) / pd * 100:+.1f}%)")
     return 0

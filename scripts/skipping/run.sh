@@ -89,6 +89,39 @@ fi
 
 "$PY" "$HERE/summarise.py" "${DUCK[@]}" --per-table --per-query "${SPARK[@]}" \
     --title "TPC-H SF $SF, $TARGET_FILE_SIZE-byte target files" >"$DIR/summary.md"
+
+# lakeaudit's prediction against DuckDB: each layout as it is, and the date
+# layout predicted from the random tables before any rewrite
+# (compare_whatif.py). Any Spark log of the run serves: the predicates are
+# the same on every layout.
+LAKEAUDIT=${LAKEAUDIT:-$ROOT/target/release/lakeaudit}
+LOGDIR=$(ls -d "$DIR"/spark-events/*/ 2>/dev/null | head -n 1)
+if [ -x "$LAKEAUDIT" ] && [ -n "$LOGDIR" ]; then
+    {
+        echo
+        echo "lakeaudit whatif (minmax engine) against DuckDB's files after its static file filters:"
+        for layout in $ALL_LAYOUTS; do
+            "$LAKEAUDIT" whatif "$LOGDIR" --tables "$DIR/$layout" --current-only \
+                --format csv -o "$DIR/whatif-$layout.csv" 2>/dev/null
+            echo
+            echo "$layout as it is: $("$PY" "$HERE/compare_whatif.py" "$DIR/whatif-$layout.csv" \
+                "$DIR/duckdb-$layout.jsonl" | grep 'pairs equal')"
+        done
+        if [ -f "$DIR/duckdb-date.jsonl" ] && [ -d "$DIR/random" ]; then
+            "$LAKEAUDIT" whatif "$LOGDIR" --tables "$DIR/random" \
+                --layout 'lineitem=l_shipdate;orders=o_orderdate' \
+                --format csv -o "$DIR/whatif-date-from-random.csv" 2>/dev/null
+            echo
+            echo "date predicted from random, against the real date layout:"
+            for t in lineitem:l_shipdate orders:o_orderdate; do
+                "$PY" "$HERE/compare_whatif.py" "$DIR/whatif-date-from-random.csv" \
+                    "$DIR/duckdb-date.jsonl" --layout "${t#*:}" --tables "${t%%:*}" | tail -n 1
+            done
+        fi
+    } >>"$DIR/summary.md"
+else
+    echo "no $LAKEAUDIT or no Spark log: the whatif comparison is skipped (make build)" >&2
+fi
 {
     echo
     echo "Wall times (s):"

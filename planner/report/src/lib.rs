@@ -35,7 +35,10 @@
 //! let config = PlannerConfig::default();
 //! let (plan, curve) = plan_and_curve(&profiles, &demands, &config, Algorithm::Improved).unwrap();
 //! let left_out = left_out(&profiles, &demands, &config, &plan).unwrap();
-//! let planned = Planned { profiles, window: None, demands, config, plan, left_out, curve };
+//! let planned = Planned {
+//!     profiles, window: None, demands, config, plan, left_out, curve,
+//!     measured: vec![], replaced: vec![],
+//! };
 //! let data = ReportData {
 //!     inputs: InputSummary { applications: 1, executions: 10, queries: 10, span: None },
 //!     apps: vec![],

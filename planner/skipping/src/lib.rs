@@ -41,6 +41,7 @@
 //! assert_eq!(read(&t, &p, Engine::None).files_read, 2);
 //! ```
 
+pub mod quality;
 pub mod simulate;
 
 use plan::predicate::{parse_filters, ColumnStats, ColumnType, Predicate};
@@ -194,9 +195,7 @@ pub fn read(t: &TableState, preds: &[Predicate], engine: Engine) -> Reading {
             r.files_read += 1;
             r.bytes_read += f.size;
             let missing = usable.iter().any(|(_, i)| match (i, &f.stats) {
-                (Some(i), Some(s)) => s
-                    .get(*i)
-                    .is_none_or(|s| s.min.is_none() && s.max.is_none() && s.null_count.is_none()),
+                (Some(i), Some(s)) => s.get(*i).is_none_or(|s| s.min.is_none() || s.max.is_none()),
                 _ => engine == Engine::MinMax,
             });
             r.files_without_stats += u64::from(missing);
@@ -247,6 +246,11 @@ pub struct ScanRow {
     pub logged_files_read: Option<i64>,
     /// Bytes the log says the scan read.
     pub logged_bytes_read: Option<i64>,
+    /// For a simulated layout: the rows the simulation read.
+    pub sample_rows: Option<u64>,
+    /// For a simulated layout: the files read when only half the sample
+    /// is laid out (how much the estimate depends on the sample).
+    pub files_read_half_sample: Option<u64>,
 }
 
 /// What one scan with the printed filters `pushed` and `partition` reads

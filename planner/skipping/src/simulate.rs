@@ -328,19 +328,28 @@ fn interleave(vals: &[u64], bits: u32) -> u64 {
 
 /// The simulated files of `sample` (ranked as `ranked`) laid out by `key`
 /// (1 to 4 of its columns) and cut every `rows_per_file` rows: per file,
-/// its rows and the statistics of every sampled column.
+/// its rows and the statistics of every sampled column. With `half`, only
+/// every other sampled row is laid out (and files are cut at half the
+/// rows), to show how the estimate moves with the sample's size.
 pub fn layout(
     sample: &Sample,
     ranked: &[Ranked],
     key: &[String],
     rows_per_file: usize,
+    half: bool,
 ) -> Vec<(u64, Vec<ColumnStats>)> {
     let n = sample.rows();
     let key_idx: Vec<usize> = key
         .iter()
         .filter_map(|k| sample.columns.iter().position(|(c, _)| c == k))
         .collect();
-    let mut order: Vec<u32> = (0..n as u32).collect();
+    let step = if half { 2 } else { 1 };
+    let rows_per_file = if half {
+        rows_per_file.div_ceil(2)
+    } else {
+        rows_per_file
+    };
+    let mut order: Vec<u32> = (0..n as u32).step_by(step).collect();
     if key_idx.len() == 1 {
         let r = &ranked[key_idx[0]].ranks;
         order.sort_by_key(|&i| r[i as usize]);
@@ -355,6 +364,9 @@ pub fn layout(
             .collect();
         let z: Vec<u64> = (0..n)
             .map(|i| {
+                if i % step != 0 {
+                    return 0;
+                }
                 let v: Vec<u64> = scale
                     .iter()
                     .map(|&(k, max)| {
@@ -489,7 +501,8 @@ mod tests {
         };
         let mut s = s;
         let ranked = rank_all(&mut s);
-        let files = layout(&s, &ranked, &["k".to_string()], 25);
+        let files = layout(&s, &ranked, &["k".to_string()], 25, false);
+        assert_eq!(layout(&s, &ranked, &["k".to_string()], 25, true).len(), 4);
         assert_eq!(files.len(), 4);
         assert_eq!(files[0].1[0].min, Some(Literal::Int(0)));
         assert_eq!(files[0].1[0].max, Some(Literal::Int(24)));
