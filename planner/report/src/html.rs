@@ -236,7 +236,7 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                             }
                         }
                     }
-                    @if !d.planned.measured.is_empty() {
+                    @if changed.iter().any(|t| d.planned.measured.iter().any(|w| w.table == t.table)) {
                         h3 { "Measured on the audited tables" }
                         p { "File statistics of the tables, and the files a rewrite would write simulated from their rows; a min/max engine; per scan in " code { "skipping.csv" } "." }
                         table class="sortable" id="measured" {

@@ -223,6 +223,12 @@ fn measured_section(s: &mut String, d: &ReportData<'_>) {
         return;
     }
     let changed: Vec<_> = d.planned.plan.tables.iter().filter(|t| t.changed).collect();
+    if !changed
+        .iter()
+        .any(|t| m.iter().any(|w| w.table == t.table))
+    {
+        return;
+    }
     let _ = writeln!(
         s,
         "\nMeasured on the audited tables (their file statistics, and the files a rewrite would write simulated from their rows; a min/max engine; details per scan in `skipping.csv`):\n"
