@@ -529,7 +529,8 @@ fn join_columns(
 
 /// Candidate keys of table `id`: its filtered columns and its join keys,
 /// one column each, the most used first (by scans filtering on it plus
-/// joins on it), at most [`MAX_CANDIDATES`].
+/// joins on it), at most [`MAX_CANDIDATES`]; then the two and the three
+/// most used together.
 fn generated(
     data: &crate::ingest::Ingested<pipeline::Exec>,
     locations: &Locations,
@@ -556,11 +557,19 @@ fn generated(
         .filter(|(c, _)| t.columns.iter().any(|(n, _)| n == c))
         .collect();
     ranked.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    ranked
+    let top: Vec<String> = ranked
         .into_iter()
         .take(MAX_CANDIDATES)
-        .map(|(c, _)| vec![c])
-        .collect()
+        .map(|(c, _)| c)
+        .collect();
+    let mut keys: Vec<Vec<String>> = top.iter().map(|c| vec![c.clone()]).collect();
+    // The most used two and three together, along a Z-order curve.
+    for n in [2, 3] {
+        if top.len() >= n {
+            keys.push(top[..n].to_vec());
+        }
+    }
+    keys
 }
 
 /// Tabular view; on a terminal the description is cut and sizes are

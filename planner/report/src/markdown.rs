@@ -223,10 +223,7 @@ fn measured_section(s: &mut String, d: &ReportData<'_>) {
         return;
     }
     let changed: Vec<_> = d.planned.plan.tables.iter().filter(|t| t.changed).collect();
-    if !changed
-        .iter()
-        .any(|t| m.iter().any(|w| w.table == t.table))
-    {
+    if !changed.iter().any(|t| m.iter().any(|w| w.table == t.table)) {
         return;
     }
     let _ = writeln!(
