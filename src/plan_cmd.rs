@@ -284,13 +284,7 @@ fn render(
             {
                 Some(m) => {
                     let r = &m.reads;
-                    let pct = |read: u64| {
-                        if r.bytes_scanned_table == 0 {
-                            0.0
-                        } else {
-                            100.0 * (1.0 - read as f64 / r.bytes_scanned_table as f64)
-                        }
-                    };
+                    let pct = |read: u64| r.skipped_pct(read);
                     let _ = writeln!(
                         s,
                         "  measured (table statistics, min/max engine; {} executions this window): reads {} now ({:.1}% skipped, {} files), {} after ({:.1}% skipped, {} files)",

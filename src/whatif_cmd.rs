@@ -454,26 +454,36 @@ fn filtered(
     t: &tables::TableState,
 ) -> BTreeMap<String, usize> {
     let mut out = BTreeMap::new();
-    for e in &data.records {
-        for s in &e.record.scans {
-            if locations.identity(&s.table) != id {
-                continue;
-            }
-            let preds = skipping::predicates(
-                s.pushed_filters.as_deref(),
-                s.partition_filters.as_deref(),
-                &t.columns,
-            );
-            let mut cols = BTreeSet::new();
-            for p in &preds {
-                skipping::range_columns(p, &mut cols);
-            }
-            for c in table_names(t, &cols.into_iter().collect::<Vec<_>>()) {
-                *out.entry(c).or_insert(0) += 1;
-            }
+    for preds in scan_predicates(data, locations, id, t) {
+        let mut cols = BTreeSet::new();
+        for p in &preds {
+            skipping::range_columns(p, &mut cols);
+        }
+        for c in table_names(t, &cols.into_iter().collect::<Vec<_>>()) {
+            *out.entry(c).or_insert(0) += 1;
         }
     }
     out
+}
+
+/// The typed predicates of every scan of table `id`, one list per scan.
+fn scan_predicates<'a>(
+    data: &'a crate::ingest::Ingested<pipeline::Exec>,
+    locations: &'a Locations,
+    id: &'a str,
+    t: &'a tables::TableState,
+) -> impl Iterator<Item = Vec<skipping::Predicate>> + 'a {
+    data.records
+        .iter()
+        .flat_map(|e| e.record.scans.iter())
+        .filter(move |s| locations.identity(&s.table) == id)
+        .map(|s| {
+            skipping::predicates(
+                s.pushed_filters.as_deref(),
+                s.partition_filters.as_deref(),
+                &t.columns,
+            )
+        })
 }
 
 /// Every column a predicate of a scan of table `id` names.
@@ -484,18 +494,8 @@ fn predicate_columns(
     t: &tables::TableState,
 ) -> BTreeSet<String> {
     let mut cols = BTreeSet::new();
-    for e in &data.records {
-        for s in &e.record.scans {
-            if locations.identity(&s.table) == id {
-                for p in skipping::predicates(
-                    s.pushed_filters.as_deref(),
-                    s.partition_filters.as_deref(),
-                    &t.columns,
-                ) {
-                    skipping::all_columns(&p, &mut cols);
-                }
-            }
-        }
+    for p in scan_predicates(data, locations, id, t).flatten() {
+        skipping::all_columns(&p, &mut cols);
     }
     table_names(t, &cols.into_iter().collect::<Vec<_>>())
         .into_iter()

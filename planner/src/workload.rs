@@ -45,6 +45,18 @@ pub struct Reads {
     pub bytes_scanned_table: u64,
 }
 
+impl Reads {
+    /// The share of the scanned tables' bytes that reading `read` bytes
+    /// skips, in percent.
+    pub fn skipped_pct(&self, read: u64) -> f64 {
+        if self.bytes_scanned_table == 0 {
+            0.0
+        } else {
+            100.0 * (1.0 - read as f64 / self.bytes_scanned_table as f64)
+        }
+    }
+}
+
 impl std::ops::AddAssign for Reads {
     fn add_assign(&mut self, o: Reads) {
         self.bytes_now += o.bytes_now;

@@ -250,7 +250,7 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                                 @for t in &changed {
                                     @if let Some(w) = d.planned.measured.iter().find(|w| w.table == t.table && w.key == t.keys) {
                                         @let r = &w.reads;
-                                        @let pct = |read: u64| if r.bytes_scanned_table == 0 { 0.0 } else { 100.0 * (1.0 - read as f64 / r.bytes_scanned_table as f64) };
+                                        @let pct = |read: u64| r.skipped_pct(read);
                                         tr {
                                             td class="name" { code { (t.table) } }
                                             td class="name" { (t.keys.join(", ")) }

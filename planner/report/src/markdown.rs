@@ -240,13 +240,7 @@ fn measured_section(s: &mut String, d: &ReportData<'_>) {
             continue;
         };
         let r = &w.reads;
-        let pct = |read: u64| {
-            if r.bytes_scanned_table == 0 {
-                0.0
-            } else {
-                100.0 * (1.0 - read as f64 / r.bytes_scanned_table as f64)
-            }
-        };
+        let pct = |read: u64| r.skipped_pct(read);
         let _ = writeln!(
             s,
             "| {} | {} | {} | {} | {:.1}% | {} | {:.1}% | {} → {} |",

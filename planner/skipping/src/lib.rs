@@ -44,7 +44,8 @@
 pub mod quality;
 pub mod simulate;
 
-use plan::predicate::{parse_filters, ColumnStats, ColumnType, Predicate};
+pub use plan::predicate::Predicate;
+use plan::predicate::{parse_filters, ColumnStats, ColumnType};
 use serde::Serialize;
 use tables::TableState;
 
