@@ -205,3 +205,73 @@ pub fn budget(curve: &BudgetCurve, given: Option<u64>) -> Result<String> {
     }
     Ok(buf)
 }
+
+/// What a measured table's scans read in the plan's window: now, and
+/// under each candidate key (the chosen one highlighted), as bars.
+pub fn skipping(now: u64, candidates: &[(String, u64, bool)]) -> Result<String> {
+    let e = err("skipping");
+    let mut buf = String::new();
+    let n = candidates.len() + 1;
+    let top = candidates.iter().map(|c| c.1).fold(now, u64::max).max(1) as f64 * 1.12;
+    // A long key is cut to fit under its bar (the table beside the chart
+    // names it in full).
+    let name = |i: usize| -> String {
+        if i == 0 {
+            return "now".into();
+        }
+        let k = &candidates[i - 1].0;
+        if k.chars().count() > 22 {
+            format!("{}…", k.chars().take(21).collect::<String>())
+        } else {
+            k.clone()
+        }
+    };
+    {
+        let width = (160 + 120 * n as u32).min(1100);
+        let root = SVGBackend::with_string(&mut buf, (width, 260)).into_drawing_area();
+        root.fill(&WHITE).map_err(&e)?;
+        let mut chart = ChartBuilder::on(&root)
+            .margin(14)
+            .x_label_area_size(40)
+            .y_label_area_size(72)
+            .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), 0f64..top)
+            .map_err(&e)?;
+        let label = |x: &f64| {
+            let i = x.round();
+            if (x - i).abs() > 1e-6 || i < 0.0 || i as usize >= n {
+                return String::new();
+            }
+            name(i as usize)
+        };
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .max_light_lines(1)
+            .light_line_style(GRID.mix(0.5))
+            .bold_line_style(GRID)
+            .x_labels(n)
+            .x_label_formatter(&label)
+            .y_labels(5)
+            .y_label_formatter(&|y| human(*y))
+            .y_desc("bytes read in the window")
+            .x_desc("layout")
+            .label_style((FONT, 13).into_font().color(&INK))
+            .axis_desc_style((FONT, 13).into_font().color(&INK))
+            .draw()
+            .map_err(&e)?;
+        let bars = std::iter::once((now, GRID))
+            .chain(
+                candidates
+                    .iter()
+                    .map(|(_, b, chosen)| (*b, if *chosen { CHOSEN } else { LINE })),
+            )
+            .enumerate()
+            .map(|(i, (b, c))| {
+                let x = i as f64;
+                Rectangle::new([(x - 0.35, 0.0), (x + 0.35, b as f64)], c.filled())
+            });
+        chart.draw_series(bars).map_err(&e)?;
+        root.present().map_err(&e)?;
+    }
+    Ok(buf)
+}

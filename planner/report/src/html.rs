@@ -148,6 +148,31 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
         Some(charts::budget(curve, plan.budget)?)
     };
     let changed: Vec<_> = plan.tables.iter().filter(|t| t.changed).collect();
+    // Per changed measured table: bytes read now and under each candidate.
+    let mut skipping_svgs: Vec<(String, String)> = Vec::new();
+    for t in &changed {
+        let mut cands: Vec<_> = d
+            .planned
+            .measured
+            .iter()
+            .filter(|w| w.table == t.table)
+            .collect();
+        let Some(first) = cands.first() else {
+            continue;
+        };
+        let now = first.reads.bytes_now;
+        cands.sort_by(|a, b| {
+            a.reads
+                .bytes_after
+                .cmp(&b.reads.bytes_after)
+                .then_with(|| a.key.cmp(&b.key))
+        });
+        let bars: Vec<(String, u64, bool)> = cands
+            .iter()
+            .map(|w| (w.key.join(","), w.reads.bytes_after, w.key == t.keys))
+            .collect();
+        skipping_svgs.push((t.table.clone(), charts::skipping(now, &bars)?));
+    }
     let page = html! {
         (DOCTYPE)
         html lang="en" {
@@ -264,6 +289,12 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                                         }
                                     }
                                 }
+                            }
+                        }
+                        @for (table, svg) in &skipping_svgs {
+                            figure class="chart" {
+                                (PreEscaped(svg))
+                                figcaption { "Bytes " code { (table) } "'s scans read in the window: now (grey), and laid out by each candidate key (the plan's in orange)." }
                             }
                         }
                     }
