@@ -81,11 +81,13 @@ fn local_file(t: &TableState, f: &DataFile) -> Result<PathBuf, String> {
         return Err("the metadata gives no path".into());
     };
     let rel: String = if p.contains("://") || p.starts_with("file:") || p.starts_with('/') {
-        let declared = t
-            .declared_location
-            .as_deref()
-            .map(str::to_string)
-            .unwrap_or_else(|| format!("file:{}", t.location.display()));
+        // The metadata's absolute paths name the declared location, or the
+        // table's own directory when it is read in place (absolute, even
+        // when the user gave a relative path).
+        let declared = t.declared_location.clone().unwrap_or_else(|| {
+            let here = std::fs::canonicalize(&t.location).unwrap_or_else(|_| t.location.clone());
+            format!("file:{}", here.display())
+        });
         let strip = |s: &str| {
             s.trim_start_matches("file://")
                 .trim_start_matches("file:")
@@ -537,5 +539,53 @@ mod tests {
             PathBuf::from("/w/t/data/x.parquet")
         );
         assert!(local_file(&t, &f("s3://b/other/x.parquet")).is_err());
+    }
+
+    #[test]
+    fn a_table_read_in_place_by_a_relative_path_finds_its_absolute_files() {
+        // An Iceberg table in its own directory: the metadata's absolute
+        // paths are under the directory's absolute form.
+        let dir = std::env::temp_dir().join(format!("lakeaudit-sim-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("data")).unwrap();
+        let cwd = std::env::current_dir().unwrap();
+        let rel = pathdiff(&dir, &cwd);
+        let t = TableState {
+            location: rel.clone(),
+            ..TableState::default()
+        };
+        let abs = format!(
+            "file://{}/data/x.parquet",
+            dir.canonicalize().unwrap().display()
+        );
+        let f = DataFile {
+            partition: 0,
+            size: 1,
+            rows: None,
+            seq: 0,
+            clustered: false,
+            path: Some(abs.into()),
+            deletes: None,
+            stats: None,
+        };
+        assert_eq!(local_file(&t, &f).unwrap(), rel.join("data/x.parquet"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// `to` relative to `from` (both absolute), through `..` as needed.
+    fn pathdiff(to: &Path, from: &Path) -> PathBuf {
+        let (to, from) = (to.canonicalize().unwrap(), from.canonicalize().unwrap());
+        let common = to
+            .components()
+            .zip(from.components())
+            .take_while(|(a, b)| a == b)
+            .count();
+        let mut out = PathBuf::new();
+        for _ in from.components().skip(common) {
+            out.push("..");
+        }
+        for c in to.components().skip(common) {
+            out.push(c);
+        }
+        out
     }
 }
