@@ -392,7 +392,7 @@ mod tests {
             left_columns: l.1.iter().map(|s| s.to_string()).collect(),
             right_table: r.0.into(),
             right_columns: r.1.iter().map(|s| s.to_string()).collect(),
-            join_type: "Inner".into(),
+            join_type: crate::relationships::Relation::Join(plan::JoinType::Inner),
             strategy,
             non_simple: false,
             left_expr: String::new(),

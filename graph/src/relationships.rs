@@ -51,7 +51,7 @@
 use crate::lineage::ColumnRef;
 use crate::lineage::{node_aggregate_ids, simple_attr, Lineage, Scope};
 use plan::{
-    Attr, BinaryOp, Engine, Expr, ExprId, JoinStrategy, NodeId, NodeKind, Plan, PlanNode,
+    Attr, BinaryOp, Engine, Expr, ExprId, JoinStrategy, JoinType, NodeId, NodeKind, Plan, PlanNode,
     Recursion, SubqueryExpr, SubqueryKind, TreeNode, TreeNodeVisitor, UnaryOp,
 };
 use serde::{Deserialize, Serialize};
@@ -59,6 +59,82 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// A side of a relationship: the plan crate's join side.
 pub use plan::Side;
+
+/// What relates a relationship's two sides: a join of a type, or the
+/// correlation of a subquery. Written and read as Spark prints the join
+/// type (`Inner`, `LeftSemi`, `ExistenceJoin(exists#12)`) or as
+/// `ScalarSubquery` / `Subquery`, and ordered by that text, so sorted and
+/// deduplicated outputs are as before the type existed.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Relation {
+    /// A join of this type.
+    Join(JoinType),
+    /// The correlation of a correlated scalar subquery (analyzed plans).
+    ScalarSubquery,
+    /// The correlation of another kind of subquery.
+    Subquery,
+}
+
+impl Relation {
+    /// Read the printed form.
+    pub fn parse(text: &str) -> Relation {
+        match text.trim() {
+            "ScalarSubquery" => Relation::ScalarSubquery,
+            "Subquery" => Relation::Subquery,
+            t => Relation::Join(JoinType::parse(t)),
+        }
+    }
+}
+
+impl std::fmt::Display for Relation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Relation::Join(j) => j.fmt(f),
+            Relation::ScalarSubquery => f.write_str("ScalarSubquery"),
+            Relation::Subquery => f.write_str("Subquery"),
+        }
+    }
+}
+
+impl PartialOrd for Relation {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Relation {
+    /// By the printed text (the order relationships were sorted in when
+    /// the field was a string).
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.to_string().cmp(&other.to_string())
+    }
+}
+
+impl PartialEq<&str> for Relation {
+    fn eq(&self, other: &&str) -> bool {
+        match self {
+            Relation::ScalarSubquery => *other == "ScalarSubquery",
+            Relation::Subquery => *other == "Subquery",
+            Relation::Join(j) => {
+                let text = j.to_string();
+                text == *other
+            }
+        }
+    }
+}
+
+impl Serialize for Relation {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Relation {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = std::borrow::Cow::<'de, str>::deserialize(d)?;
+        Ok(Relation::parse(&text))
+    }
+}
 
 /// One join relationship between columns of two tables (or of one table
 /// with itself).
@@ -79,7 +155,7 @@ pub struct Relationship {
     /// `LeftAnti`, `FullOuter`, ...), or `ScalarSubquery` for the correlation
     /// of a correlated scalar subquery in an analyzed plan. After the
     /// canonical swap it keeps Spark's wording: see `preserved_side`.
-    pub join_type: String,
+    pub join_type: Relation,
     /// The join operator (`Join` for logical plans and subqueries).
     pub strategy: JoinStrategy,
     /// Whether a side is an expression or a computed value rather than
@@ -289,7 +365,7 @@ struct SubUse<'e> {
 /// What the walk knows while inside a subquery plan.
 #[derive(Clone)]
 struct SubCtx {
-    join_type: String,
+    join_type: Relation,
 }
 
 /// One resolved side of a key pair.
@@ -323,7 +399,7 @@ struct Extractor<'a> {
     /// Subquery expression id -> its plan.
     links: HashMap<ExprId, &'a PlanNode>,
     /// Subquery plan -> the join type its correlation means.
-    sub_types: HashMap<NodeId, String>,
+    sub_types: HashMap<NodeId, Relation>,
     /// Data type of base columns, from the scans' `ReadSchema`.
     types: HashMap<ColumnRef, String>,
     /// The engine of the join being emitted.
@@ -860,12 +936,14 @@ impl<'a> Extractor<'a> {
             let Some(u) = uses.get(i) else { continue };
             self.links.insert(u.sub.id, p);
             let jt = match u.sub.kind {
-                SubqueryKind::Scalar => "ScalarSubquery",
-                SubqueryKind::Exists | SubqueryKind::List if u.negated => "LeftAnti",
-                SubqueryKind::Exists | SubqueryKind::List => "LeftSemi",
-                SubqueryKind::Other => "Subquery",
+                SubqueryKind::Scalar => Relation::ScalarSubquery,
+                SubqueryKind::Exists | SubqueryKind::List if u.negated => {
+                    Relation::Join(JoinType::LeftAnti)
+                }
+                SubqueryKind::Exists | SubqueryKind::List => Relation::Join(JoinType::LeftSemi),
+                SubqueryKind::Other => Relation::Subquery,
             };
-            self.sub_types.insert(p.id, jt.to_string());
+            self.sub_types.insert(p.id, jt);
         }
     }
 
@@ -1046,7 +1124,7 @@ impl<'a> Extractor<'a> {
         self.engine = node.engine;
         self.emit(
             pairs,
-            &j.join_type.to_string(),
+            &Relation::Join(j.join_type.clone()),
             j.strategy,
             j.join_type.preserved_side(),
         );
@@ -1156,7 +1234,7 @@ impl<'a> Extractor<'a> {
                 .into_iter()
                 .map(|(l, r)| self.pair(l, r, Some(&scope), (&la, &ra)))
                 .collect();
-            self.emit(pairs, "Inner", strategy, None);
+            self.emit(pairs, &Relation::Join(JoinType::Inner), strategy, None);
         }
     }
 
@@ -1253,7 +1331,7 @@ impl<'a> Extractor<'a> {
             self.engine = Engine::Spark;
             self.emit(
                 vec![p],
-                "ScalarSubquery",
+                &Relation::ScalarSubquery,
                 JoinStrategy::Join,
                 Some(Side::Left),
             );
@@ -1284,9 +1362,18 @@ impl<'a> Extractor<'a> {
                 .filter(|(v, _)| !v.attrs().is_empty())
                 .map(|(v, o)| self.pair(v.clone(), Expr::Attr(o.clone()), None, (&none, &aggs)))
                 .collect();
-            let jt = if u.negated { "LeftAnti" } else { "LeftSemi" };
+            let jt = if u.negated {
+                JoinType::LeftAnti
+            } else {
+                JoinType::LeftSemi
+            };
             self.engine = Engine::Spark;
-            self.emit(pairs, jt, JoinStrategy::Join, Some(Side::Left));
+            self.emit(
+                pairs,
+                &Relation::Join(jt),
+                JoinStrategy::Join,
+                Some(Side::Left),
+            );
         }
     }
 
@@ -1294,7 +1381,7 @@ impl<'a> Extractor<'a> {
     fn emit(
         &mut self,
         pairs: Vec<Pair>,
-        join_type: &str,
+        join_type: &Relation,
         strategy: JoinStrategy,
         preserved: Option<Side>,
     ) {
@@ -1347,7 +1434,7 @@ impl<'a> Extractor<'a> {
                         left_columns: lcols,
                         right_table: rt,
                         right_columns: rcols,
-                        join_type: join_type.to_string(),
+                        join_type: join_type.clone(),
                         strategy,
                         non_simple: true,
                         left_expr: p.left.to_string(),
@@ -1411,7 +1498,7 @@ impl<'a> Extractor<'a> {
                 left_columns: cols.iter().map(|c| c.0.clone()).collect(),
                 right_table: rt,
                 right_columns: cols.iter().map(|c| c.1.clone()).collect(),
-                join_type: join_type.to_string(),
+                join_type: join_type.clone(),
                 strategy,
                 non_simple: false,
                 left_expr: texts(cols.iter().map(|c| &c.2).collect()),

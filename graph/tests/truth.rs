@@ -181,7 +181,8 @@ fn compatible(
     preserved: &Option<String>,
     outer_of_agg: &Option<String>,
 ) -> bool {
-    let jt = r.join_type.as_str();
+    let jt = r.join_type.to_string();
+    let jt = jt.as_str();
     let side_ok = |s: &Option<String>| match (outer_side, s) {
         (Some(o), Some(p)) => o == p,
         _ => true,
