@@ -211,7 +211,10 @@ pub fn columns(execs: &[Exec], terminal: bool) -> Vec<Col> {
         Col::Int("duration_ms", i(&|r| r.duration_ms)),
         Col::Int("executor_run_ms", i(&|r| Some(r.executor_run_ms))),
         Col::Int("executor_cpu_ms", i(&|r| Some(r.executor_cpu_ms))),
-        Col::Str("plan_source", s(&|r| r.plan_source.clone())),
+        Col::Str(
+            "plan_source",
+            s(&|r| r.plan_source.map(|p| p.as_str().to_string())),
+        ),
         Col::Bool(
             "adaptive_final",
             recs.iter().map(|r| Some(r.adaptive_final)).collect(),

@@ -291,7 +291,15 @@ fn read_records(path: &Path) -> Result<Vec<Exec>> {
             duration_ms: duration_ms[i],
             error: owned(error[i]),
             description: owned(description[i]),
-            plan_source: owned(plan_source[i]),
+            plan_source: match plan_source[i] {
+                None => None,
+                Some(p) => Some(plan::PlanSource::parse(p).with_context(|| {
+                    format!(
+                        "{}: `plan_source` {p:?} is not formatted, extended, spark_plan_info or tree_json",
+                        row()
+                    )
+                })?),
+            },
             adaptive_final: adaptive_final[i].unwrap_or(false),
             executor_run_ms: run_ms[i].unwrap_or(0),
             executor_cpu_ms: cpu_ms[i].unwrap_or(0),

@@ -88,7 +88,7 @@ pub struct QueryRecord {
     pub description: Option<String>,
     /// Which plan the record used: `formatted`, `extended`,
     /// `spark_plan_info`, `tree_json`.
-    pub plan_source: Option<String>,
+    pub plan_source: Option<PlanSource>,
     /// Whether the plan is the final adaptive (AQE) plan.
     pub adaptive_final: bool,
     /// Sum of executor run time of the execution's tasks, ms.

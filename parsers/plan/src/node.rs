@@ -686,7 +686,7 @@ impl Drop for PlanNode {
 }
 
 /// Which plan text or structure a [`PlanNode`] tree came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PlanSource {
     /// Formatted `physicalPlanDescription` (explain mode FORMATTED).
@@ -708,6 +708,19 @@ impl PlanSource {
             PlanSource::SparkPlanInfo => "spark_plan_info",
             PlanSource::TreeJson => "tree_json",
         }
+    }
+
+    /// The source a record names ([`PlanSource::as_str`]); `None` for
+    /// any other text.
+    pub fn parse(text: &str) -> Option<PlanSource> {
+        [
+            PlanSource::Formatted,
+            PlanSource::Extended,
+            PlanSource::SparkPlanInfo,
+            PlanSource::TreeJson,
+        ]
+        .into_iter()
+        .find(|p| p.as_str() == text)
     }
 }
 

@@ -556,7 +556,7 @@ impl<T> State<'_, T> {
             },
             error: st.error,
             description: st.description,
-            plan_source: set.source.map(|s| s.as_str().to_string()),
+            plan_source: set.source,
             adaptive_final: record::is_adaptive_final(st.plan_text.as_deref(), &set),
             executor_run_ms: st.run_ms,
             executor_cpu_ms: st.cpu_ns / 1_000_000,
