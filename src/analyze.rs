@@ -257,7 +257,11 @@ fn report_data<'a>(
                 name: a.app_name.clone(),
                 spark_version: a.spark_version.clone(),
                 lines: a.lines,
-                skipped_events: a.event_counts.get("other").copied().unwrap_or(0),
+                skipped_events: a
+                    .event_counts
+                    .get(&parsers::events::EventKind::Other)
+                    .copied()
+                    .unwrap_or(0),
                 unfinished_executions: a.unfinished_executions,
                 unknown_operators: a.unknown_operators.clone(),
             })

@@ -83,7 +83,7 @@ pub struct AppSummary {
     /// Decompressed bytes read.
     pub bytes: u64,
     /// Events per kind (`other` counts events lakeaudit skips).
-    pub event_counts: BTreeMap<String, u64>,
+    pub event_counts: BTreeMap<EventKind, u64>,
     /// Plan operators the operator registry does not know, by name, with
     /// how many nodes of the executions' plans they are.
     pub unknown_operators: BTreeMap<String, u64>,
@@ -291,7 +291,7 @@ pub fn read_app<T>(
     for k in EventKind::ALL {
         let c = counts[k as usize];
         if c > 0 {
-            st.summary.event_counts.insert(k.as_str().to_string(), c);
+            st.summary.event_counts.insert(k, c);
         }
     }
     if st.summary.app_id.is_empty() {
@@ -875,8 +875,11 @@ mod tests {
         assert_eq!(app.summary.app_name, "tpch-default");
         assert_eq!(app.summary.spark_version.as_deref(), Some("4.0.1"));
         assert_eq!(app.summary.lines, 1404);
-        assert_eq!(app.summary.event_counts["TaskEnd"], 190);
-        assert_eq!(app.summary.event_counts["SQLAdaptiveExecutionUpdate"], 106);
+        assert_eq!(app.summary.event_counts[&EventKind::TaskEnd], 190);
+        assert_eq!(
+            app.summary.event_counts[&EventKind::SqlAdaptiveExecutionUpdate],
+            106
+        );
         assert_eq!(app.summary.properties["spark.master"], "local[2]");
         assert_eq!(app.records.len(), 30);
         let ids: Vec<u64> = app.records.iter().map(|r| r.execution_id).collect();

@@ -8,7 +8,7 @@
 //! into small typed structs.
 
 /// The events lakeaudit uses. Everything else is [`EventKind::Other`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum EventKind {
     /// `SparkListenerLogStart`: the Spark version.
     LogStart,
@@ -65,6 +65,41 @@ impl EventKind {
             EventKind::DriverAccumUpdates => "DriverAccumUpdates",
             EventKind::Other => "other",
         }
+    }
+}
+
+impl EventKind {
+    /// The kind [`EventKind::as_str`] names.
+    pub fn parse(name: &str) -> Option<EventKind> {
+        EventKind::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+}
+
+/// Kinds order by their names, so that counts keyed by kind are written in
+/// the order they were when keyed by name.
+impl Ord for EventKind {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+impl PartialOrd for EventKind {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl serde::Serialize for EventKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for EventKind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = std::borrow::Cow::<'de, str>::deserialize(d)?;
+        EventKind::parse(&name)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown event kind {name:?}")))
     }
 }
 
