@@ -6,7 +6,10 @@
 //! parts and an `appstatus_<appId>[.inprogress]` marker (Spark 4.0 default).
 //! This module turns the paths a user gives into [`LogInput`]s
 //! ([`discover`]), and streams each input's decompressed JSON lines through
-//! one reused buffer ([`LineReader`]).
+//! one reused buffer ([`LineReader`]). A path may also be an object-store
+//! URL (`s3://`, `s3a://`, `az://`, `abfss://`, `gs://`; `file://` is a
+//! local path): the same rules apply to its listing, and each object is
+//! streamed (see the `stores` crate).
 //!
 //! Codecs are read from each file's magic bytes (zstd `28 B5 2F FD`,
 //! lz4-java `LZ4Block`, snappy-java `\x82SNAPPY\0`, gzip `1F 8B`, lzf `ZV`;
@@ -53,12 +56,16 @@ use std::path::PathBuf;
 mod ahead;
 mod codec;
 mod discover;
+mod remote;
 mod lines;
 mod lzf;
 #[cfg(test)]
 pub(crate) mod testutil;
 
 pub use discover::discover;
+/// Sets the options object stores are built with (the binary's
+/// `--storage-option KEY=VALUE`); see [`stores::set_options`].
+pub use stores::set_options as set_storage_options;
 pub use lines::{LineInfo, LineReader};
 
 /// Default cap on the length of one line: 512 MiB. Spark's largest lines are

@@ -134,12 +134,6 @@ fn retry() -> RetryConfig {
     }
 }
 
-fn client_options() -> ClientOptions {
-    ClientOptions::new()
-        .with_connect_timeout(Duration::from_secs(5))
-        // Between two chunks of a body, not the whole transfer.
-        .with_timeout_disabled()
-}
 
 /// A parsed object-store URL: the store it lives on and the key.
 struct Target {
@@ -165,45 +159,56 @@ fn target(s: &str) -> Result<Target, Error> {
     })
 }
 
+/// The client settings (connect timeout, no whole-request timeout: a big
+/// object's body may take longer than any fixed bound; a stalled one is cut
+/// by the connection) with the client keys of the environment (`prefix`:
+/// `AWS_ALLOW_HTTP`, ...) and of the storage options applied on top.
+/// `with_client_options` replaces the builder's client settings, so the
+/// environment's client keys are merged here first.
+fn client_options<K: std::str::FromStr>(
+    prefix: &str,
+    client_key: impl Fn(K) -> Option<object_store::ClientConfigKey>,
+) -> ClientOptions {
+    let mut c = ClientOptions::new()
+        .with_connect_timeout(Duration::from_secs(5))
+        .with_timeout_disabled();
+    let env = std::env::vars().filter(|(k, _)| k.starts_with(prefix));
+    for (k, v) in env.chain(options().iter().cloned()) {
+        if let Some(key) = k.to_ascii_lowercase().parse::<K>().ok().and_then(&client_key) {
+            c = c.with_config(key, v);
+        }
+    }
+    c
+}
+
+/// A builder from the environment, the URL, the client settings and the
+/// storage options (those its config keys name).
+macro_rules! configured {
+    ($builder:ty, $key:ident, $prefix:literal, $url:expr) => {{
+        let client = client_options::<$key>($prefix, |k| match k {
+            $key::Client(c) => Some(c),
+            _ => None,
+        });
+        let mut b = <$builder>::from_env()
+            .with_url($url)
+            .with_client_options(client)
+            .with_retry(retry());
+        for (k, v) in options() {
+            if let Ok(key) = k.to_ascii_lowercase().parse::<$key>() {
+                b = b.with_config(key, v);
+            }
+        }
+        b.build().map(|s| Arc::new(s) as Arc<dyn ObjectStore>)
+    }};
+}
+
 fn build(t: &Target, url: &str) -> Result<Arc<dyn ObjectStore>, Error> {
-    let opts = options();
-    let built: object_store::Result<Arc<dyn ObjectStore>> = match t.scheme.as_str() {
-        "s3" | "s3a" => {
-            let mut b = AmazonS3Builder::from_env().with_url(&t.store_key);
-            for (k, v) in opts {
-                if let Ok(key) = k.to_ascii_lowercase().parse::<AmazonS3ConfigKey>() {
-                    b = b.with_config(key, v);
-                }
-            }
-            b.with_retry(retry())
-                .with_client_options(client_options())
-                .build()
-                .map(|s| Arc::new(s) as _)
-        }
+    let built = match t.scheme.as_str() {
+        "s3" | "s3a" => configured!(AmazonS3Builder, AmazonS3ConfigKey, "AWS_", &t.store_key),
         "az" | "azure" | "abfs" | "abfss" => {
-            let mut b = MicrosoftAzureBuilder::from_env().with_url(&t.store_key);
-            for (k, v) in opts {
-                if let Ok(key) = k.to_ascii_lowercase().parse::<AzureConfigKey>() {
-                    b = b.with_config(key, v);
-                }
-            }
-            b.with_retry(retry())
-                .with_client_options(client_options())
-                .build()
-                .map(|s| Arc::new(s) as _)
+            configured!(MicrosoftAzureBuilder, AzureConfigKey, "AZURE_", &t.store_key)
         }
-        "gs" => {
-            let mut b = GoogleCloudStorageBuilder::from_env().with_url(&t.store_key);
-            for (k, v) in opts {
-                if let Ok(key) = k.to_ascii_lowercase().parse::<GoogleConfigKey>() {
-                    b = b.with_config(key, v);
-                }
-            }
-            b.with_retry(retry())
-                .with_client_options(client_options())
-                .build()
-                .map(|s| Arc::new(s) as _)
-        }
+        "gs" => configured!(GoogleCloudStorageBuilder, GoogleConfigKey, "GOOGLE_", &t.store_key),
         other => return Err(err(url, format!("unsupported URL scheme `{other}://`"))),
     };
     built.map_err(|e| err(url, reason(&e)))
@@ -323,7 +328,6 @@ pub fn open(url: &str) -> Result<ObjectReader, Error> {
         .block_on(s.get(&t.path))
         .map_err(|e| err(url, reason(&e)))?;
     Ok(ObjectReader {
-        url: url.to_string(),
         rt,
         stream: got.into_stream(),
         chunk: Default::default(),
@@ -332,7 +336,6 @@ pub fn open(url: &str) -> Result<ObjectReader, Error> {
 
 /// An object's bytes as a [`Read`]: one body chunk held at a time.
 pub struct ObjectReader {
-    url: String,
     rt: &'static tokio::runtime::Runtime,
     stream: BoxStream<'static, object_store::Result<bytes::Bytes>>,
     chunk: bytes::Bytes,
@@ -347,7 +350,8 @@ impl Read for ObjectReader {
             match self.rt.block_on(self.stream.next()) {
                 None => return Ok(0),
                 Some(Ok(b)) => self.chunk = b,
-                Some(Err(e)) => return Err(io::Error::other(err(&self.url, reason(&e)))),
+                // The reason alone: the reader names the URL.
+                Some(Err(e)) => return Err(io::Error::other(reason(&e))),
             }
         }
         let n = buf.len().min(self.chunk.len());
