@@ -250,8 +250,27 @@ fn reason(e: &object_store::Error) -> String {
         }
         other => other.to_string(),
     };
-    // One line, and not a whole XML error document.
+    // One line, and not a whole XML error document: the server's error code
+    // and message (S3 and Azure both send `<Code>` and `<Message>`) with the
+    // HTTP status, when the text carries them.
     let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let tag = |t: &str| {
+        let open = format!("<{t}>");
+        let start = one_line.find(&open)? + open.len();
+        let len = one_line.get(start..)?.find('<')?;
+        one_line.get(start..start + len).map(str::to_string)
+    };
+    if let Some(code) = tag("Code") {
+        let status = one_line
+            .split_once("status code: ")
+            .and_then(|(_, r)| r.split(':').next())
+            .map(|s| format!(" (HTTP {s})"))
+            .unwrap_or_default();
+        let message = tag("Message")
+            .map(|m| format!(": {}", m.split(" RequestId:").next().unwrap_or(&m)))
+            .unwrap_or_default();
+        return format!("{code}{message}{status}");
+    }
     if one_line.chars().count() > 400 {
         let cut: String = one_line.chars().take(400).collect();
         format!("{cut}…")
