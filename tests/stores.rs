@@ -23,7 +23,9 @@ fn env(name: &str) -> Option<String> {
 fn s3() -> Option<String> {
     let e = env("LAKEAUDIT_TEST_S3_ENDPOINT");
     if e.is_none() {
-        eprintln!("skipped: no S3 server (LAKEAUDIT_TEST_S3_ENDPOINT unset; run `make test-stores`)");
+        eprintln!(
+            "skipped: no S3 server (LAKEAUDIT_TEST_S3_ENDPOINT unset; run `make test-stores`)"
+        );
     }
     e
 }
@@ -126,7 +128,10 @@ fn assert_same(remote: &Output, local: &Output, url: &str) {
     assert_eq!(r, l, "{url}: records differ from the local run");
     // The `log` field names the URL.
     let first = text(&remote.stdout);
-    assert!(first.contains(&format!("\"log\":\"{}", url.trim_end_matches('/'))), "{url}");
+    assert!(
+        first.contains(&format!("\"log\":\"{}", url.trim_end_matches('/'))),
+        "{url}"
+    );
 }
 
 #[test]
@@ -145,7 +150,12 @@ fn queries_on_s3_equal_the_local_run() {
     let file = one_file(&dir);
     let url = format!("s3://logs/runs/samples/spark35-lz4/{file}");
     let remote = lakeaudit_s3(&endpoint, &["queries", "--format", "jsonl", &url]);
-    let local = local(&["queries", "--format", "jsonl", &format!("samples/spark35-lz4/{file}")]);
+    let local = local(&[
+        "queries",
+        "--format",
+        "jsonl",
+        &format!("samples/spark35-lz4/{file}"),
+    ]);
     assert_same(&remote, &local, &url);
 }
 
@@ -180,7 +190,12 @@ fn storage_options_override_the_environment() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(!out.stdout.is_empty());
-    let bad = local(&["queries", "--storage-option", "colour=blue", "samples/spark4-lz4"]);
+    let bad = local(&[
+        "queries",
+        "--storage-option",
+        "colour=blue",
+        "samples/spark4-lz4",
+    ]);
     assert_eq!(bad.status.code(), Some(64), "{}", text(&bad.stderr));
     assert!(text(&bad.stderr).contains("unknown storage option `colour`"));
 }
@@ -264,7 +279,10 @@ fn object_deleted_between_listing_and_reading() {
         },
     };
     assert!(err.starts_with(&format!("{url}: ")), "{err}");
-    assert!(err.contains("NoSuchKey") || err.contains("not found"), "{err}");
+    assert!(
+        err.contains("NoSuchKey") || err.contains("not found"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -291,11 +309,20 @@ fn azure_wrong_credentials_name_the_url() {
     let out = lakeaudit_az(
         &blob,
         Some(wrong),
-        &["queries", "--format", "jsonl", "az://logs/runs/samples/spark4-lz4", "samples/spark4-lz4"],
+        &[
+            "queries",
+            "--format",
+            "jsonl",
+            "az://logs/runs/samples/spark4-lz4",
+            "samples/spark4-lz4",
+        ],
     );
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("lakeaudit: az://logs/runs/samples/spark4-lz4: "), "{err}");
+    assert!(
+        err.contains("lakeaudit: az://logs/runs/samples/spark4-lz4: "),
+        "{err}"
+    );
     assert!(err.contains("403"), "{err}");
     let good = local(&["queries", "--format", "jsonl", "samples/spark4-lz4"]);
     assert_eq!(without_log(&out.stdout), without_log(&good.stdout));
@@ -303,5 +330,24 @@ fn azure_wrong_credentials_name_the_url() {
     let out = lakeaudit_az(&blob, None, &["queries", "az://no-such-container/x"]);
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("lakeaudit: az://no-such-container/x: "), "{err}");
+    assert!(
+        err.contains("lakeaudit: az://no-such-container/x: "),
+        "{err}"
+    );
+}
+
+#[test]
+fn edges_on_s3_and_azurite_equal_the_local_run() {
+    let local = local(&["edges", "samples"]);
+    assert_eq!(local.status.code(), Some(0));
+    if let Some(endpoint) = s3() {
+        let remote = lakeaudit_s3(&endpoint, &["edges", "s3://logs/runs/samples"]);
+        assert_eq!(remote.status.code(), Some(0), "{}", text(&remote.stderr));
+        assert_eq!(text(&remote.stdout), text(&local.stdout));
+    }
+    if let Some(blob) = azurite() {
+        let remote = lakeaudit_az(&blob, None, &["edges", "az://logs/runs/samples"]);
+        assert_eq!(remote.status.code(), Some(0), "{}", text(&remote.stderr));
+        assert_eq!(text(&remote.stdout), text(&local.stdout));
+    }
 }

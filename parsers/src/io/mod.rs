@@ -56,17 +56,17 @@ use std::path::PathBuf;
 mod ahead;
 mod codec;
 mod discover;
-mod remote;
 mod lines;
 mod lzf;
+mod remote;
 #[cfg(test)]
 pub(crate) mod testutil;
 
 pub use discover::discover;
+pub use lines::{LineInfo, LineReader};
 /// Sets the options object stores are built with (the binary's
 /// `--storage-option KEY=VALUE`); see [`stores::set_options`].
 pub use stores::set_options as set_storage_options;
-pub use lines::{LineInfo, LineReader};
 
 /// Default cap on the length of one line: 512 MiB. Spark's largest lines are
 /// plan events of a few MiB; a longer "line" means the input is not an event

@@ -12,8 +12,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::discover::{
-    found_file, loc, named_file, rolling_parts, Opener, APPSTATUS_PREFIX, EVENTS_PREFIX,
-    MAX_DEPTH, ROLLING_DIR_PREFIX,
+    found_file, loc, named_file, rolling_parts, Opener, APPSTATUS_PREFIX, EVENTS_PREFIX, MAX_DEPTH,
+    ROLLING_DIR_PREFIX,
 };
 use super::Discovery;
 use crate::Error;
@@ -122,7 +122,8 @@ impl Dir {
 
     fn holds_rolling_parts(&self) -> bool {
         let names = || self.files.keys().chain(self.dirs.keys());
-        names().any(|n| n.starts_with(APPSTATUS_PREFIX)) && names().any(|n| n.starts_with(EVENTS_PREFIX))
+        names().any(|n| n.starts_with(APPSTATUS_PREFIX))
+            && names().any(|n| n.starts_with(EVENTS_PREFIX))
     }
 }
 

@@ -70,7 +70,10 @@ pub fn is_remote(s: &str) -> bool {
 
 /// The local path a `file://` URL names, if `s` is one.
 pub fn file_url_path(s: &str) -> Option<std::path::PathBuf> {
-    if !s.get(..7).is_some_and(|p| p.eq_ignore_ascii_case("file://")) {
+    if !s
+        .get(..7)
+        .is_some_and(|p| p.eq_ignore_ascii_case("file://"))
+    {
         return None;
     }
     url::Url::parse(s).ok()?.to_file_path().ok()
@@ -134,7 +137,6 @@ fn retry() -> RetryConfig {
     }
 }
 
-
 /// A parsed object-store URL: the store it lives on and the key.
 struct Target {
     /// `scheme://authority`, the key of the store cache.
@@ -174,7 +176,12 @@ fn client_options<K: std::str::FromStr>(
         .with_timeout_disabled();
     let env = std::env::vars().filter(|(k, _)| k.starts_with(prefix));
     for (k, v) in env.chain(options().iter().cloned()) {
-        if let Some(key) = k.to_ascii_lowercase().parse::<K>().ok().and_then(&client_key) {
+        if let Some(key) = k
+            .to_ascii_lowercase()
+            .parse::<K>()
+            .ok()
+            .and_then(&client_key)
+        {
             c = c.with_config(key, v);
         }
     }
@@ -206,9 +213,19 @@ fn build(t: &Target, url: &str) -> Result<Arc<dyn ObjectStore>, Error> {
     let built = match t.scheme.as_str() {
         "s3" | "s3a" => configured!(AmazonS3Builder, AmazonS3ConfigKey, "AWS_", &t.store_key),
         "az" | "azure" | "abfs" | "abfss" => {
-            configured!(MicrosoftAzureBuilder, AzureConfigKey, "AZURE_", &t.store_key)
+            configured!(
+                MicrosoftAzureBuilder,
+                AzureConfigKey,
+                "AZURE_",
+                &t.store_key
+            )
         }
-        "gs" => configured!(GoogleCloudStorageBuilder, GoogleConfigKey, "GOOGLE_", &t.store_key),
+        "gs" => configured!(
+            GoogleCloudStorageBuilder,
+            GoogleConfigKey,
+            "GOOGLE_",
+            &t.store_key
+        ),
         other => return Err(err(url, format!("unsupported URL scheme `{other}://`"))),
     };
     built.map_err(|e| err(url, reason(&e)))
@@ -218,7 +235,11 @@ fn build(t: &Target, url: &str) -> Result<Arc<dyn ObjectStore>, Error> {
 fn store(t: &Target, url: &str) -> Result<Arc<dyn ObjectStore>, Error> {
     static STORES: OnceLock<Mutex<HashMap<String, Arc<dyn ObjectStore>>>> = OnceLock::new();
     let stores = STORES.get_or_init(Default::default);
-    if let Some(s) = stores.lock().ok().and_then(|m| m.get(&t.store_key).cloned()) {
+    if let Some(s) = stores
+        .lock()
+        .ok()
+        .and_then(|m| m.get(&t.store_key).cloned())
+    {
         return Ok(s);
     }
     let s = build(t, url)?;
@@ -335,7 +356,7 @@ pub fn locate(url: &str) -> Result<Found, Error> {
         return Err(err(url, "no such object, and no objects under this prefix"));
     }
     out.sort_by(|a, b| a.rel.cmp(&b.rel));
-    Ok(out.into_iter().collect::<Vec<_>>()).map(Found::Prefix)
+    Ok(Found::Prefix(out))
 }
 
 /// Streams one object: a GET whose body is read as it arrives.
