@@ -7,7 +7,8 @@
 # tests/data/spark-logs/tpch-default under s3://logs/runs/ and
 # az://logs/runs/, runs tests/stores.rs against them (outputs equal to the
 # local runs except the `log` field; missing bucket and prefix, wrong
-# credentials, an object deleted between listing and reading), then stops
+# credentials, an object deleted between listing and reading, a connection
+# dropped mid-object by scripts/stores/cutting_proxy.py), then stops
 # the S3 server and checks that a run names the unreachable URL, still
 # reads the local input and exits 2. The servers are stopped on exit.
 #
@@ -56,6 +57,12 @@ export AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_REGION=us-east-1
 "$venv/bin/python" scripts/stores/upload.py s3 "$s3" logs runs samples tests/data/spark-logs/tpch-default
 echo "test-stores: moto S3 server at $s3, samples uploaded to s3://logs/runs/"
 export LAKEAUDIT_TEST_S3_ENDPOINT="$s3"
+# A proxy that drops the connection once in the middle of a GET body.
+cut_port=$(free_port)
+"$venv/bin/python" scripts/stores/cutting_proxy.py "$cut_port" "$s3_port" 300000 "$tmp/cuts.log" >"$tmp/proxy.log" 2>&1 &
+pids+=("$!")
+wait_port "$cut_port" cutting_proxy
+export LAKEAUDIT_TEST_S3_CUTTING_ENDPOINT="http://127.0.0.1:$cut_port" LAKEAUDIT_TEST_CUT_LOG="$tmp/cuts.log"
 export LAKEAUDIT_TEST_STORES_UPLOAD="$venv/bin/python scripts/stores/upload.py"
 
 if [ -x "$az/node_modules/.bin/azurite-blob" ]; then

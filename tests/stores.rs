@@ -351,3 +351,31 @@ fn edges_on_s3_and_azurite_equal_the_local_run() {
         assert_eq!(text(&remote.stdout), text(&local.stdout));
     }
 }
+
+/// The connection dropped in the middle of an object (by a proxy in front
+/// of moto, once): the read resumes where it stopped (object_store's
+/// bounded retry) and the records equal the local run's.
+#[test]
+fn a_connection_dropped_mid_object_is_resumed() {
+    let (Some(endpoint), Some(cut_log)) = (
+        env("LAKEAUDIT_TEST_S3_CUTTING_ENDPOINT"),
+        env("LAKEAUDIT_TEST_CUT_LOG"),
+    ) else {
+        eprintln!("skipped: no cutting proxy (LAKEAUDIT_TEST_S3_CUTTING_ENDPOINT unset; run `make test-stores`)");
+        return;
+    };
+    let url = "s3://logs/runs/tpch-default";
+    let remote = lakeaudit_s3(&endpoint, &["queries", "--format", "jsonl", url]);
+    let cuts = std::fs::read_to_string(&cut_log).unwrap_or_default();
+    assert!(
+        cuts.contains("cut GET /logs/runs/tpch-default/"),
+        "the proxy cut nothing: {cuts:?}"
+    );
+    let local = local(&[
+        "queries",
+        "--format",
+        "jsonl",
+        "tests/data/spark-logs/tpch-default",
+    ]);
+    assert_same(&remote, &local, url);
+}
