@@ -269,7 +269,17 @@ fn reason(e: &object_store::Error) -> String {
         object_store::Error::Unauthenticated { source, .. } => {
             format!("not authenticated ({})", innermost(source.as_ref()))
         }
-        other => other.to_string(),
+        other => {
+            // The root cause (`Connection refused`, a DNS failure) is often
+            // below the client's own words (`error sending request`).
+            let text = other.to_string();
+            let root = innermost(other);
+            if text.contains(&root) {
+                text
+            } else {
+                format!("{text} ({root})")
+            }
+        }
     };
     // One line, and not a whole XML error document: the server's error code
     // and message (S3 and Azure both send `<Code>` and `<Message>`) with the
