@@ -535,6 +535,15 @@ mod tests {
     }
 
     #[test]
+    fn a_file_url_is_its_local_path() {
+        let root = testdata::data("spark-logs");
+        let by_path = discover(&[root.display().to_string()]);
+        let by_url = discover(&[format!("file://{}", root.display())]);
+        assert!(by_url.errors.is_empty(), "{:?}", by_url.errors);
+        assert_eq!(by_url.inputs, by_path.inputs);
+    }
+
+    #[test]
     fn fixture_logs_hold_exactly_their_two_applications() {
         let root = testdata::data("spark-logs");
         let d = discover(&[root.display().to_string()]);

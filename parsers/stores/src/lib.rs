@@ -281,9 +281,14 @@ fn reason(e: &object_store::Error) -> String {
             }
         }
     };
-    // One line, and not a whole XML error document: the server's error code
-    // and message (S3 and Azure both send `<Code>` and `<Message>`) with the
-    // HTTP status, when the text carries them.
+    condense(&text)
+}
+
+/// One line, and not a whole XML error document: the server's error code
+/// and message (S3 and Azure both send `<Code>` and `<Message>`) with the
+/// HTTP status, when the text carries them; else the text, cut at 400
+/// characters.
+fn condense(text: &str) -> String {
     let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
     let tag = |t: &str| {
         let open = format!("<{t}>");
@@ -408,5 +413,65 @@ impl Read for ObjectReader {
         let head = self.chunk.split_to(n);
         buf[..n].copy_from_slice(&head);
         Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{condense, file_url_path, is_remote, target};
+
+    #[test]
+    fn remote_urls_and_file_urls() {
+        for u in [
+            "s3://b/k",
+            "S3A://b/k",
+            "az://c/p",
+            "abfss://c@acct.dfs.core.windows.net/p",
+            "gs://b",
+        ] {
+            assert!(is_remote(u), "{u}");
+        }
+        for p in [
+            "/var/log",
+            "logs/s3://x",
+            "file:///tmp/x",
+            "hdfs://nn/x",
+            "-",
+        ] {
+            assert!(!is_remote(p), "{p}");
+        }
+        assert_eq!(
+            file_url_path("file:///tmp/spark%20events"),
+            Some("/tmp/spark events".into())
+        );
+        assert_eq!(file_url_path("/tmp/x"), None);
+    }
+
+    #[test]
+    fn a_url_names_its_store_and_key() {
+        let t = target("abfss://logs@acct.dfs.core.windows.net/a/b%20c").expect("parses");
+        assert_eq!(t.store_key, "abfss://logs@acct.dfs.core.windows.net");
+        assert_eq!(t.path.as_ref(), "a/b c");
+        let t = target("s3a://bucket").expect("parses");
+        assert_eq!(
+            (t.store_key.as_str(), t.path.as_ref()),
+            ("s3a://bucket", "")
+        );
+        let e = target("s3:///key").err().expect("no bucket");
+        assert_eq!(
+            e.to_string(),
+            "s3:///key: the URL names no bucket or container"
+        );
+    }
+
+    #[test]
+    fn server_errors_are_condensed() {
+        let xml = "Error performing GET http://h/b?list-type=2 in 5ms - Server returned non-2xx status code: 404 Not Found: <?xml version=\"1.0\"?>\n<Error><Code>NoSuchBucket</Code><Message>The specified bucket does not exist</Message><RequestId>X</RequestId></Error>";
+        assert_eq!(
+            condense(xml),
+            "NoSuchBucket: The specified bucket does not exist (HTTP 404 Not Found)"
+        );
+        assert_eq!(condense("a\n  b"), "a b");
+        assert_eq!(condense(&"x".repeat(500)).chars().count(), 401);
     }
 }
