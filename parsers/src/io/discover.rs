@@ -28,6 +28,10 @@
 //!   `{"Event":` (so READMEs, `.json`, `.sql` and JSON-lines files that are
 //!   not event logs are skipped). A directory in which nothing is found is an error. Each
 //!   directory is read once, whatever path leads to it (symlink loops).
+//! - `file://…` is the local path it names. An object-store URL (`s3://`,
+//!   `s3a://`, `az://`, `abfss://`, `gs://`) follows the same rules on its
+//!   listing: one object is a file named by the user, a prefix a directory
+//!   (see `remote.rs`).
 
 use std::collections::HashSet;
 use std::fs;
