@@ -10,7 +10,7 @@ TABLES ?= $(if $(filter samples samples/,$(LOG)),samples/warehouse,)
 # by scripts/make_bench_log.py with real pyspark when missing).
 BENCH_LOG ?= target/bench/big-eventlog
 
-.PHONY: analyze test test-public bench bench-tables bench-skipping ci fmt clippy planner-eval build spark-venv tables-venv test-spark report-check iceberg-venv test-sql-spark wheel wheel-dev test-wheel maturin-venv
+.PHONY: analyze test test-public bench bench-tables bench-skipping ci fmt clippy planner-eval build spark-venv tables-venv test-spark report-check iceberg-venv test-sql-spark wheel wheel-dev test-wheel maturin-venv test-stores
 
 build:
 	$(CARGO) build --release --bin lakeaudit
@@ -127,6 +127,13 @@ wheel-dev: maturin-venv
 test-wheel: wheel-dev
 	$(CARGO) build --bin lakeaudit
 	scripts/test_wheel.sh $(WHEEL_DEV_DIR) $${CARGO_TARGET_DIR:-target}/debug/lakeaudit
+
+## Event logs read from real object-store servers on loopback (moto's S3
+## server, Azurite's Blob server; installed into .venv/ on first use):
+## outputs equal the local runs, faults are named (tests/stores.rs).
+test-stores:
+	$(CARGO) build --bin lakeaudit
+	scripts/test_stores.sh $${CARGO_TARGET_DIR:-target}/debug/lakeaudit
 
 ## A Python venv with pyspark 3.5.6 and Iceberg 1.10.2's Spark runtime jar
 ## (shipped by the PyPI package snowpark-connect-deps-iceberg): Iceberg's own

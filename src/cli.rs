@@ -79,6 +79,15 @@ pub fn positive(s: &str) -> Result<usize, String> {
     }
 }
 
+/// A `KEY=VALUE` pair (`--storage-option`); the key is checked when the
+/// stores are configured.
+pub fn key_value(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.to_string())),
+        _ => Err("expected KEY=VALUE (e.g. aws_endpoint=http://127.0.0.1:9000)".into()),
+    }
+}
+
 /// A planning horizon in windows (`--horizon`): at least 1.
 pub fn horizon(s: &str) -> Result<u32, String> {
     match s.trim().parse::<u32>() {

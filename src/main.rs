@@ -42,6 +42,13 @@ struct Cli {
     /// fewer logs than threads (so `--threads 1` uses one core).
     #[arg(long, global = true, value_name = "N", value_parser = cli::positive)]
     threads: Option<usize>,
+    /// An option for the object stores logs are read from (`s3://`,
+    /// `s3a://`, `az://`, `abfss://`, `gs://`), as object_store's config
+    /// keys name them (delta-rs' storage_options): `aws_endpoint=http://…`,
+    /// `aws_allow_http=true`, `aws_region=…`, `azure_storage_account_name=…`.
+    /// Repeatable; overrides the environment (`AWS_*`, `AZURE_*`, `GOOGLE_*`).
+    #[arg(long = "storage-option", global = true, value_name = "KEY=VALUE", value_parser = cli::key_value)]
+    storage_options: Vec<(String, String)>,
 }
 
 /// Shared input arguments.
@@ -242,6 +249,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
         rayon::ThreadPoolBuilder::new()
             .num_threads(n.max(1))
             .build_global()?;
+    }
+    if !cli.storage_options.is_empty() {
+        parsers::io::set_storage_options(cli.storage_options)
+            .map_err(|e| cli::UsageError(format!("--storage-option: {e}")))?;
     }
     let failed = match cli.command {
         Command::Queries {

@@ -28,18 +28,23 @@
 //!   `{"Event":` (so READMEs, `.json`, `.sql` and JSON-lines files that are
 //!   not event logs are skipped). A directory in which nothing is found is an error. Each
 //!   directory is read once, whatever path leads to it (symlink loops).
+//! - `file://…` is the local path it names. An object-store URL (`s3://`,
+//!   `s3a://`, `az://`, `abfss://`, `gs://`) follows the same rules on its
+//!   listing: one object is a file named by the user, a prefix a directory
+//!   (see `remote.rs`).
 
 use std::collections::HashSet;
 use std::fs;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::codec::{self, Source};
 use super::{Codec, Discovery, LogInput, Part};
 use crate::{Error, Location};
 
-const ROLLING_DIR_PREFIX: &str = "eventlog_v2_";
-const EVENTS_PREFIX: &str = "events_";
-const APPSTATUS_PREFIX: &str = "appstatus_";
+pub(super) const ROLLING_DIR_PREFIX: &str = "eventlog_v2_";
+pub(super) const EVENTS_PREFIX: &str = "events_";
+pub(super) const APPSTATUS_PREFIX: &str = "appstatus_";
 const IN_PROGRESS: &str = ".inprogress";
 const COMPACT: &str = ".compact";
 /// File-name prefixes of Spark application ids (local, standalone, YARN,
@@ -48,7 +53,7 @@ const APP_ID_PREFIXES: [&str; 4] = ["app-", "local-", "application_", "spark-"];
 const EVENT_PREFIX: &[u8] = br#"{"Event":"#;
 /// How deep a directory search goes (symlink loops are caught earlier, by
 /// remembering the directories visited; this bounds a genuinely deep tree).
-const MAX_DEPTH: usize = 32;
+pub(super) const MAX_DEPTH: usize = 32;
 
 /// Finds the event logs behind `paths` (files, rolling directories,
 /// directories to search, or `-` for standard input).
@@ -60,6 +65,13 @@ pub fn discover(paths: &[String]) -> Discovery {
     let mut d = Discovery::default();
     let mut seen = Visited::default();
     for p in paths {
+        // `file:///x` is the local path `/x`.
+        let local = stores::file_url_path(p).map(|l| l.display().to_string());
+        let p = local.as_ref().unwrap_or(p);
+        if stores::is_remote(p) {
+            super::remote::discover_url(p, &mut d);
+            continue;
+        }
         if p == "-" {
             d.inputs.push(LogInput {
                 display: "-".into(),
@@ -93,7 +105,7 @@ pub fn discover(paths: &[String]) -> Discovery {
                     }
                 }
             }
-            Ok(_) => match named_file(path, p) {
+            Ok(_) => match named_file(&file_name(path), path, p, &local_file(path)) {
                 Ok(input) => d.inputs.push(input),
                 Err(e) => d.errors.push(e),
             },
@@ -104,7 +116,14 @@ pub fn discover(paths: &[String]) -> Discovery {
     d
 }
 
-fn loc(path: &str) -> Location {
+/// Opens a file's bytes: a local file, or an object on a store.
+pub(super) type Opener<'a> = &'a dyn Fn() -> std::io::Result<Box<dyn Read + Send>>;
+
+fn local_file(path: &Path) -> impl Fn() -> std::io::Result<Box<dyn Read + Send>> + '_ {
+    move || Ok(Box::new(fs::File::open(path)?) as Box<dyn Read + Send>)
+}
+
+pub(super) fn loc(path: &str) -> Location {
     Location {
         path: path.to_string(),
         line: None,
@@ -135,14 +154,14 @@ fn holds_rolling_parts(dir: &Path) -> bool {
 /// A log file name split the way Spark's `EventLogFileWriter.codecName`
 /// reads it: strip `.compact` and `.inprogress`, then the codec is the text
 /// after the last dot (application ids contain no dots).
-struct LogName<'a> {
+pub(super) struct LogName<'a> {
     stem: &'a str,
     ext: Option<&'a str>,
     in_progress: bool,
     compact: bool,
 }
 
-fn parse_name(name: &str) -> LogName<'_> {
+pub(super) fn parse_name(name: &str) -> LogName<'_> {
     let mut n = name;
     let mut in_progress = false;
     let mut compact = false;
@@ -180,8 +199,8 @@ fn unknown_ext(display: &str, ext: &str) -> Error {
 
 /// The codec the file's first bytes show (magic number, or `{` for plain
 /// JSON text), if they show one.
-fn content_codec(path: &Path) -> std::io::Result<Option<Codec>> {
-    let mut file = fs::File::open(path)?;
+fn content_codec(open: Opener) -> std::io::Result<Option<Codec>> {
+    let mut file = open()?;
     let mut head = [0u8; codec::SNIFF_LEN];
     let n = codec::read_head(&mut file, &mut head)?;
     let head = head.get(..n).unwrap_or(&[]);
@@ -192,8 +211,8 @@ fn content_codec(path: &Path) -> std::io::Result<Option<Codec>> {
 /// allowed, as in a log re-serialised by another JSON writer). Any failure
 /// to decode counts as "no": this only decides whether a file found in a
 /// directory is taken as a log.
-fn looks_like_log(path: &Path, codec: Codec) -> std::io::Result<bool> {
-    let file = fs::File::open(path)?;
+fn looks_like_log(open: Opener, codec: Codec) -> std::io::Result<bool> {
+    let file = open()?;
     let src = Source::new(file);
     let Ok(mut dec) = codec::decoder(codec, Box::new(src)) else {
         return Ok(false);
@@ -229,8 +248,8 @@ fn starts_like_event(head: &[u8]) -> bool {
 
 /// The codec of a file whose extension is not a codec's: the one its bytes
 /// show, or the unknown-extension error.
-fn by_content(path: &Path, display: &str, ext: &str) -> Result<Codec, Error> {
-    match content_codec(path) {
+fn by_content(open: Opener, display: &str, ext: &str) -> Result<Codec, Error> {
+    match content_codec(open) {
         Ok(Some(c)) => Ok(c),
         Ok(None) => Err(unknown_ext(display, ext)),
         Err(source) => Err(Error::Io {
@@ -240,26 +259,36 @@ fn by_content(path: &Path, display: &str, ext: &str) -> Result<Codec, Error> {
     }
 }
 
-/// A file the user named: a log whatever its name.
-fn named_file(path: &Path, display: &str) -> Result<LogInput, Error> {
-    let name = file_name(path);
-    let n = parse_name(&name);
+/// A file the user named (`name`, read at `path`, shown as `display`): a
+/// log whatever its name.
+pub(super) fn named_file(
+    name: &str,
+    path: &Path,
+    display: &str,
+    open: Opener,
+) -> Result<LogInput, Error> {
+    let n = parse_name(name);
     let codec = match n.ext {
         None => Codec::None,
         Some(ext) => match Codec::from_extension(ext) {
             Some(c) => c,
-            None => by_content(path, display, ext)?,
+            None => by_content(open, display, ext)?,
         },
     };
     Ok(LogInput {
         display: display.to_string(),
-        parts: vec![Part::file(display, codec)],
+        parts: vec![Part::file(path, codec)],
         in_progress: n.in_progress,
     })
 }
 
 /// A file met while searching a directory: a log, not a log, or an error.
-fn found_file(path: &Path, name: &str, display: &str) -> Result<Option<LogInput>, Error> {
+pub(super) fn found_file(
+    path: &Path,
+    name: &str,
+    display: &str,
+    open: Opener,
+) -> Result<Option<LogInput>, Error> {
     let n = parse_name(name);
     let codec = match n.ext {
         None => Some(Codec::None),
@@ -268,7 +297,7 @@ fn found_file(path: &Path, name: &str, display: &str) -> Result<Option<LogInput>
     let spark_named = APP_ID_PREFIXES.iter().any(|p| n.stem.starts_with(p));
     let codec = match (spark_named, codec) {
         (true, Some(c)) => c,
-        (true, None) => by_content(path, display, n.ext.unwrap_or(""))?,
+        (true, None) => by_content(open, display, n.ext.unwrap_or(""))?,
         (false, named) => {
             let io_err = |source| Error::Io {
                 at: loc(display),
@@ -277,9 +306,9 @@ fn found_file(path: &Path, name: &str, display: &str) -> Result<Option<LogInput>
             // The bytes decide how to look inside; the name only when they
             // show nothing. The part keeps what the name says (the reader
             // warns when the two disagree).
-            let content = content_codec(path).map_err(io_err)?;
+            let content = content_codec(open).map_err(io_err)?;
             let look = content.or(named).unwrap_or(Codec::None);
-            if !looks_like_log(path, look).map_err(io_err)? {
+            if !looks_like_log(open, look).map_err(io_err)? {
                 return Ok(None);
             }
             named.unwrap_or(look)
@@ -387,7 +416,7 @@ fn walk(dir: &Path, depth: usize, d: &mut Discovery, seen: &mut Visited) {
                 walk(&path, depth + 1, d, seen);
             }
         } else if meta.is_file() {
-            match found_file(&path, &name, &shown) {
+            match found_file(&path, &name, &shown, &local_file(&path)) {
                 Ok(Some(input)) => d.inputs.push(input),
                 Ok(None) => {}
                 Err(e) => d.errors.push(e),
@@ -409,6 +438,14 @@ fn rolling(dir: &Path, display: &str) -> Result<LogInput, Error> {
         at: loc(display),
         source,
     })?;
+    rolling_parts(list, display)
+}
+
+/// A rolling log from its directory's entries (name, path), sorted by name.
+pub(super) fn rolling_parts(
+    list: Vec<(String, PathBuf)>,
+    display: &str,
+) -> Result<LogInput, Error> {
     let mut parts = Vec::new();
     let mut status_in_progress: Option<bool> = None;
     for (name, path) in list {
@@ -499,6 +536,15 @@ mod tests {
             .unwrap_or(display)
             .trim_start_matches('/')
             .to_string()
+    }
+
+    #[test]
+    fn a_file_url_is_its_local_path() {
+        let root = testdata::data("spark-logs");
+        let by_path = discover(&[root.display().to_string()]);
+        let by_url = discover(&[format!("file://{}", root.display())]);
+        assert!(by_url.errors.is_empty(), "{:?}", by_url.errors);
+        assert_eq!(by_url.inputs, by_path.inputs);
     }
 
     #[test]

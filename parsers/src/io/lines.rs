@@ -266,6 +266,15 @@ impl LineReader {
         self.scan = 0;
         self.end = 0;
         let mut raw: Box<dyn Read + Send> = match &part.path {
+            // An object on a store (the part's path is its URL): streamed.
+            Some(path) if path.to_str().is_some_and(stores::is_remote) => {
+                let url = path.to_str().unwrap_or_default();
+                let object = stores::open(url).map_err(|e| Error::Input {
+                    at: self.at(None),
+                    reason: e.reason,
+                })?;
+                Box::new(Source::new(object))
+            }
             Some(path) => {
                 let file = File::open(path).map_err(|source| Error::Io {
                     at: self.at(None),

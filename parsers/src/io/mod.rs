@@ -6,7 +6,10 @@
 //! parts and an `appstatus_<appId>[.inprogress]` marker (Spark 4.0 default).
 //! This module turns the paths a user gives into [`LogInput`]s
 //! ([`discover`]), and streams each input's decompressed JSON lines through
-//! one reused buffer ([`LineReader`]).
+//! one reused buffer ([`LineReader`]). A path may also be an object-store
+//! URL (`s3://`, `s3a://`, `az://`, `abfss://`, `gs://`; `file://` is a
+//! local path): the same rules apply to its listing, and each object is
+//! streamed (see the `stores` crate).
 //!
 //! Codecs are read from each file's magic bytes (zstd `28 B5 2F FD`,
 //! lz4-java `LZ4Block`, snappy-java `\x82SNAPPY\0`, gzip `1F 8B`, lzf `ZV`;
@@ -55,11 +58,15 @@ mod codec;
 mod discover;
 mod lines;
 mod lzf;
+mod remote;
 #[cfg(test)]
 pub(crate) mod testutil;
 
 pub use discover::discover;
 pub use lines::{LineInfo, LineReader};
+/// Sets the options object stores are built with (the binary's
+/// `--storage-option KEY=VALUE`); see [`stores::set_options`].
+pub use stores::set_options as set_storage_options;
 
 /// Default cap on the length of one line: 512 MiB. Spark's largest lines are
 /// plan events of a few MiB; a longer "line" means the input is not an event

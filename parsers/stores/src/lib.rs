@@ -1,0 +1,477 @@
+//! Where inputs live: object-store URLs behind a blocking API.
+//!
+//! `s3://bucket/key` (and `s3a://`, as Hadoop names it), `az://container/key`,
+//! `abfs[s]://container@account.dfs.core.windows.net/key` and
+//! `gs://bucket/key` are read through the `object_store` crate (what delta-rs
+//! and DataFusion use). Credentials and endpoints come from the environment
+//! as its builders read them (`AmazonS3Builder::from_env()`: `AWS_*`, with
+//! `AWS_ENDPOINT_URL` and `AWS_ALLOW_HTTP` for S3-compatible servers;
+//! `MicrosoftAzureBuilder::from_env()`: `AZURE_*`;
+//! `GoogleCloudStorageBuilder::from_env()`: `GOOGLE_*`), overridden by the
+//! options given to [`set_options`] (the binary's `--storage-option KEY=VALUE`,
+//! as delta-rs' `storage_options`).
+//!
+//! [`locate`] says whether a URL names one object or a prefix (listing it,
+//! page by page, as `object_store` does); [`open`] streams one object: a GET
+//! whose body is read chunk by chunk through a [`std::io::Read`], so a log of
+//! any size is read in constant memory. Requests, and a body cut
+//! mid-object, are retried a bounded number of times with backoff
+//! ([`RetryConfig`]).
+//!
+//! The tokio runtime `object_store` needs is private to this crate: callers
+//! (rayon threads, plain threads) block on it.
+
+use std::collections::HashMap;
+use std::io::{self, Read};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use futures::stream::BoxStream;
+use futures::{StreamExt, TryStreamExt};
+use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
+use object_store::azure::{AzureConfigKey, MicrosoftAzureBuilder};
+use object_store::gcp::{GoogleCloudStorageBuilder, GoogleConfigKey};
+use object_store::path::Path as StorePath;
+use object_store::{BackoffConfig, ClientOptions, ObjectStore, ObjectStoreExt, RetryConfig};
+
+/// The URL schemes read from object stores.
+pub const SCHEMES: [&str; 7] = ["s3", "s3a", "az", "azure", "abfs", "abfss", "gs"];
+
+/// An input on an object store that could not be used: the URL as given
+/// and why. Displays as `<url>: <reason>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    /// The URL (as the user gave it, or as found under a prefix).
+    pub url: String,
+    /// Why, in a few words.
+    pub reason: String,
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.url, self.reason)
+    }
+}
+
+impl std::error::Error for Error {}
+
+fn err(url: &str, reason: impl Into<String>) -> Error {
+    Error {
+        url: url.to_string(),
+        reason: reason.into(),
+    }
+}
+
+/// Whether `s` is an object-store URL (one of [`SCHEMES`]).
+pub fn is_remote(s: &str) -> bool {
+    s.split_once("://")
+        .is_some_and(|(scheme, _)| SCHEMES.contains(&scheme.to_ascii_lowercase().as_str()))
+}
+
+/// The local path a `file://` URL names, if `s` is one.
+pub fn file_url_path(s: &str) -> Option<std::path::PathBuf> {
+    if !s
+        .get(..7)
+        .is_some_and(|p| p.eq_ignore_ascii_case("file://"))
+    {
+        return None;
+    }
+    url::Url::parse(s).ok()?.to_file_path().ok()
+}
+
+static OPTIONS: OnceLock<Vec<(String, String)>> = OnceLock::new();
+
+/// Sets the storage options every store is built with (`KEY=VALUE` pairs as
+/// `object_store`'s config keys name them: `aws_endpoint`,
+/// `aws_allow_http`, `azure_storage_account_name`, `google_service_account`,
+/// ...; case-insensitive). Call once, before the first URL is read; an
+/// option applies to the stores whose keys it names. A key no store knows
+/// is an error (nothing is set then).
+pub fn set_options(options: Vec<(String, String)>) -> Result<(), String> {
+    for (k, _) in &options {
+        let k = k.to_ascii_lowercase();
+        if k.parse::<AmazonS3ConfigKey>().is_err()
+            && k.parse::<AzureConfigKey>().is_err()
+            && k.parse::<GoogleConfigKey>().is_err()
+        {
+            return Err(format!(
+                "unknown storage option `{k}` (object_store's keys: aws_endpoint, aws_region, aws_allow_http, azure_storage_account_name, google_service_account, ...)"
+            ));
+        }
+    }
+    OPTIONS
+        .set(options)
+        .map_err(|_| "storage options were already set".to_string())
+}
+
+fn options() -> &'static [(String, String)] {
+    OPTIONS.get().map(Vec::as_slice).unwrap_or(&[])
+}
+
+fn runtime() -> Result<&'static tokio::runtime::Runtime, String> {
+    static RT: OnceLock<Result<tokio::runtime::Runtime, String>> = OnceLock::new();
+    RT.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("lakeaudit-stores")
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot start the I/O runtime: {e}"))
+    })
+    .as_ref()
+    .map_err(Clone::clone)
+}
+
+/// Bounded retries with exponential backoff, for requests and for a body
+/// cut mid-object (object_store resumes it from where it stopped, if the
+/// object's ETag did not change).
+fn retry() -> RetryConfig {
+    RetryConfig {
+        backoff: BackoffConfig {
+            init_backoff: Duration::from_millis(100),
+            max_backoff: Duration::from_secs(2),
+            base: 2.0,
+        },
+        max_retries: 3,
+        retry_timeout: Duration::from_secs(20),
+    }
+}
+
+/// A parsed object-store URL: the store it lives on and the key.
+struct Target {
+    /// `scheme://authority`, the key of the store cache.
+    store_key: String,
+    scheme: String,
+    path: StorePath,
+}
+
+fn target(s: &str) -> Result<Target, Error> {
+    let u = url::Url::parse(s).map_err(|e| err(s, format!("not a valid URL: {e}")))?;
+    let scheme = u.scheme().to_ascii_lowercase();
+    let authority = u.authority();
+    if authority.is_empty() {
+        return Err(err(s, "the URL names no bucket or container"));
+    }
+    let path = StorePath::from_url_path(u.path())
+        .map_err(|e| err(s, format!("not a valid object path: {e}")))?;
+    Ok(Target {
+        store_key: format!("{scheme}://{authority}"),
+        scheme,
+        path,
+    })
+}
+
+/// The client settings (connect timeout, no whole-request timeout: a big
+/// object's body may take longer than any fixed bound; a stalled one is cut
+/// by the connection) with the client keys of the environment (`prefix`:
+/// `AWS_ALLOW_HTTP`, ...) and of the storage options applied on top.
+/// `with_client_options` replaces the builder's client settings, so the
+/// environment's client keys are merged here first.
+fn client_options<K: std::str::FromStr>(
+    prefix: &str,
+    client_key: impl Fn(K) -> Option<object_store::ClientConfigKey>,
+) -> ClientOptions {
+    let mut c = ClientOptions::new()
+        .with_connect_timeout(Duration::from_secs(5))
+        .with_timeout_disabled();
+    let env = std::env::vars().filter(|(k, _)| k.starts_with(prefix));
+    for (k, v) in env.chain(options().iter().cloned()) {
+        if let Some(key) = k
+            .to_ascii_lowercase()
+            .parse::<K>()
+            .ok()
+            .and_then(&client_key)
+        {
+            c = c.with_config(key, v);
+        }
+    }
+    c
+}
+
+/// A builder from the environment, the URL, the client settings and the
+/// storage options (those its config keys name).
+macro_rules! configured {
+    ($builder:ty, $key:ident, $prefix:literal, $url:expr) => {{
+        let client = client_options::<$key>($prefix, |k| match k {
+            $key::Client(c) => Some(c),
+            _ => None,
+        });
+        let mut b = <$builder>::from_env()
+            .with_url($url)
+            .with_client_options(client)
+            .with_retry(retry());
+        for (k, v) in options() {
+            if let Ok(key) = k.to_ascii_lowercase().parse::<$key>() {
+                b = b.with_config(key, v);
+            }
+        }
+        b.build().map(|s| Arc::new(s) as Arc<dyn ObjectStore>)
+    }};
+}
+
+fn build(t: &Target, url: &str) -> Result<Arc<dyn ObjectStore>, Error> {
+    let built = match t.scheme.as_str() {
+        "s3" | "s3a" => configured!(AmazonS3Builder, AmazonS3ConfigKey, "AWS_", &t.store_key),
+        "az" | "azure" | "abfs" | "abfss" => {
+            configured!(
+                MicrosoftAzureBuilder,
+                AzureConfigKey,
+                "AZURE_",
+                &t.store_key
+            )
+        }
+        "gs" => configured!(
+            GoogleCloudStorageBuilder,
+            GoogleConfigKey,
+            "GOOGLE_",
+            &t.store_key
+        ),
+        other => return Err(err(url, format!("unsupported URL scheme `{other}://`"))),
+    };
+    built.map_err(|e| err(url, reason(&e)))
+}
+
+/// The store for a URL, built once per `scheme://authority`.
+fn store(t: &Target, url: &str) -> Result<Arc<dyn ObjectStore>, Error> {
+    static STORES: OnceLock<Mutex<HashMap<String, Arc<dyn ObjectStore>>>> = OnceLock::new();
+    let stores = STORES.get_or_init(Default::default);
+    if let Some(s) = stores
+        .lock()
+        .ok()
+        .and_then(|m| m.get(&t.store_key).cloned())
+    {
+        return Ok(s);
+    }
+    let s = build(t, url)?;
+    if let Ok(mut m) = stores.lock() {
+        m.insert(t.store_key.clone(), Arc::clone(&s));
+    }
+    Ok(s)
+}
+
+/// Why an object-store call failed, in a few words, with the server's own
+/// message where there is one.
+fn reason(e: &object_store::Error) -> String {
+    let innermost = |e: &dyn std::error::Error| {
+        let mut cur = e;
+        while let Some(next) = cur.source() {
+            cur = next;
+        }
+        cur.to_string()
+    };
+    let text = match e {
+        object_store::Error::NotFound { source, .. } => {
+            format!("not found ({})", innermost(source.as_ref()))
+        }
+        object_store::Error::PermissionDenied { source, .. } => {
+            format!("access denied ({})", innermost(source.as_ref()))
+        }
+        object_store::Error::Unauthenticated { source, .. } => {
+            format!("not authenticated ({})", innermost(source.as_ref()))
+        }
+        other => {
+            // The root cause (`Connection refused`, a DNS failure) is often
+            // below the client's own words (`error sending request`).
+            let text = other.to_string();
+            let root = innermost(other);
+            if text.contains(&root) {
+                text
+            } else {
+                format!("{text} ({root})")
+            }
+        }
+    };
+    condense(&text)
+}
+
+/// One line, and not a whole XML error document: the server's error code
+/// and message (S3 and Azure both send `<Code>` and `<Message>`) with the
+/// HTTP status, when the text carries them; else the text, cut at 400
+/// characters.
+fn condense(text: &str) -> String {
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let tag = |t: &str| {
+        let open = format!("<{t}>");
+        let start = one_line.find(&open)? + open.len();
+        let len = one_line.get(start..)?.find('<')?;
+        one_line.get(start..start + len).map(str::to_string)
+    };
+    if let Some(code) = tag("Code") {
+        let status = one_line
+            .split_once("status code: ")
+            .and_then(|(_, r)| r.split(':').next())
+            .map(|s| format!(" (HTTP {s})"))
+            .unwrap_or_default();
+        let message = tag("Message")
+            .map(|m| format!(": {}", m.split(" RequestId:").next().unwrap_or(&m)))
+            .unwrap_or_default();
+        return format!("{code}{message}{status}");
+    }
+    if one_line.chars().count() > 400 {
+        let cut: String = one_line.chars().take(400).collect();
+        format!("{cut}…")
+    } else {
+        one_line
+    }
+}
+
+/// One object found under a prefix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listed {
+    /// Its key relative to the prefix, `/`-separated (`a/b/app-1.zstd`).
+    pub rel: String,
+    /// Its full URL (the prefix URL joined with `rel`).
+    pub url: String,
+    /// Its size in bytes.
+    pub size: u64,
+}
+
+/// What a URL names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Found {
+    /// One object (of this size).
+    Object { size: u64 },
+    /// A prefix: the objects under it, sorted by `rel`.
+    Prefix(Vec<Listed>),
+}
+
+/// Whether `url` names one object or a prefix, and the objects under the
+/// prefix (every page of the listing). A prefix with nothing under it is an
+/// error, as is a missing bucket or a refused request.
+pub fn locate(url: &str) -> Result<Found, Error> {
+    let t = target(url)?;
+    let s = store(&t, url)?;
+    let rt = runtime().map_err(|r| err(url, r))?;
+    if !t.path.as_ref().is_empty() && !url.ends_with('/') {
+        match rt.block_on(s.head(&t.path)) {
+            Ok(meta) => return Ok(Found::Object { size: meta.size }),
+            Err(object_store::Error::NotFound { .. }) => {}
+            Err(e) => return Err(err(url, reason(&e))),
+        }
+    }
+    let prefix = (!t.path.as_ref().is_empty()).then_some(&t.path);
+    let listed: Vec<object_store::ObjectMeta> = rt
+        .block_on(s.list(prefix).try_collect())
+        .map_err(|e| err(url, reason(&e)))?;
+    let base = url.trim_end_matches('/');
+    let strip = t.path.as_ref().len();
+    let mut out: Vec<Listed> = listed
+        .into_iter()
+        .filter_map(|m| {
+            let key = m.location.as_ref();
+            let rel = key.get(strip..)?.trim_start_matches('/').to_string();
+            (!rel.is_empty()).then(|| Listed {
+                url: format!("{base}/{rel}"),
+                rel,
+                size: m.size,
+            })
+        })
+        .collect();
+    if out.is_empty() {
+        return Err(err(url, "no such object, and no objects under this prefix"));
+    }
+    out.sort_by(|a, b| a.rel.cmp(&b.rel));
+    Ok(Found::Prefix(out))
+}
+
+/// Streams one object: a GET whose body is read as it arrives.
+pub fn open(url: &str) -> Result<ObjectReader, Error> {
+    let t = target(url)?;
+    let s = store(&t, url)?;
+    let rt = runtime().map_err(|r| err(url, r))?;
+    let got = rt
+        .block_on(s.get(&t.path))
+        .map_err(|e| err(url, reason(&e)))?;
+    Ok(ObjectReader {
+        rt,
+        stream: got.into_stream(),
+        chunk: Default::default(),
+    })
+}
+
+/// An object's bytes as a [`Read`]: one body chunk held at a time.
+pub struct ObjectReader {
+    rt: &'static tokio::runtime::Runtime,
+    stream: BoxStream<'static, object_store::Result<bytes::Bytes>>,
+    chunk: bytes::Bytes,
+}
+
+impl Read for ObjectReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        while self.chunk.is_empty() {
+            match self.rt.block_on(self.stream.next()) {
+                None => return Ok(0),
+                Some(Ok(b)) => self.chunk = b,
+                // The reason alone: the reader names the URL.
+                Some(Err(e)) => return Err(io::Error::other(reason(&e))),
+            }
+        }
+        let n = buf.len().min(self.chunk.len());
+        let head = self.chunk.split_to(n);
+        buf[..n].copy_from_slice(&head);
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{condense, file_url_path, is_remote, target};
+
+    #[test]
+    fn remote_urls_and_file_urls() {
+        for u in [
+            "s3://b/k",
+            "S3A://b/k",
+            "az://c/p",
+            "abfss://c@acct.dfs.core.windows.net/p",
+            "gs://b",
+        ] {
+            assert!(is_remote(u), "{u}");
+        }
+        for p in [
+            "/var/log",
+            "logs/s3://x",
+            "file:///tmp/x",
+            "hdfs://nn/x",
+            "-",
+        ] {
+            assert!(!is_remote(p), "{p}");
+        }
+        assert_eq!(
+            file_url_path("file:///tmp/spark%20events"),
+            Some("/tmp/spark events".into())
+        );
+        assert_eq!(file_url_path("/tmp/x"), None);
+    }
+
+    #[test]
+    fn a_url_names_its_store_and_key() {
+        let t = target("abfss://logs@acct.dfs.core.windows.net/a/b%20c").expect("parses");
+        assert_eq!(t.store_key, "abfss://logs@acct.dfs.core.windows.net");
+        assert_eq!(t.path.as_ref(), "a/b c");
+        let t = target("s3a://bucket").expect("parses");
+        assert_eq!(
+            (t.store_key.as_str(), t.path.as_ref()),
+            ("s3a://bucket", "")
+        );
+        let e = target("s3:///key").err().expect("no bucket");
+        assert_eq!(
+            e.to_string(),
+            "s3:///key: the URL names no bucket or container"
+        );
+    }
+
+    #[test]
+    fn server_errors_are_condensed() {
+        let xml = "Error performing GET http://h/b?list-type=2 in 5ms - Server returned non-2xx status code: 404 Not Found: <?xml version=\"1.0\"?>\n<Error><Code>NoSuchBucket</Code><Message>The specified bucket does not exist</Message><RequestId>X</RequestId></Error>";
+        assert_eq!(
+            condense(xml),
+            "NoSuchBucket: The specified bucket does not exist (HTTP 404 Not Found)"
+        );
+        assert_eq!(condense("a\n  b"), "a b");
+        assert_eq!(condense(&"x".repeat(500)).chars().count(), 401);
+    }
+}
