@@ -173,10 +173,11 @@ pub fn rows(
         by_id.insert(id, t);
     }
     let engines = args.engine.engines();
+    let usage = Usage::of(data, &locations);
     // Layout quality on every column the workload filters or joins on.
     for (id, t) in &by_id {
-        let mut cols = predicate_columns(data, &locations, id, t);
-        cols.extend(join_columns(data, &locations, id, t));
+        let mut cols = usage.predicate_columns(id, t);
+        cols.extend(usage.join_columns(id, t));
         for c in cols {
             if let Some(mut q) = skipping::quality::quality(t, &c) {
                 q.table = short_table(id);
@@ -196,7 +197,7 @@ pub fn rows(
             }
             let short = short_table(id);
             let keys: Vec<Vec<String>> = if layouts.is_empty() {
-                generated(data, &locations, id, t)
+                usage.generated(id, t)
             } else {
                 layouts
                     .iter()
@@ -212,7 +213,7 @@ pub fn rows(
                 continue;
             }
             let mut needed: BTreeSet<String> = keys.iter().flatten().cloned().collect();
-            needed.extend(predicate_columns(data, &locations, id, t));
+            needed.extend(usage.predicate_columns(id, t));
             jobs.push((id.as_str(), t, keys, needed.into_iter().collect::<Vec<_>>()));
         }
     }
@@ -445,131 +446,133 @@ fn table_names(t: &tables::TableState, cols: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// The columns the scans of table `id` test in a predicate that can skip
-/// a file (comparisons, `IN`, prefixes), with how many scans test each.
-fn filtered(
-    data: &crate::ingest::Ingested<pipeline::Exec>,
-    locations: &Locations,
-    id: &str,
-    t: &tables::TableState,
-) -> BTreeMap<String, usize> {
-    let mut out = BTreeMap::new();
-    for preds in scan_predicates(data, locations, id, t) {
+/// A scan's printed pushed and partition filters.
+type Filters<'a> = (Option<&'a str>, Option<&'a str>);
+
+/// The workload's use of each table, gathered in one pass over the
+/// executions: its scans' printed filters, and the column lists its joins
+/// use, by table identity.
+#[derive(Default)]
+struct Usage<'a> {
+    filters: BTreeMap<String, Vec<Filters<'a>>>,
+    joins: BTreeMap<String, Vec<&'a [String]>>,
+}
+
+impl<'a> Usage<'a> {
+    fn of(data: &'a crate::ingest::Ingested<pipeline::Exec>, locations: &Locations) -> Self {
+        let mut u = Usage::default();
+        for e in &data.records {
+            for s in &e.record.scans {
+                u.filters
+                    .entry(locations.identity(&s.table))
+                    .or_default()
+                    .push((s.pushed_filters.as_deref(), s.partition_filters.as_deref()));
+            }
+            for r in &e.relationships {
+                for (table, cols) in [
+                    (&r.left_table, &r.left_columns),
+                    (&r.right_table, &r.right_columns),
+                ] {
+                    u.joins
+                        .entry(locations.identity(table))
+                        .or_default()
+                        .push(cols.as_slice());
+                }
+            }
+        }
+        u
+    }
+
+    /// The typed predicates of every scan of table `id`, one list per scan.
+    fn predicates<'s>(
+        &'s self,
+        id: &str,
+        t: &'s tables::TableState,
+    ) -> impl Iterator<Item = Vec<skipping::Predicate>> + 's {
+        self.filters
+            .get(id)
+            .into_iter()
+            .flatten()
+            .map(|(pushed, partition)| skipping::predicates(*pushed, *partition, &t.columns))
+    }
+
+    /// The columns the scans of table `id` test in a predicate that can
+    /// skip a file (comparisons, `IN`, prefixes), with how many scans test
+    /// each.
+    fn filtered(&self, id: &str, t: &tables::TableState) -> BTreeMap<String, usize> {
+        let mut out = BTreeMap::new();
+        for preds in self.predicates(id, t) {
+            let mut cols = BTreeSet::new();
+            for p in &preds {
+                skipping::range_columns(p, &mut cols);
+            }
+            for c in table_names(t, &cols.into_iter().collect::<Vec<_>>()) {
+                *out.entry(c).or_insert(0) += 1;
+            }
+        }
+        out
+    }
+
+    /// Every column a predicate of a scan of table `id` names.
+    fn predicate_columns(&self, id: &str, t: &tables::TableState) -> BTreeSet<String> {
         let mut cols = BTreeSet::new();
-        for p in &preds {
-            skipping::range_columns(p, &mut cols);
+        for p in self.predicates(id, t).flatten() {
+            skipping::all_columns(&p, &mut cols);
         }
-        for c in table_names(t, &cols.into_iter().collect::<Vec<_>>()) {
-            *out.entry(c).or_insert(0) += 1;
+        table_names(t, &cols.into_iter().collect::<Vec<_>>())
+            .into_iter()
+            .filter(|c| t.columns.iter().any(|(n, _)| n == c))
+            .collect()
+    }
+
+    /// Each join's columns of table `id`, as the table names them.
+    fn join_keys<'s>(
+        &'s self,
+        id: &str,
+        t: &'s tables::TableState,
+    ) -> impl Iterator<Item = Vec<String>> + 's {
+        self.joins
+            .get(id)
+            .into_iter()
+            .flatten()
+            .map(move |cols| table_names(t, cols))
+    }
+
+    /// The columns of table `id` that the workload's joins use.
+    fn join_columns(&self, id: &str, t: &tables::TableState) -> BTreeSet<String> {
+        let mut out: BTreeSet<String> = self.join_keys(id, t).flatten().collect();
+        out.retain(|c| t.columns.iter().any(|(n, _)| n == c));
+        out
+    }
+
+    /// Candidate keys of table `id`: its filtered columns and its join
+    /// keys, one column each, the most used first (by scans filtering on
+    /// it plus joins on it), at most [`MAX_CANDIDATES`]; then the two and
+    /// the three most used together.
+    fn generated(&self, id: &str, t: &tables::TableState) -> Vec<Vec<String>> {
+        let mut uses = self.filtered(id, t);
+        for c in self.join_keys(id, t).flatten() {
+            *uses.entry(c).or_insert(0) += 1;
         }
-    }
-    out
-}
-
-/// The typed predicates of every scan of table `id`, one list per scan.
-fn scan_predicates<'a>(
-    data: &'a crate::ingest::Ingested<pipeline::Exec>,
-    locations: &'a Locations,
-    id: &'a str,
-    t: &'a tables::TableState,
-) -> impl Iterator<Item = Vec<skipping::Predicate>> + 'a {
-    data.records
-        .iter()
-        .flat_map(|e| e.record.scans.iter())
-        .filter(move |s| locations.identity(&s.table) == id)
-        .map(|s| {
-            skipping::predicates(
-                s.pushed_filters.as_deref(),
-                s.partition_filters.as_deref(),
-                &t.columns,
-            )
-        })
-}
-
-/// Every column a predicate of a scan of table `id` names.
-fn predicate_columns(
-    data: &crate::ingest::Ingested<pipeline::Exec>,
-    locations: &Locations,
-    id: &str,
-    t: &tables::TableState,
-) -> BTreeSet<String> {
-    let mut cols = BTreeSet::new();
-    for p in scan_predicates(data, locations, id, t).flatten() {
-        skipping::all_columns(&p, &mut cols);
-    }
-    table_names(t, &cols.into_iter().collect::<Vec<_>>())
-        .into_iter()
-        .filter(|c| t.columns.iter().any(|(n, _)| n == c))
-        .collect()
-}
-
-/// The columns of table `id` that the workload's joins use.
-fn join_columns(
-    data: &crate::ingest::Ingested<pipeline::Exec>,
-    locations: &Locations,
-    id: &str,
-    t: &tables::TableState,
-) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    for e in &data.records {
-        for r in &e.relationships {
-            for (table, cols) in [
-                (&r.left_table, &r.left_columns),
-                (&r.right_table, &r.right_columns),
-            ] {
-                if locations.identity(table) == id {
-                    out.extend(table_names(t, cols));
-                }
+        let mut ranked: Vec<(String, usize)> = uses
+            .into_iter()
+            .filter(|(c, _)| t.columns.iter().any(|(n, _)| n == c))
+            .collect();
+        ranked.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        let top: Vec<String> = ranked
+            .into_iter()
+            .take(MAX_CANDIDATES)
+            .map(|(c, _)| c)
+            .collect();
+        let mut keys: Vec<Vec<String>> = top.iter().map(|c| vec![c.clone()]).collect();
+        // The most used two and three together, along a Z-order curve.
+        for n in [2, 3] {
+            if top.len() >= n {
+                keys.push(top[..n].to_vec());
             }
         }
+        keys
     }
-    out.retain(|c| t.columns.iter().any(|(n, _)| n == c));
-    out
-}
-
-/// Candidate keys of table `id`: its filtered columns and its join keys,
-/// one column each, the most used first (by scans filtering on it plus
-/// joins on it), at most [`MAX_CANDIDATES`]; then the two and the three
-/// most used together.
-fn generated(
-    data: &crate::ingest::Ingested<pipeline::Exec>,
-    locations: &Locations,
-    id: &str,
-    t: &tables::TableState,
-) -> Vec<Vec<String>> {
-    let mut uses = filtered(data, locations, id, t);
-    for e in &data.records {
-        for r in &e.relationships {
-            for (table, cols) in [
-                (&r.left_table, &r.left_columns),
-                (&r.right_table, &r.right_columns),
-            ] {
-                if locations.identity(table) == id {
-                    for c in table_names(t, cols) {
-                        *uses.entry(c).or_insert(0) += 1;
-                    }
-                }
-            }
-        }
-    }
-    let mut ranked: Vec<(String, usize)> = uses
-        .into_iter()
-        .filter(|(c, _)| t.columns.iter().any(|(n, _)| n == c))
-        .collect();
-    ranked.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    let top: Vec<String> = ranked
-        .into_iter()
-        .take(MAX_CANDIDATES)
-        .map(|(c, _)| c)
-        .collect();
-    let mut keys: Vec<Vec<String>> = top.iter().map(|c| vec![c.clone()]).collect();
-    // The most used two and three together, along a Z-order curve.
-    for n in [2, 3] {
-        if top.len() >= n {
-            keys.push(top[..n].to_vec());
-        }
-    }
-    keys
 }
 
 /// Tabular view; on a terminal the description is cut and sizes are
