@@ -420,3 +420,57 @@ fn statistics_that_cannot_be_read_never_skip_and_are_counted() {
         .any(|r| r["files_without_stats"].as_u64() > Some(0)));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_data_file_that_is_a_fifo_or_a_link_out_of_the_table_is_never_read() {
+    let dir = tempdir("whatif-hostile-files");
+    let t = format!("{dir}/orders");
+    assert!(std::process::Command::new("cp")
+        .args(["-r", &at("delta/random/orders"), &t])
+        .status()
+        .unwrap()
+        .success());
+    let mut parts: Vec<_> = std::fs::read_dir(&t)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "parquet"))
+        .collect();
+    parts.sort();
+    let (fifo, link) = (&parts[0], &parts[1]);
+    std::fs::remove_file(fifo).unwrap();
+    assert!(std::process::Command::new("mkfifo")
+        .arg(fifo)
+        .status()
+        .unwrap()
+        .success());
+    let secret = format!("{dir}/secret.parquet");
+    std::fs::copy(link, &secret).unwrap();
+    std::fs::remove_file(link).unwrap();
+    std::os::unix::fs::symlink(&secret, link).unwrap();
+    // Opening a FIFO would block: the run must end on its own.
+    let o = std::process::Command::new("timeout")
+        .args(["60", env!("CARGO_BIN_EXE_lakeaudit"), "whatif", &events()])
+        .args([
+            "--tables",
+            &t,
+            "--layout",
+            "orders=o_orderdate",
+            "--format",
+            "jsonl",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    for p in [fifo, link] {
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(err.contains(&name), "{name} not named: {err}");
+    }
+    assert!(
+        err.contains("not a regular file") || err.contains("FIFO") || err.contains("fifo"),
+        "{err}"
+    );
+    assert!(err.contains("outside"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

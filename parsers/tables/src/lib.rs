@@ -40,6 +40,20 @@ pub struct ReadOptions {
     pub stats_columns: Option<std::sync::Arc<std::collections::BTreeSet<String>>>,
 }
 
+/// Open a data file `path` of the table in `table_dir` for reading: the
+/// path must resolve (through any link) inside the table directory and be
+/// a regular file (a FIFO is never opened), as every file the metadata
+/// names.
+pub fn open_data_file(
+    table_dir: &std::path::Path,
+    path: &std::path::Path,
+) -> Result<std::fs::File> {
+    let scope = scope::Scope::new(table_dir, false)?;
+    scope
+        .open(path, "data file", table_dir, u64::MAX)
+        .map(|(f, _)| f)
+}
+
 /// Read one table found by [`discover`].
 pub fn read_table(found: &Found, opts: &ReadOptions) -> Result<TableState> {
     match found.format {

@@ -228,7 +228,7 @@ pub fn sample(t: &TableState, columns: &[String], max_rows: u64) -> Sample {
                 continue;
             }
         };
-        match read_file(&path, &names) {
+        match read_file(&t.location, &path, &names) {
             Ok(df) => {
                 let rows = df.height();
                 for (k, (name, _)) in s.columns.iter().enumerate() {
@@ -248,12 +248,11 @@ pub fn sample(t: &TableState, columns: &[String], max_rows: u64) -> Sample {
     s
 }
 
-/// The `names` columns of one Parquet data file (those it has).
-fn read_file(path: &Path, names: &[PlSmallStr]) -> Result<DataFrame, String> {
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    if !file.metadata().map_err(|e| e.to_string())?.is_file() {
-        return Err("not a regular file".into());
-    }
+/// The `names` columns of one Parquet data file of the table in
+/// `table_dir` (those it has); the file is opened as every file the
+/// metadata names ([`tables::open_data_file`]: inside the table, regular).
+fn read_file(table_dir: &Path, path: &Path, names: &[PlSmallStr]) -> Result<DataFrame, String> {
+    let file = tables::open_data_file(table_dir, path).map_err(|e| e.to_string())?;
     let mut r = ParquetReader::new(file);
     let schema = r.schema().map_err(|e| e.to_string())?;
     let present: Vec<String> = names
@@ -261,12 +260,9 @@ fn read_file(path: &Path, names: &[PlSmallStr]) -> Result<DataFrame, String> {
         .filter(|n| schema.contains(n))
         .map(|n| n.to_string())
         .collect();
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    let df = ParquetReader::new(file)
-        .with_columns(Some(present))
+    r.with_columns(Some(present))
         .finish()
-        .map_err(|e| e.to_string())?;
-    Ok(df)
+        .map_err(|e| e.to_string())
 }
 
 /// A sampled column ranked once: each row's dense rank (0 for null, 1 for
