@@ -166,6 +166,49 @@ pub enum Literal {
     },
 }
 
+/// As Spark prints a literal in a filter: `1995-03-15`, `12.50`,
+/// `2024-01-01 10:00:00` (UTC when the zone is known), strings unquoted.
+impl std::fmt::Display for Literal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Literal::Bool(b) => write!(f, "{b}"),
+            Literal::Int(i) => write!(f, "{i}"),
+            Literal::Float(x) => write!(f, "{x}"),
+            Literal::String(s) => f.write_str(s),
+            Literal::Decimal { unscaled, scale } => {
+                let scale = *scale as usize;
+                let digits = unscaled.unsigned_abs().to_string();
+                let sign = if *unscaled < 0 { "-" } else { "" };
+                if scale == 0 {
+                    return write!(f, "{sign}{digits}");
+                }
+                let digits = format!("{digits:0>width$}", width = scale + 1);
+                let (int, frac) = digits.split_at(digits.len() - scale);
+                write!(f, "{sign}{int}.{frac}")
+            }
+            Literal::Date(d) => match jiff::civil::date(1970, 1, 1)
+                .checked_add(jiff::Span::new().days(i64::from(*d)))
+            {
+                Ok(date) => write!(f, "{date}"),
+                Err(_) => write!(f, "{d} days"),
+            },
+            Literal::Timestamp { micros, utc } => {
+                match jiff::Timestamp::from_microsecond(*micros) {
+                    Ok(ts) => {
+                        let dt = jiff::tz::Offset::UTC.to_datetime(ts);
+                        write!(f, "{}", dt.strftime("%Y-%m-%d %H:%M:%S%.f"))?;
+                        if *utc {
+                            f.write_str(" UTC")?;
+                        }
+                        Ok(())
+                    }
+                    Err(_) => write!(f, "{micros} µs"),
+                }
+            }
+        }
+    }
+}
+
 /// A comparison's operator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CmpOp {
@@ -739,6 +782,41 @@ mod tests {
 
     fn s(x: &str) -> String {
         x.to_string()
+    }
+
+    #[test]
+    fn literals_display_as_spark_prints_them() {
+        let shown: Vec<String> = [
+            Literal::Date(9204),
+            Literal::Int(-3),
+            Literal::Decimal {
+                unscaled: 1250,
+                scale: 2,
+            },
+            Literal::Decimal {
+                unscaled: -5,
+                scale: 3,
+            },
+            Literal::String("a,b".into()),
+            Literal::Timestamp {
+                micros: 1_704_103_200_000_000,
+                utc: true,
+            },
+        ]
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+        assert_eq!(
+            shown,
+            [
+                "1995-03-15",
+                "-3",
+                "12.50",
+                "-0.005",
+                "a,b",
+                "2024-01-01 10:00:00 UTC"
+            ]
+        );
     }
 
     #[test]
