@@ -443,19 +443,36 @@ fn induced(
             }
         }
     }
-    let mut order: Vec<(&Build, &usize)> = builds.iter().collect();
-    order.sort_by_key(|(_, &i)| i);
-    let computed: Vec<Result<Option<skipping::joins::BuildSide>, String>> = order
+    // One pass per build table over its files, tables in parallel.
+    let mut per_table: BTreeMap<&str, Vec<(usize, skipping::joins::BuildRequest)>> =
+        BTreeMap::new();
+    for ((id, key, filters), &b) in &builds {
+        let t = &by_id[*id];
+        let scans = filters
+            .iter()
+            .map(|(pushed, partition)| skipping::predicates(*pushed, *partition, &t.columns))
+            .collect();
+        per_table.entry(id).or_default().push((
+            b,
+            skipping::joins::BuildRequest {
+                key: key.clone(),
+                scans,
+            },
+        ));
+    }
+    let done: Vec<Vec<(usize, Result<Option<skipping::joins::BuildSide>, String>)>> = per_table
         .into_par_iter()
-        .map(|((id, key, filters), _)| {
-            let t = &by_id[*id];
-            let scans: Vec<Vec<skipping::Predicate>> = filters
-                .iter()
-                .map(|(pushed, partition)| skipping::predicates(*pushed, *partition, &t.columns))
-                .collect();
-            skipping::joins::build_side(t, key, &scans, build_rows)
+        .map(|(id, requests)| {
+            let (slots, requests): (Vec<usize>, Vec<_>) = requests.into_iter().unzip();
+            let sides = skipping::joins::build_sides(&by_id[id], &requests, build_rows);
+            slots.into_iter().zip(sides).collect()
         })
         .collect();
+    let mut computed: Vec<Result<Option<skipping::joins::BuildSide>, String>> =
+        (0..builds.len()).map(|_| Ok(None)).collect();
+    for (slot, side) in done.into_iter().flatten() {
+        computed[slot] = side;
+    }
     let mut warnings = BTreeSet::new();
     let computed: Vec<Option<Arc<skipping::joins::BuildSide>>> = computed
         .into_iter()

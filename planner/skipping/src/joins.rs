@@ -19,7 +19,7 @@
 //!   pruning (every engine).
 //!
 //! The build keys are computed offline from the build table's own rows
-//! ([`build_side`]): every data file is read (the key and the columns its
+//! ([`build_sides`]): every data file is read (the key and the columns its
 //! scans filter on), each row is tested against the build scans' literal
 //! predicates, and the keys of the rows that pass are kept. What this
 //! leaves out only widens the keys, so it never skips a file an engine
@@ -32,7 +32,7 @@
 use crate::simulate::{file_literals, Sample};
 use graph::relationships::{Relation, Relationship};
 use plan::node::{JoinType, Side};
-use plan::predicate::{compare, CmpOp, ColumnStats, Literal, Predicate};
+use plan::predicate::{compare, CmpOp, ColumnStats, ColumnType, Literal, Predicate};
 use std::cmp::Ordering;
 use std::sync::Arc;
 use tables::TableState;
@@ -142,121 +142,336 @@ pub fn table_rows(t: &TableState) -> u64 {
     t.files.iter().map(|f| f.rows.unwrap_or(0)).sum()
 }
 
-/// Whether one row (its values, by column index of `cols`) may pass every
-/// predicate of one scan: each value is taken as a one-row file, so what
-/// the predicates cannot decide passes.
-fn row_passes(preds: &[Predicate], cols: &[String], row: &[Option<Literal>]) -> bool {
-    let stats = |c: &str| -> Option<ColumnStats> {
-        let i = cols.iter().position(|n| n.eq_ignore_ascii_case(c))?;
-        let v = row[i].clone();
-        Some(ColumnStats {
-            null_count: Some(u64::from(v.is_none())),
-            min: v.clone(),
-            max: v,
-            max_exact: true,
-            rows: Some(1),
-        })
-    };
-    preds.iter().all(|p| p.may_match(&stats))
+/// A predicate's value on one row: true, false, or not known (a null, a
+/// value that does not compare, a predicate lakeaudit cannot read).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Tri {
+    True,
+    False,
+    Unknown,
 }
 
-/// The keys `key` of `t`'s rows that pass the predicates of at least one
-/// of the build side's scans (`scans`: one predicate list per scan of the
-/// table in the execution), read from every data file; `Err` names why
-/// they are unknown (a file that cannot be read, no key column, more than
-/// `max_rows` rows). `Ok(None)`: no row passes.
-pub fn build_side(
-    t: &TableState,
-    key: &str,
-    scans: &[Vec<Predicate>],
-    max_rows: u64,
-) -> Result<Option<BuildSide>, String> {
-    let rows_total = table_rows(t);
-    if rows_total > max_rows {
-        return Err(format!(
-            "{}: {rows_total} rows, more than the {max_rows} read for a join's build side",
-            t.location.display()
-        ));
+impl Tri {
+    fn of(b: bool) -> Tri {
+        if b {
+            Tri::True
+        } else {
+            Tri::False
+        }
     }
-    let mut cols: Vec<String> = vec![key.to_string()];
-    for p in scans.iter().flatten() {
-        let mut c = std::collections::BTreeSet::new();
-        crate::all_columns(p, &mut c);
-        for c in c {
-            if let Some((n, _)) = t.columns.iter().find(|(n, _)| n.eq_ignore_ascii_case(&c)) {
-                if !cols.contains(n) {
-                    cols.push(n.clone());
+}
+
+/// A predicate with its columns resolved to positions in the row, so that
+/// testing a row looks up no name.
+#[derive(Debug)]
+enum Bound {
+    Cmp(usize, CmpOp, Literal),
+    In(usize, Vec<Literal>),
+    /// A string list, trusted only as its range.
+    InRange(usize, Literal, Literal),
+    IsNull(usize),
+    IsNotNull(usize),
+    StartsWith(usize, String),
+    And(Box<Bound>, Box<Bound>),
+    Or(Box<Bound>, Box<Bound>),
+    Not(Box<Bound>),
+    /// Not understood, or on a column the row lacks.
+    Unknown,
+}
+
+impl Bound {
+    fn new(p: &Predicate, index: &dyn Fn(&str) -> Option<usize>) -> Bound {
+        let at = |c: &str, f: &dyn Fn(usize) -> Bound| index(c).map_or(Bound::Unknown, f);
+        match p {
+            Predicate::Cmp { column, op, value } => {
+                at(column, &|i| Bound::Cmp(i, *op, value.clone()))
+            }
+            Predicate::In { column, values } => match Predicate::string_range(values) {
+                Some((lo, hi)) => at(column, &|i| {
+                    Bound::InRange(i, Literal::String(lo.into()), Literal::String(hi.into()))
+                }),
+                None => at(column, &|i| Bound::In(i, values.clone())),
+            },
+            Predicate::IsNull(c) => at(c, &Bound::IsNull),
+            Predicate::IsNotNull(c) => at(c, &Bound::IsNotNull),
+            Predicate::StartsWith { column, prefix } => {
+                at(column, &|i| Bound::StartsWith(i, prefix.clone()))
+            }
+            Predicate::And(a, b) => Bound::And(
+                Box::new(Bound::new(a, index)),
+                Box::new(Bound::new(b, index)),
+            ),
+            Predicate::Or(a, b) => Bound::Or(
+                Box::new(Bound::new(a, index)),
+                Box::new(Bound::new(b, index)),
+            ),
+            Predicate::Not(a) => Bound::Not(Box::new(Bound::new(a, index))),
+            Predicate::Unknown(_) => Bound::Unknown,
+        }
+    }
+
+    /// The predicate on one row (`row(i)`: the value at position `i`,
+    /// `None` for null).
+    fn eval<'v>(&self, row: &dyn Fn(usize) -> Option<&'v Literal>) -> Tri {
+        let cmp = |i: usize, v: &Literal| row(i).and_then(|x| compare(x, v));
+        match self {
+            Bound::Cmp(i, op, v) => match cmp(*i, v) {
+                None => Tri::Unknown,
+                Some(o) => Tri::of(match op {
+                    CmpOp::Eq | CmpOp::EqNullSafe => o.is_eq(),
+                    CmpOp::Gt => o.is_gt(),
+                    CmpOp::Ge => o.is_ge(),
+                    CmpOp::Lt => o.is_lt(),
+                    CmpOp::Le => o.is_le(),
+                }),
+            },
+            Bound::InRange(i, lo, hi) => {
+                match (
+                    cmp(*i, lo).map(Ordering::is_lt),
+                    cmp(*i, hi).map(Ordering::is_gt),
+                ) {
+                    (Some(true), _) | (_, Some(true)) => Tri::False,
+                    _ => Tri::Unknown,
                 }
+            }
+            Bound::In(i, values) => {
+                let mut out = Tri::False;
+                for v in values {
+                    match cmp(*i, v) {
+                        Some(Ordering::Equal) => return Tri::True,
+                        Some(_) => {}
+                        None => out = Tri::Unknown,
+                    }
+                }
+                out
+            }
+            Bound::IsNull(i) => Tri::of(row(*i).is_none()),
+            Bound::IsNotNull(i) => Tri::of(row(*i).is_some()),
+            Bound::StartsWith(i, prefix) => match row(*i) {
+                Some(Literal::String(s)) => Tri::of(s.starts_with(prefix.as_str())),
+                _ => Tri::Unknown,
+            },
+            Bound::And(a, b) => match (a.eval(row), b.eval(row)) {
+                (Tri::False, _) | (_, Tri::False) => Tri::False,
+                (Tri::True, Tri::True) => Tri::True,
+                _ => Tri::Unknown,
+            },
+            Bound::Or(a, b) => match (a.eval(row), b.eval(row)) {
+                (Tri::True, _) | (_, Tri::True) => Tri::True,
+                (Tri::False, Tri::False) => Tri::False,
+                _ => Tri::Unknown,
+            },
+            Bound::Not(a) => match a.eval(row) {
+                Tri::True => Tri::False,
+                Tri::False => Tri::True,
+                Tri::Unknown => Tri::Unknown,
+            },
+            Bound::Unknown => Tri::Unknown,
+        }
+    }
+}
+
+/// Whether one row may pass every predicate of one scan: only a predicate
+/// that is surely false on it fails it.
+fn row_passes<'v>(preds: &[Bound], row: &dyn Fn(usize) -> Option<&'v Literal>) -> bool {
+    preds.iter().all(|p| p.eval(row) != Tri::False)
+}
+
+/// One build side to compute: the key column and the predicates of each
+/// of the table's scans in the execution (a row passes if it passes one
+/// scan's).
+#[derive(Clone, Debug)]
+pub struct BuildRequest {
+    /// The key column (the table's name for it).
+    pub key: String,
+    /// One predicate list per scan.
+    pub scans: Vec<Vec<Predicate>>,
+}
+
+/// What one request has gathered so far.
+struct Acc {
+    min: Option<Literal>,
+    max: Option<Literal>,
+    keys: Vec<Literal>,
+    many: bool,
+    rows: u64,
+}
+
+impl Acc {
+    fn add(&mut self, v: &Literal) {
+        self.rows += 1;
+        if self
+            .min
+            .as_ref()
+            .is_none_or(|m| compare(v, m) == Some(Ordering::Less))
+        {
+            self.min = Some(v.clone());
+        }
+        if self
+            .max
+            .as_ref()
+            .is_none_or(|m| compare(v, m) == Some(Ordering::Greater))
+        {
+            self.max = Some(v.clone());
+        }
+        if !self.many {
+            self.keys.push(v.clone());
+            if self.keys.len() > 2 * MAX_VALUES {
+                sort_dedup(&mut self.keys);
+                self.many = self.keys.len() > MAX_VALUES;
             }
         }
     }
-    let Some(typed) = t.columns.iter().find(|(n, _)| n == key) else {
-        return Err(format!("{}: no column {key}", t.location.display()));
+
+    fn finish(mut self) -> Option<BuildSide> {
+        let (min, max) = (self.min?, self.max?);
+        let values = if self.many {
+            None
+        } else {
+            sort_dedup(&mut self.keys);
+            (self.keys.len() <= MAX_VALUES).then(|| Arc::from(self.keys))
+        };
+        Some(BuildSide {
+            min,
+            max,
+            values,
+            rows: self.rows,
+        })
+    }
+}
+
+/// The build sides of `requests` on table `t`, in one pass over its data
+/// files: each file is read once (every request's key and filtered
+/// columns), skipped unread when its statistics show that no request's
+/// scans can match a row of it. Per request, `Ok(None)` when no row
+/// passes; all `Err` (naming why) when the table has more than `max_rows`
+/// rows or a file cannot be read.
+pub fn build_sides(
+    t: &TableState,
+    requests: &[BuildRequest],
+    max_rows: u64,
+) -> Vec<Result<Option<BuildSide>, String>> {
+    let fail = |e: String| requests.iter().map(|_| Err(e.clone())).collect();
+    let rows_total = table_rows(t);
+    if rows_total > max_rows {
+        return fail(format!(
+            "{}: {rows_total} rows, more than the {max_rows} read for a join's build side (--build-rows)",
+            t.location.display()
+        ));
+    }
+    let name = |c: &str| {
+        t.columns
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(c))
+            .map(|(n, _)| n.clone())
     };
-    let discrete = matches!(
-        typed.1,
-        plan::predicate::ColumnType::Integer
-            | plan::predicate::ColumnType::Date
-            | plan::predicate::ColumnType::Decimal { .. }
-    );
-    let mut keys: Vec<Literal> = Vec::new();
-    let mut many = !discrete;
-    let (mut min, mut max): (Option<Literal>, Option<Literal>) = (None, None);
-    let mut rows = 0u64;
-    let wider = |a: &Literal, b: &Literal, want: Ordering| compare(a, b) == Some(want);
+    let mut cols: Vec<String> = Vec::new();
+    for r in requests {
+        let mut named = std::collections::BTreeSet::new();
+        named.insert(r.key.clone());
+        for p in r.scans.iter().flatten() {
+            crate::all_columns(p, &mut named);
+        }
+        for c in named.iter().filter_map(|c| name(c)) {
+            if !cols.contains(&c) {
+                cols.push(c);
+            }
+        }
+    }
+    let index = |c: &str| cols.iter().position(|n| n.eq_ignore_ascii_case(c));
+    let mut accs: Vec<Acc> = requests
+        .iter()
+        .map(|r| {
+            let discrete = t.columns.iter().any(|(n, ty)| {
+                n == &r.key
+                    && matches!(
+                        ty,
+                        ColumnType::Integer | ColumnType::Date | ColumnType::Decimal { .. }
+                    )
+            });
+            Acc {
+                min: None,
+                max: None,
+                keys: Vec::new(),
+                many: !discrete,
+                rows: 0,
+            }
+        })
+        .collect();
+    let keys: Vec<Option<usize>> = requests.iter().map(|r| index(&r.key)).collect();
+    let bound: Vec<Vec<Vec<Bound>>> = requests
+        .iter()
+        .map(|r| {
+            r.scans
+                .iter()
+                .map(|preds| preds.iter().map(|p| Bound::new(p, &index)).collect())
+                .collect()
+        })
+        .collect();
     for f in &t.files {
+        // The requests whose scans may match a row of this file.
+        let live: Vec<usize> = (0..requests.len())
+            .filter(|&k| {
+                keys[k].is_some()
+                    && (requests[k].scans.is_empty()
+                        || requests[k]
+                            .scans
+                            .iter()
+                            .any(|p| crate::file_may_match(t, f, p)))
+            })
+            .collect();
+        if live.is_empty() {
+            continue;
+        }
         let mut sample = Sample {
             values: vec![Vec::new(); cols.len()],
             ..Sample::default()
         };
-        file_literals(t, f, &cols, &mut sample)?;
-        let n = sample.rows();
-        let mut row = vec![None; cols.len()];
-        for i in 0..n {
-            for (k, c) in sample.values.iter().enumerate() {
-                row[k] = c.get(i).cloned().flatten();
-            }
-            let Some(v) = row[0].clone() else {
-                continue;
-            };
-            if !scans.is_empty() && !scans.iter().any(|p| row_passes(p, &cols, &row)) {
-                continue;
-            }
-            rows += 1;
-            if min.as_ref().is_none_or(|m| wider(&v, m, Ordering::Less)) {
-                min = Some(v.clone());
-            }
-            if max.as_ref().is_none_or(|m| wider(&v, m, Ordering::Greater)) {
-                max = Some(v.clone());
-            }
-            if !many {
-                keys.push(v);
-                if keys.len() > 2 * MAX_VALUES {
-                    sort_dedup(&mut keys);
-                    many = keys.len() > MAX_VALUES;
+        if let Err(e) = file_literals(t, f, &cols, &mut sample) {
+            return fail(e);
+        }
+        let vals = &sample.values;
+        // Row i of every column: the values are stored column by column.
+        #[allow(clippy::needless_range_loop)]
+        for i in 0..sample.rows() {
+            let value = |k: usize| vals[k][i].as_ref();
+            for &k in &live {
+                let Some(Some(v)) = keys[k].map(|c| vals[c][i].as_ref()) else {
+                    continue;
+                };
+                let scans = &bound[k];
+                if scans.is_empty() || scans.iter().any(|p| row_passes(p, &value)) {
+                    accs[k].add(v);
                 }
             }
         }
     }
-    let (Some(min), Some(max)) = (min, max) else {
-        return Ok(None);
-    };
-    let values = if many {
-        None
-    } else {
-        sort_dedup(&mut keys);
-        (keys.len() <= MAX_VALUES).then(|| Arc::from(keys))
-    };
-    Ok(Some(BuildSide {
-        min,
-        max,
-        values,
-        rows,
-    }))
+    accs.into_iter()
+        .zip(&keys)
+        .zip(requests)
+        .map(|((a, k), r)| match k {
+            None => Err(format!("{}: no column {}", t.location.display(), r.key)),
+            Some(_) => Ok(a.finish()),
+        })
+        .collect()
 }
 
 fn sort_dedup(keys: &mut Vec<Literal>) {
-    keys.sort_by(|a, b| compare(a, b).unwrap_or(Ordering::Equal));
+    // Integer keys (the common case) sort as integers.
+    let ints: Option<Vec<i64>> = keys
+        .iter()
+        .map(|k| match k {
+            Literal::Int(i) => Some(*i),
+            _ => None,
+        })
+        .collect();
+    if let Some(mut ints) = ints {
+        ints.sort_unstable();
+        ints.dedup();
+        *keys = ints.into_iter().map(Literal::Int).collect();
+        return;
+    }
+    keys.sort_unstable_by(|a, b| compare(a, b).unwrap_or(Ordering::Equal));
     keys.dedup();
 }
 
@@ -306,19 +521,38 @@ mod tests {
     }
 
     #[test]
-    fn a_row_passes_what_its_predicates_cannot_decide() {
-        let cols = vec!["d".to_string()];
+    fn a_row_fails_only_a_predicate_surely_false_on_it() {
+        let passes = |p: &Predicate, d: Option<i64>| {
+            let held = d.map(Literal::Int);
+            let b = Bound::new(p, &|c: &str| (c == "d").then_some(0));
+            row_passes(std::slice::from_ref(&b), &|_| held.as_ref())
+        };
         let ge = Predicate::Cmp {
             column: "d".into(),
             op: CmpOp::Ge,
             value: Literal::Int(5),
         };
-        assert!(row_passes(&[ge.clone()], &cols, &[Some(Literal::Int(5))]));
-        assert!(!row_passes(&[ge.clone()], &cols, &[Some(Literal::Int(4))]));
-        assert!(!row_passes(&[ge], &cols, &[None]));
-        let unknown = Predicate::Unknown("StringContains(d,x)".into());
-        assert!(row_passes(&[unknown], &cols, &[Some(Literal::Int(4))]));
-        let not = Predicate::Not(Box::new(Predicate::IsNull("d".into())));
-        assert!(row_passes(&[not], &cols, &[None]));
+        assert!(passes(&ge, Some(5)));
+        assert!(!passes(&ge, Some(4)));
+        let not = Predicate::Not(Box::new(ge.clone()));
+        assert!(passes(&not, Some(4)));
+        assert!(!passes(&not, Some(5)));
+        assert!(!passes(&Predicate::IsNotNull("d".into()), None));
+        assert!(passes(&Predicate::IsNull("d".into()), None));
+        // Not understood, or on a column the row lacks: passes.
+        assert!(passes(
+            &Predicate::Unknown("StringContains(d,x)".into()),
+            Some(4)
+        ));
+        assert!(passes(&Predicate::IsNull("e".into()), Some(4)));
+        let in_list = Predicate::In {
+            column: "d".into(),
+            values: vec![Literal::Int(1), Literal::Int(3)],
+        };
+        assert!(passes(&in_list, Some(3)));
+        assert!(!passes(&in_list, Some(2)));
+        let or = Predicate::Or(Box::new(in_list), Box::new(not));
+        assert!(passes(&or, Some(2)));
+        assert!(!passes(&or, Some(7)));
     }
 }

@@ -265,6 +265,16 @@ pub fn read_joined(
     (r, used)
 }
 
+/// Whether file `f` of `t` may hold a row passing every predicate of
+/// `preds`, by its min/max statistics (as [`Engine::MinMax`] reads them).
+pub(crate) fn file_may_match(t: &TableState, f: &tables::DataFile, preds: &[Predicate]) -> bool {
+    let stats = |c: &str| -> Option<ColumnStats> {
+        let i = stats_index(t, c)?;
+        f.stats.as_ref()?.get(i).cloned()
+    };
+    preds.iter().all(|p| p.may_match(&stats))
+}
+
 /// Predicates lakeaudit could not read, counted through `And`/`Or`/`Not`.
 pub fn unknown_count(preds: &[Predicate]) -> usize {
     preds.iter().map(Predicate::unknown_count).sum()

@@ -294,7 +294,22 @@ impl Ranked {
             .filter(|&i| values[i as usize].is_some())
             .collect();
         let val = |i: u32| values[i as usize].as_ref().expect("kept non-null rows");
-        idx.sort_by(|&a, &b| cmp_lit(val(a), val(b)));
+        // Ties are equal values, so an unstable sort ranks alike; integer
+        // and date columns sort by their number.
+        let number = |v: &Literal| match v {
+            Literal::Int(n) => Some(*n),
+            Literal::Date(d) => Some(i64::from(*d)),
+            _ => None,
+        };
+        let numbers: Option<Vec<i64>> = idx.iter().map(|&i| number(val(i))).collect();
+        match numbers {
+            Some(n) => {
+                let mut pairs: Vec<(i64, u32)> = n.into_iter().zip(idx.iter().copied()).collect();
+                pairs.sort_unstable();
+                idx = pairs.into_iter().map(|(_, i)| i).collect();
+            }
+            None => idx.sort_unstable_by(|&a, &b| cmp_lit(val(a), val(b))),
+        }
         let mut ranks = vec![0u32; values.len()];
         let mut distinct: Vec<Literal> = Vec::new();
         for &i in &idx {
