@@ -460,7 +460,8 @@ fn induced(
             },
         ));
     }
-    let done: Vec<Vec<(usize, Result<Option<skipping::joins::BuildSide>, String>)>> = per_table
+    type Built = Result<Option<skipping::joins::BuildSide>, String>;
+    let done: Vec<Vec<(usize, Built)>> = per_table
         .into_par_iter()
         .map(|(id, requests)| {
             let (slots, requests): (Vec<usize>, Vec<_>) = requests.into_iter().unzip();
@@ -468,8 +469,7 @@ fn induced(
             slots.into_iter().zip(sides).collect()
         })
         .collect();
-    let mut computed: Vec<Result<Option<skipping::joins::BuildSide>, String>> =
-        (0..builds.len()).map(|_| Ok(None)).collect();
+    let mut computed: Vec<Built> = (0..builds.len()).map(|_| Ok(None)).collect();
     for (slot, side) in done.into_iter().flatten() {
         computed[slot] = side;
     }
