@@ -70,8 +70,9 @@ fn databricks(r: &parsers::record::QueryRecord) -> bool {
 #[derive(clap::Args, Debug, Clone)]
 pub struct WhatifArgs {
     /// Delta and Iceberg tables (or warehouse directories holding them)
-    /// whose scans to evaluate, matched to the logs' tables by location,
-    /// else by name. Put it after the log paths.
+    /// whose scans to evaluate, local or object-store URLs (`s3://`,
+    /// `az://`, `abfss://`, `gs://`), matched to the logs' tables by
+    /// location (local tables), else by name. Put it after the log paths.
     #[arg(long, value_name = "WAREHOUSE", num_args = 1.., required = true)]
     pub tables: Vec<PathBuf>,
     /// Read files the tables' metadata names outside their directories
