@@ -316,23 +316,14 @@ pub fn rows(
                 .chain(sims)
                 .flat_map(|l| engines.iter().map(move |e| (l, e)))
             {
-                let (reading, unknown, join_predicates) = skipping::current(
-                    t,
-                    s.pushed_filters.as_deref(),
-                    s.partition_filters.as_deref(),
-                    joined,
-                    engine,
-                );
+                let data =
+                    skipping::data_filters(s.pushed_filters.as_deref(), s.data_filters.as_deref());
+                let (reading, unknown, join_predicates) =
+                    skipping::current(t, data, s.partition_filters.as_deref(), joined, engine);
                 let half_read = half.map(|(h, _)| {
-                    skipping::current(
-                        h,
-                        s.pushed_filters.as_deref(),
-                        s.partition_filters.as_deref(),
-                        joined,
-                        engine,
-                    )
-                    .0
-                    .files_read
+                    skipping::current(h, data, s.partition_filters.as_deref(), joined, engine)
+                        .0
+                        .files_read
                 });
                 out.rows.push(ScanRow {
                     app_id: r.app_id.clone(),
@@ -425,7 +416,13 @@ fn induced(
                 .iter()
                 .map(|&i| {
                     let s = &e.record.scans[i];
-                    (s.pushed_filters.as_deref(), s.partition_filters.as_deref())
+                    (
+                        skipping::data_filters(
+                            s.pushed_filters.as_deref(),
+                            s.data_filters.as_deref(),
+                        ),
+                        s.partition_filters.as_deref(),
+                    )
                 })
                 .collect();
             for (pc, bc) in table_names(probe.1, probe.2)
@@ -640,7 +637,8 @@ fn table_names(t: &tables::TableState, cols: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// A scan's printed pushed and partition filters.
+/// A scan's printed data filters ([`skipping::data_filters`]) and
+/// partition filters.
 type Filters<'a> = (Option<&'a str>, Option<&'a str>);
 
 /// The workload's use of each table, gathered in one pass over the
@@ -660,7 +658,13 @@ impl<'a> Usage<'a> {
                 u.filters
                     .entry(locations.identity(&s.table))
                     .or_default()
-                    .push((s.pushed_filters.as_deref(), s.partition_filters.as_deref()));
+                    .push((
+                        skipping::data_filters(
+                            s.pushed_filters.as_deref(),
+                            s.data_filters.as_deref(),
+                        ),
+                        s.partition_filters.as_deref(),
+                    ));
             }
             for r in &e.relationships {
                 for (table, cols) in [

@@ -52,7 +52,7 @@ pub mod quality;
 pub mod simulate;
 
 pub use plan::predicate::Predicate;
-use plan::predicate::{parse_filters, ColumnStats, ColumnType};
+use plan::predicate::{is_catalyst, parse_catalyst, parse_filters, ColumnStats, ColumnType};
 use serde::Serialize;
 use tables::TableState;
 
@@ -102,8 +102,9 @@ pub struct Reading {
     pub files_without_stats: u64,
 }
 
-/// A scan's printed pushed and partition filters, typed by the table's
-/// columns (names matched without regard to ASCII case, as Spark's session
+/// A scan's printed data and partition filters (data source filters, or
+/// Catalyst expressions as `PartitionFilters` and `DataFilters` print
+/// them), typed by the table's columns (names matched without regard to ASCII case, as Spark's session
 /// catalog resolves them). Filters on columns the table does not have, or
 /// that lakeaudit cannot read, are [`Predicate::Unknown`].
 pub fn predicates(
@@ -114,8 +115,22 @@ pub fn predicates(
     [partition_filters, pushed_filters]
         .into_iter()
         .flatten()
-        .flat_map(|text| parse_filters(text, columns))
+        .flat_map(|text| {
+            if is_catalyst(text) {
+                parse_catalyst(text, columns)
+            } else {
+                parse_filters(text, columns)
+            }
+        })
         .collect()
+}
+
+/// The data filters of a scan to test files with: its `PushedFilters`
+/// (the data source filters Spark hands the file format) where the plan
+/// prints them, else its Catalyst `DataFilters` (Photon prints only
+/// those, as `RequiredDataFilters`).
+pub fn data_filters<'a>(pushed: Option<&'a str>, data: Option<&'a str>) -> Option<&'a str> {
+    pushed.or(data)
 }
 
 /// The columns a predicate tests.
