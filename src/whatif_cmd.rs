@@ -229,11 +229,6 @@ pub fn rows(
     let mut jobs = Vec::new();
     if !args.current_only {
         for (id, t) in &by_id {
-            // A partitioned table is not simulated: a rewrite orders rows
-            // within its partitions, which the simulation does not model.
-            if !t.partition_fields.is_empty() {
-                continue;
-            }
             let short = short_table(id);
             let keys: Vec<Vec<String>> = if layouts.is_empty() {
                 usage.generated(id, t)

@@ -15,8 +15,9 @@
 //! null count are taken: statistics like a writer's, which
 //! [`crate::read`] evaluates as it does the real ones.
 //!
-//! Partitions are not kept: the simulation orders the whole table, as
-//! liquid clustering (which replaces partitioning) does.
+//! A partitioned table is laid out within each partition (a simulated file
+//! never spans two, as `OPTIMIZE ZORDER BY` rewrites each partition), and
+//! its files keep the partition values of the table's own files.
 
 use plan::predicate::{compare, ColumnStats, ColumnType, Literal};
 use polars::prelude::*;
@@ -36,6 +37,8 @@ pub struct Sample {
     pub values: Vec<Vec<Option<Literal>>>,
     /// Rows read.
     pub rows: usize,
+    /// Each row's partition (its data file's [`DataFile::partition`]).
+    pub partitions: Vec<u32>,
     /// Data files read, and in the table.
     pub files_read: usize,
     /// Live data files of the table.
@@ -251,6 +254,7 @@ pub(crate) fn file_literals(
             .unwrap_or_else(|| vec![None; rows]);
         s.values[k].extend(vals);
     }
+    s.partitions.extend(std::iter::repeat_n(f.partition, rows));
     s.files_read += 1;
     s.rows += rows;
     Ok(())
@@ -347,9 +351,22 @@ fn interleave(vals: &[u64], bits: u32) -> u64 {
     z
 }
 
+/// One simulated file: its partition, rows and the statistics of every
+/// sampled column.
+#[derive(Clone, Debug)]
+pub struct SimFile {
+    /// The partition its rows came from (a rewrite never mixes two).
+    pub partition: u32,
+    /// Rows.
+    pub rows: u64,
+    /// Statistics per sampled column, in the sample's order.
+    pub stats: Vec<ColumnStats>,
+}
+
 /// The simulated files of `sample` (ranked as `ranked`) laid out by `key`
-/// (1 to 4 of its columns) and cut every `rows_per_file` rows: per file,
-/// its rows and the statistics of every sampled column. With `half`, only
+/// (1 to 4 of its columns) within each partition, and cut every
+/// `rows_per_file` rows (a file never spans two partitions, as a rewrite
+/// of a partitioned table orders rows within each). With `half`, only
 /// every other sampled row is laid out (and files are cut at half the
 /// rows), to show how the estimate moves with the sample's size.
 pub fn layout(
@@ -358,7 +375,7 @@ pub fn layout(
     key: &[String],
     rows_per_file: usize,
     half: bool,
-) -> Vec<(u64, Vec<ColumnStats>)> {
+) -> Vec<SimFile> {
     let n = sample.rows();
     let key_idx: Vec<usize> = key
         .iter()
@@ -404,9 +421,13 @@ pub fn layout(
             .collect();
         order.sort_by_key(|&i| z[i as usize]);
     }
+    // Partitions first, the key's order kept within each (a stable sort).
+    let part = |i: u32| sample.partitions.get(i as usize).copied().unwrap_or(0);
+    order.sort_by_key(|&i| part(i));
     let per = rows_per_file.max(1);
     order
-        .chunks(per)
+        .chunk_by(|&a, &b| part(a) == part(b))
+        .flat_map(|p| p.chunks(per))
         .map(|rows| {
             let stats = ranked
                 .iter()
@@ -431,7 +452,11 @@ pub fn layout(
                     }
                 })
                 .collect();
-            (rows.len() as u64, stats)
+            SimFile {
+                partition: part(rows[0]),
+                rows: rows.len() as u64,
+                stats,
+            }
         })
         .collect()
 }
@@ -452,36 +477,76 @@ pub fn rows_per_file(t: &TableState, sample: &Sample) -> usize {
 
 /// A table whose files are the simulated ones, for [`crate::read`]: the
 /// bytes of a simulated file are its rows at the sample's share of the
-/// table's bytes, so the simulated files add up to the table's bytes.
-pub fn simulated_table(
-    t: &TableState,
-    sample: &Sample,
-    files: Vec<(u64, Vec<ColumnStats>)>,
-) -> TableState {
+/// table's bytes, so the simulated files add up to the table's bytes. Its
+/// partitioning is the table's, and a file's identity partition columns
+/// take the statistics the table's own files of that partition have (the
+/// partition value, which Delta keeps out of the data files).
+pub fn simulated_table(t: &TableState, sample: &Sample, files: Vec<SimFile>) -> TableState {
     let bytes: u64 = t.files.iter().map(|f| f.size).sum();
     let per_row = if sample.rows() > 0 {
         bytes as f64 / sample.rows() as f64
     } else {
         0.0
     };
+    let mut stats_columns: Vec<String> = sample.columns.iter().map(|(c, _)| c.clone()).collect();
+    // Identity partition columns: where in the simulated statistics, and
+    // where in the table's.
+    let mut partition_cols: Vec<(usize, Option<usize>)> = Vec::new();
+    for f in t
+        .partition_fields
+        .iter()
+        .filter(|f| f.transform == "identity")
+    {
+        let ours = match stats_columns
+            .iter()
+            .position(|c| c.eq_ignore_ascii_case(&f.source))
+        {
+            Some(i) => i,
+            None => {
+                stats_columns.push(f.source.clone());
+                stats_columns.len() - 1
+            }
+        };
+        let theirs = t
+            .stats_columns
+            .iter()
+            .position(|c| c.eq_ignore_ascii_case(&f.source));
+        partition_cols.push((ours, theirs));
+    }
+    // A file of each partition, for its partition values.
+    let mut of_partition: std::collections::BTreeMap<u32, &DataFile> = Default::default();
+    for f in &t.files {
+        of_partition.entry(f.partition).or_insert(f);
+    }
     TableState {
         name: t.name.clone(),
         location: t.location.clone(),
         columns: t.columns.clone(),
-        stats_columns: sample.columns.iter().map(|(c, _)| c.clone()).collect(),
+        partition_fields: t.partition_fields.clone(),
         files: files
             .into_iter()
-            .map(|(rows, stats)| DataFile {
-                partition: 0,
-                size: (rows as f64 * per_row).round() as u64,
-                rows: Some(rows),
-                seq: 0,
-                clustered: true,
-                path: None,
-                deletes: None,
-                stats: Some(stats.into()),
+            .map(|f| {
+                let mut stats = f.stats;
+                stats.resize(stats_columns.len(), ColumnStats::default());
+                for &(ours, theirs) in &partition_cols {
+                    stats[ours] = theirs
+                        .and_then(|i| of_partition.get(&f.partition)?.stats.as_ref()?.get(i))
+                        .cloned()
+                        .unwrap_or_default();
+                }
+                DataFile {
+                    partition: f.partition,
+                    size: (f.rows as f64 * per_row).round() as u64,
+                    rows: Some(f.rows),
+                    seq: 0,
+                    clustered: true,
+                    path: None,
+                    deletes: None,
+                    stats: Some(stats.into()),
+                }
             })
             .collect(),
+        stats_columns,
         ..TableState::default()
     }
 }
@@ -515,6 +580,7 @@ mod tests {
             columns: vec![("k".into(), ColumnType::Integer)],
             values: vec![(0..100).rev().map(|i| Some(Literal::Int(i))).collect()],
             rows: 100,
+            partitions: Vec::new(),
             files_read: 1,
             files_total: 1,
             rows_total: 100,
@@ -525,9 +591,74 @@ mod tests {
         let files = layout(&s, &ranked, &["k".to_string()], 25, false);
         assert_eq!(layout(&s, &ranked, &["k".to_string()], 25, true).len(), 4);
         assert_eq!(files.len(), 4);
-        assert_eq!(files[0].1[0].min, Some(Literal::Int(0)));
-        assert_eq!(files[0].1[0].max, Some(Literal::Int(24)));
-        assert_eq!(files[3].1[0].max, Some(Literal::Int(99)));
+        assert_eq!(files[0].stats[0].min, Some(Literal::Int(0)));
+        assert_eq!(files[0].stats[0].max, Some(Literal::Int(24)));
+        assert_eq!(files[3].stats[0].max, Some(Literal::Int(99)));
+    }
+
+    #[test]
+    fn a_partitioned_table_is_laid_out_within_each_partition() {
+        // Rows of two partitions (p = 1, p = 2) interleaved; Delta keeps p
+        // out of the data files, so the sample reads it as null.
+        let mut s = Sample {
+            columns: vec![
+                ("k".into(), ColumnType::Integer),
+                ("p".into(), ColumnType::Integer),
+            ],
+            values: vec![
+                (0..40).map(|i| Some(Literal::Int(i))).collect(),
+                vec![None; 40],
+            ],
+            rows: 40,
+            partitions: (0..40).map(|i| i % 2).collect(),
+            files_read: 2,
+            files_total: 2,
+            rows_total: 40,
+            warnings: Vec::new(),
+        };
+        let ranked = rank_all(&mut s);
+        let files = layout(&s, &ranked, &["k".to_string()], 15, false);
+        // 20 rows a partition: files of 15 and 5, never mixed.
+        let shape: Vec<(u32, u64)> = files.iter().map(|f| (f.partition, f.rows)).collect();
+        assert_eq!(shape, vec![(0, 15), (0, 5), (1, 15), (1, 5)]);
+        assert_eq!(files[1].stats[0].min, Some(Literal::Int(30)));
+        assert_eq!(files[2].stats[0].min, Some(Literal::Int(1)));
+        let exact = |v| ColumnStats {
+            min: Some(Literal::Int(v)),
+            max: Some(Literal::Int(v)),
+            max_exact: true,
+            null_count: Some(0),
+            rows: Some(20),
+        };
+        let real = |partition, v| DataFile {
+            partition,
+            size: 100,
+            rows: Some(20),
+            seq: 0,
+            clustered: false,
+            path: None,
+            deletes: None,
+            stats: Some(vec![exact(v)].into()),
+        };
+        let t = TableState {
+            columns: s.columns.clone(),
+            stats_columns: vec!["p".into()],
+            partition_fields: vec![tables::PartitionField {
+                name: "p".into(),
+                source: "p".into(),
+                transform: "identity".into(),
+                source_type: "integer".into(),
+            }],
+            files: vec![real(0, 1), real(1, 2)],
+            ..TableState::default()
+        };
+        let sim = simulated_table(&t, &s, files);
+        let p = crate::predicates(None, Some("[(p#3 = 2)]"), &t.columns);
+        // Pruned to partition p = 2 by every engine, on the partition
+        // values and not on the nulls the sample read.
+        for engine in [crate::Engine::None, crate::Engine::MinMax] {
+            assert_eq!(crate::read(&sim, &p, engine).files_read, 2);
+        }
     }
 
     #[test]
