@@ -3,8 +3,9 @@
 
     compare_whatif.py WHATIF.csv DUCKDB.jsonl [--layout NAME] [--tables lineitem,orders]
 
-WHATIF.csv is `lakeaudit whatif ... --engine minmax --format csv`; rows of
-layout NAME (default `current`) are compared. DUCKDB.jsonl is
+WHATIF.csv is `lakeaudit whatif ... --format csv`; rows of layout NAME
+(default `current`) and of one engine (`--engine`, default `minmax`) are
+compared. DUCKDB.jsonl is
 run_duckdb.py's output for the table layout that NAME stands for (the same
 tables for `current`; the tables deltalake really rewrote that way for a
 candidate).
@@ -34,6 +35,8 @@ def main():
     ap.add_argument("whatif")
     ap.add_argument("duckdb")
     ap.add_argument("--layout", default="current")
+    ap.add_argument("--engine", default="minmax",
+                    help="the whatif engine whose rows are compared (default minmax)")
     ap.add_argument("--tables", default="", help="comma-separated; default all")
     a = ap.parse_args()
     only = {t for t in a.tables.split(",") if t}
@@ -42,7 +45,7 @@ def main():
     totals = {}
     with open(a.whatif, newline="") as f:
         for r in csv.DictReader(f):
-            if r["engine"] != "minmax" or r["layout"] != a.layout:
+            if r["engine"] != a.engine or r["layout"] != a.layout:
                 continue
             m = re.search(r"q0*(\d+)", r["description"] or "")
             if not m or (only and r["table"] not in only):
