@@ -8,10 +8,10 @@ use crate::plan_cmd::{self, PlanArgs};
 use crate::whatif_cmd;
 use crate::{queries, report_problems, savings, Inputs, PlanFormat};
 use anyhow::Result;
-use graph::edges::{build_edges, CostMeasure};
 use planner::{human, DriftRow, Planned};
 use std::io::Write;
 use std::path::Path;
+use workload::edges::{build_edges, CostMeasure};
 
 /// Run `plan`.
 pub fn plan(
@@ -233,7 +233,7 @@ const ANALYZE_OUTPUTS: &[&str] = &[
 /// Everything the reports show.
 fn report_data<'a>(
     data: &'a crate::ingest::Ingested<pipeline::Exec>,
-    edges: &'a [graph::edges::EdgeRow],
+    edges: &'a [workload::edges::EdgeRow],
     drift: &'a [DriftRow],
     planned: &'a Planned,
     threshold: f64,

@@ -54,10 +54,10 @@ pub fn size(s: &str) -> Result<u64, String> {
 /// A window length (`--window`): checked here, kept as the user wrote it
 /// (the reports print it).
 pub fn window(s: &str) -> Result<String, String> {
-    graph::time::parse_duration(s)
+    workload::time::parse_duration(s)
         .map(|_| s.to_string())
         .map_err(|e| match e {
-            graph::Error::Duration { reason, .. } => reason,
+            workload::Error::Duration { reason, .. } => reason,
             other => other.to_string(),
         })
 }
@@ -65,7 +65,7 @@ pub fn window(s: &str) -> Result<String, String> {
 /// A time flag (`--since`, `--until`): checked here, parsed again where
 /// it is used.
 pub fn time(s: &str) -> Result<String, String> {
-    graph::time::parse_time(s).map(|_| s.to_string()).map_err(|_| {
+    workload::time::parse_time(s).map(|_| s.to_string()).map_err(|_| {
         "expected epoch milliseconds, a date (2026-10-05), a UTC date-time (2026-10-05T09:00:00Z, 2026-10-05 09:00) or one with an offset (2026-10-05T11:00:00+02:00)".to_string()
     })
 }

@@ -6,11 +6,11 @@ use crate::edges_cmd::ScoreArgs;
 use crate::output::Col;
 use crate::pipeline::{self, Exec};
 use anyhow::Result;
-use graph::edges::CostMeasure;
-use graph::time::{format_time, parse_duration};
 use planner::{DriftRow, TableStats};
 use std::io::Write;
 use std::path::Path;
+use workload::edges::CostMeasure;
+use workload::time::{format_time, parse_duration};
 
 /// `--normalize`: how JIS is normalised for the drift comparison.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

@@ -4,10 +4,10 @@ use crate::output::{self, Col, Format};
 use crate::pipeline::{self, Exec};
 use crate::{report_problems, Inputs};
 use anyhow::{bail, Result};
-use graph::edges::{build_edges, CostMeasure, EdgeRow};
-use graph::time::{format_time, parse_duration};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use workload::edges::{build_edges, CostMeasure, EdgeRow};
+use workload::time::{format_time, parse_duration};
 
 /// Flags shared by every command that scores edges.
 #[derive(clap::Args, Debug, Clone)]
@@ -78,8 +78,8 @@ pub fn run(
         None => tables.push((None, build_edges(&selected, cost, &fallback))),
         Some(w) => {
             let width = parse_duration(w)?;
-            let align = graph::edges::data_align(&selected, width);
-            for (s, e, ex) in graph::edges::windows(&selected, width, align) {
+            let align = workload::edges::data_align(&selected, width);
+            for (s, e, ex) in workload::edges::windows(&selected, width, align) {
                 tables.push((Some((s, e)), build_edges(&ex, cost, &fallback)));
             }
         }

@@ -7,16 +7,16 @@ use crate::ingest::{ingest, Ingested};
 use crate::tables_cmd::{self, Audit, PolicyArg};
 use crate::Inputs;
 use anyhow::{Context, Result};
-use graph::edges::ExecFacts;
 use graph::execution::{execution_relationships, ExecutionPlans};
 use graph::relationships::Relationship;
-use graph::tables::Locations;
-use graph::time::{format_time, TimeRange};
 use parsers::events::ReadOptions;
 use parsers::record::{PlanSet, QueryRecord};
 use planner::{ScanObservation, TableStat, TableStats};
 use serde::Serialize;
 use std::collections::BTreeMap;
+use workload::edges::ExecFacts;
+use workload::identity::Locations;
+use workload::time::{format_time, TimeRange};
 
 /// One execution with the relationships its plan resolves to.
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
@@ -64,7 +64,7 @@ pub fn rename_paths(locations: &Locations, e: &mut Exec) {
         return;
     }
     for s in &mut e.record.scans {
-        if graph::tables::single_path(&s.table).is_some() {
+        if workload::identity::single_path(&s.table).is_some() {
             s.table = locations.identity(&s.table);
         }
     }

@@ -5,8 +5,6 @@ use crate::edges_cmd::ScoreArgs;
 use crate::pipeline::{self, Exec};
 use crate::PlanFormat;
 use anyhow::{Context, Result};
-use graph::edges::CostMeasure;
-use graph::time::{format_time, parse_duration};
 use planner::{
     human, human_budget, plan_instance, BudgetCurve, LeftOut, Plan, PlanInstance, Planned,
     PlannerConfig, TableProfile, TableStats,
@@ -14,6 +12,8 @@ use planner::{
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::Path;
+use workload::edges::CostMeasure;
+use workload::time::{format_time, parse_duration};
 
 /// Planner flags.
 #[derive(clap::Args, Debug, Clone)]

@@ -111,7 +111,7 @@ fn stream(
     struct Scans {
         scans: Vec<ScanAt>,
     }
-    let mut locations = graph::tables::Locations::default();
+    let mut locations = workload::identity::Locations::default();
     for s in &data.records {
         let scans: Scans = serde_json::from_slice(&read(s)?)?;
         for sc in scans.scans {

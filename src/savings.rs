@@ -6,10 +6,10 @@ use crate::edges_cmd::ScoreArgs;
 use crate::pipeline::{self, Exec};
 use crate::plan_cmd::PlanArgs;
 use anyhow::Result;
-use graph::edges::{build_edges, CostMeasure};
-use graph::time::parse_duration;
 use planner::{Planned, TableStats};
 use std::collections::{BTreeMap, BTreeSet};
+use workload::edges::{build_edges, CostMeasure};
+use workload::time::parse_duration;
 
 /// The savings view of `planned`: window length, executor time saved per
 /// served edge, and the prices given.
@@ -40,7 +40,7 @@ pub fn money(
             )
         })
         .collect();
-    let by_id: BTreeMap<String, &graph::edges::ExecFacts> = facts
+    let by_id: BTreeMap<String, &workload::edges::ExecFacts> = facts
         .iter()
         .map(|f| (format!("{}:{}", f.app_id, f.execution_id), f))
         .collect();

@@ -6,12 +6,13 @@ use crate::output::{self, Col, Format};
 use crate::pipeline;
 use crate::{report_problems, Inputs};
 use anyhow::Result;
-use graph::tables::{short_table, Locations};
+use graph::tables::short_table;
 use rayon::prelude::*;
 use skipping::{Engine, ScanRow};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use workload::identity::Locations;
 
 /// `--engine`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

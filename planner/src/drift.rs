@@ -4,17 +4,17 @@
 //! missing from a window has JIS 0):
 //! `(1/|E_k ∪ E_k+1|) Σ |JIS_k − JIS_k+1| / max(JIS_k, JIS_k+1, ε)`.
 //! The per-window JIS itself (F̂·D̂·Ĉ, min–max normalised) is computed by
-//! the graph crate (`graph::score`), which builds the edge table;
+//! the workload crate (`workload::score`), which builds the edge table;
 //! [`windowed`] cuts the workload into windows and compares consecutive
 //! ones under one of three [`Normalize`] choices.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use graph::edges::{
+use serde::{Deserialize, Serialize};
+use workload::edges::{
     build_edges, data_align, windows, CostMeasure, EdgeRow, ExecFacts, RowFallback,
 };
-use graph::score;
-use serde::{Deserialize, Serialize};
+use workload::score;
 
 /// METHOD.md's default drift threshold δ: above it, re-plan.
 pub const DEFAULT_DRIFT_THRESHOLD: f64 = 0.10;

@@ -6,11 +6,11 @@ use crate::curve::BudgetCurve;
 use crate::model::{Algorithm, EdgeDemand, LeaveAlone, Plan, PlannerConfig, TableProfile};
 use crate::problem::Problem;
 use crate::Result;
-use graph::edges::{
-    build_edges, data_align, windows, CostMeasure, EdgeRow, ExecFacts, RowFallback,
-};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
+use workload::edges::{
+    build_edges, data_align, windows, CostMeasure, EdgeRow, ExecFacts, RowFallback,
+};
 
 /// Planner demands from an edge table, one per edge, in the table's order.
 pub fn demands(rows: &[EdgeRow]) -> Vec<EdgeDemand> {

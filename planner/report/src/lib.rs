@@ -74,9 +74,9 @@ pub mod markdown;
 pub use error::{Error, Result};
 pub use html::html;
 
-use graph::edges::EdgeRow;
 use planner::{DriftRow, Planned};
 use std::collections::BTreeMap;
+use workload::edges::EdgeRow;
 
 /// Everything the reports show, assembled by the binary.
 #[derive(Clone, Debug)]
@@ -288,11 +288,11 @@ pub fn drift_now(drift: &[DriftRow], threshold: f64) -> String {
     };
     let latest = format!(
         "the latest window ({} .. {}) drifted {:.3} from the one before ({} .. {}){gap}",
-        graph::time::format_time(r.window_start_ms),
-        graph::time::format_time(r.window_end_ms),
+        workload::time::format_time(r.window_start_ms),
+        workload::time::format_time(r.window_end_ms),
         r.drift,
-        graph::time::format_time(r.prev_window_start_ms),
-        graph::time::format_time(r.prev_window_start_ms + width),
+        workload::time::format_time(r.prev_window_start_ms),
+        workload::time::format_time(r.prev_window_start_ms + width),
     );
     if r.replan {
         format!("Action needed now: re-plan; {latest}, above the threshold {threshold}.")

@@ -1,7 +1,7 @@
-//! The graph crate's error type.
+//! The workload crate's error type.
 
-/// What can go wrong in the graph crate: reading a time or a duration the
-/// user gave.
+/// What can go wrong in the workload crate: reading a time or a duration
+/// the user gave.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -25,5 +25,5 @@ pub enum Error {
     },
 }
 
-/// Results of the graph crate.
+/// Results of the workload crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
