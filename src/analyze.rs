@@ -232,7 +232,7 @@ const ANALYZE_OUTPUTS: &[&str] = &[
 
 /// Everything the reports show.
 fn report_data<'a>(
-    data: &'a crate::ingest::Ingested<pipeline::Exec>,
+    data: &'a workload::ingest::Ingested<workload::exec::Exec>,
     edges: &'a [workload::edges::EdgeRow],
     drift: &'a [DriftRow],
     planned: &'a Planned,
@@ -286,7 +286,7 @@ fn report_data<'a>(
 fn upkeep(
     audit: &crate::tables_cmd::Audit,
     identity: &std::collections::BTreeMap<String, String>,
-    execs: &[pipeline::Exec],
+    execs: &[workload::exec::Exec],
     planned: &Planned,
 ) -> Vec<maintenance::UpkeepStep> {
     let mut scanned: std::collections::BTreeMap<&str, u64> = std::collections::BTreeMap::new();

@@ -4,12 +4,13 @@
 
 use crate::edges_cmd::ScoreArgs;
 use crate::output::Col;
-use crate::pipeline::{self, Exec};
+use crate::pipeline;
 use anyhow::Result;
 use planner::{DriftRow, TableStats};
 use std::io::Write;
 use std::path::Path;
 use workload::edges::CostMeasure;
+use workload::exec::Exec;
 use workload::time::{format_time, parse_duration};
 
 /// `--normalize`: how JIS is normalised for the drift comparison.

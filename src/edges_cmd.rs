@@ -1,12 +1,13 @@
 //! `lakeaudit edges`: the weighted join-edge table.
 
 use crate::output::{self, Col, Format};
-use crate::pipeline::{self, Exec};
+use crate::pipeline;
 use crate::{report_problems, Inputs};
 use anyhow::{bail, Result};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use workload::edges::{build_edges, CostMeasure, EdgeRow};
+use workload::exec::Exec;
 use workload::time::{format_time, parse_duration};
 
 /// Flags shared by every command that scores edges.

@@ -2,7 +2,7 @@
 //! and emit the Delta SQL to apply them.
 
 use crate::edges_cmd::ScoreArgs;
-use crate::pipeline::{self, Exec};
+use crate::pipeline;
 use crate::PlanFormat;
 use anyhow::{Context, Result};
 use planner::{
@@ -13,6 +13,7 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::Path;
 use workload::edges::CostMeasure;
+use workload::exec::Exec;
 use workload::time::{format_time, parse_duration};
 
 /// Planner flags.

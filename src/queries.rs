@@ -1,7 +1,7 @@
 //! `lakeaudit queries`: one record per SQL execution.
 
 use crate::output::{self, Col, Format};
-use crate::pipeline::{self, Exec};
+use crate::pipeline;
 use crate::{report_problems, Inputs};
 use anyhow::{Context, Result};
 use std::fs::File;
@@ -9,6 +9,7 @@ use std::io::{BufWriter, Write};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::sync::Mutex;
+use workload::exec::Exec;
 
 /// Run the command; returns whether some input failed.
 pub fn run(
@@ -65,12 +66,12 @@ fn stream(
         0u64,
         None::<std::io::Error>,
     ));
-    let data = crate::ingest::ingest(
+    let data = workload::ingest::ingest(
         &inputs.paths,
         inputs.name.as_deref(),
         &pipeline::read_options(inputs),
         |record, plans| {
-            let e = pipeline::exec_of(record, plans);
+            let e = workload::exec::exec_of(record, plans);
             let line = serde_json::to_vec(&e).unwrap_or_default();
             let mut w = writer.lock().unwrap_or_else(|p| p.into_inner());
             let at = w.1;
@@ -121,7 +122,7 @@ fn stream(
     // Pass 2: the records, in order.
     let exec = |bytes: &[u8]| -> Result<Exec> {
         let mut e: Exec = serde_json::from_slice(bytes)?;
-        pipeline::rename_paths(&locations, &mut e);
+        workload::exec::rename_paths(&locations, &mut e);
         Ok(e)
     };
     output::write_to(out, |o| {

@@ -3,12 +3,13 @@
 //! saves (the same share the byte saving uses).
 
 use crate::edges_cmd::ScoreArgs;
-use crate::pipeline::{self, Exec};
+use crate::pipeline;
 use crate::plan_cmd::PlanArgs;
 use anyhow::Result;
 use planner::{Planned, TableStats};
 use std::collections::{BTreeMap, BTreeSet};
 use workload::edges::{build_edges, CostMeasure};
+use workload::exec::Exec;
 use workload::time::parse_duration;
 
 /// The savings view of `planned`: window length, executor time saved per

@@ -12,7 +12,9 @@ use skipping::{Engine, ScanRow};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use workload::exec::Exec;
 use workload::identity::Locations;
+use workload::ingest::Ingested;
 
 /// `--engine`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -127,16 +129,15 @@ pub fn run(inputs: &Inputs, args: &WhatifArgs, format: Format, out: Option<&Path
 /// (app id, execution id, scan, engine). Table errors and warnings go
 /// into `data`.
 pub fn rows(
-    data: &mut crate::ingest::Ingested<pipeline::Exec>,
+    data: &mut Ingested<Exec>,
     args: &WhatifArgs,
     layouts: &[(String, Vec<String>)],
 ) -> Whatif {
     let mut out = Whatif::default();
-    let mut locations = Locations::default();
+    let locations = data.locations.clone();
     let mut wanted = BTreeSet::new();
     for e in &data.records {
         for s in &e.record.scans {
-            locations.observe(&s.table, s.location.as_deref());
             wanted.extend(s.columns.iter().map(|c| column_name(c).to_string()));
         }
     }
@@ -167,10 +168,7 @@ pub fn rows(
                 t.stats_unreadable
             ));
         }
-        let location = std::fs::canonicalize(&t.location)
-            .ok()
-            .map(|p| format!("file:{}", p.display()));
-        let id = locations.identify(&t.name, location.as_deref());
+        let id = locations.identify_root(&t.name, &t.location);
         by_id.insert(id, t);
     }
     let engines = args.engine.engines();
@@ -370,7 +368,7 @@ pub fn measured(rows: &[ScanRow]) -> Vec<planner::MeasuredKey> {
 /// table under the `minmax` engine ([`rows`]), and for the planner the
 /// measured keys (none with `--pricing assumed`).
 pub fn measure(
-    data: &mut crate::ingest::Ingested<pipeline::Exec>,
+    data: &mut Ingested<Exec>,
     score: &crate::edges_cmd::ScoreArgs,
     pricing: crate::plan_cmd::Pricing,
 ) -> (Whatif, Vec<planner::MeasuredKey>) {
@@ -460,7 +458,7 @@ struct Usage<'a> {
 }
 
 impl<'a> Usage<'a> {
-    fn of(data: &'a crate::ingest::Ingested<pipeline::Exec>, locations: &Locations) -> Self {
+    fn of(data: &'a Ingested<Exec>, locations: &Locations) -> Self {
         let mut u = Usage::default();
         for e in &data.records {
             for s in &e.record.scans {

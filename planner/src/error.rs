@@ -65,9 +65,6 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
-    /// A time or window length the workload crate refused.
-    #[error(transparent)]
-    Time(#[from] workload::Error),
 }
 
 /// `Result` with this crate's [`Error`].

@@ -1,8 +1,10 @@
 //! The workload crate's error type.
 
+use std::path::PathBuf;
+
 /// What can go wrong in the workload crate: reading a time or a duration
-/// the user gave.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+/// the user gave, or the records of `--records`.
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// A time that is neither epoch milliseconds nor an ISO 8601 / RFC 3339
@@ -21,6 +23,36 @@ pub enum Error {
         /// The text given.
         input: String,
         /// Why it was refused.
+        reason: String,
+    },
+    /// A `--records` path that holds no records.
+    #[error("--records {}: {reason}", path.display())]
+    RecordsInput {
+        /// The path given.
+        path: PathBuf,
+        /// What is missing.
+        reason: &'static str,
+    },
+    /// A directory of records that cannot be listed.
+    #[error("cannot read {}", path.display())]
+    Io {
+        /// The directory.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A records file that cannot be opened (not a regular file, or
+    /// unreadable).
+    #[error("cannot open a records file")]
+    Open(#[source] Box<tables::Error>),
+    /// A file that is not a records Parquet file, or a row of one that
+    /// cannot be the record it stands for.
+    #[error("{}: {reason}", path.display())]
+    Records {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong (`row 3: `app_id` is null`).
         reason: String,
     },
 }

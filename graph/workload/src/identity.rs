@@ -88,6 +88,16 @@ impl Locations {
         canonical_table(name)
     }
 
+    /// The identity of a table found on disk at `root` (a Delta or
+    /// Iceberg table directory) and named `name` by its metadata:
+    /// [`Locations::identify`] with the directory's canonical `file:` path.
+    pub fn identify_root(&self, name: &str, root: &std::path::Path) -> String {
+        let location = std::fs::canonicalize(root)
+            .ok()
+            .map(|p| format!("file:{}", p.display()));
+        self.identify(name, location.as_deref())
+    }
+
     /// Whether no location is known.
     pub fn is_empty(&self) -> bool {
         self.by_path.is_empty()

@@ -3,6 +3,9 @@
 //! (`lakeaudit-planner`), owned in one place so every later stage reads the
 //! same facts.
 //!
+//! - [`exec`] holds one execution with the relationships its plans resolve
+//!   to, loaded from logs ([`ingest`], in parallel) or from a Spark map
+//!   job's records ([`records`]) into the same type.
 //! - [`identity`] gives every table one identity across the input: a path
 //!   read of a catalog table's location is that catalog table, and an
 //!   audited table found on disk is the catalog table the logs saw there.
@@ -55,7 +58,10 @@
 
 pub mod edges;
 pub mod error;
+pub mod exec;
 pub mod identity;
+pub mod ingest;
+pub mod records;
 pub mod score;
 pub mod time;
 
