@@ -11,7 +11,6 @@ use anyhow::Result;
 use planner::{human, DriftRow, Planned};
 use std::io::Write;
 use std::path::Path;
-use workload::edges::{build_edges, CostMeasure};
 
 /// Run `plan`.
 pub fn plan(
@@ -24,15 +23,10 @@ pub fn plan(
     let mut data = pipeline::load(inputs)?;
     let tables = pipeline::table_inputs(score, &mut data)?;
     let (_, measured) = whatif_cmd::measure(&mut data, score, args.pricing);
-    let planned = plan_cmd::make_plan(&data.records, score, args, &tables.stats, &measured)?;
-    let money = savings::money(
-        &data.records,
-        score,
-        args,
-        &tables.stats,
-        &planned,
-        &measured,
-    )?;
+    let edge_tables =
+        pipeline::edge_tables(&data.records, score, &tables.stats, Some(&args.window))?;
+    let planned = plan_cmd::make_plan(&data.records, &edge_tables, args, &tables.stats, &measured)?;
+    let money = savings::money(&data.records, &edge_tables, args, &planned, &measured)?;
     let formats = pipeline::formats(&data.records, &tables);
     let mut o = output::open_out(out)?;
     match format {
@@ -62,7 +56,8 @@ pub fn drift(
 ) -> Result<bool> {
     let mut data = pipeline::load(inputs)?;
     let stats = pipeline::table_inputs(score, &mut data)?.stats;
-    let rows = drift_cmd::compute(&data.records, score, &stats, window, threshold, normalize)?;
+    let edge_tables = pipeline::edge_tables(&data.records, score, &stats, Some(window))?;
+    let rows = drift_cmd::compute(&edge_tables, threshold, normalize);
     match format {
         Format::Jsonl => output::write_to(out, |w| output::write_jsonl(&rows, w))?,
         Format::Table => drift_cmd::write_table(&rows, out)?,
@@ -113,34 +108,24 @@ pub fn run(
         Format::Parquet,
         Some(&file("queries.parquet")),
     )?;
-    // edges over the whole selected input
-    let selected = pipeline::select(&data.records, score)?;
-    let edges = build_edges(
-        &selected,
-        CostMeasure::from(score.cost),
-        &stats.row_fallback(),
-    );
+    // The edge tables, built once: over the whole selected input (edges,
+    // the reports) and per `--window` (drift, the plan and its savings).
+    let edge_tables = pipeline::edge_tables(&data.records, score, stats, Some(&args.window))?;
+    let edges = &edge_tables.whole().edges;
     let rows: Vec<_> = edges.iter().map(|r| (None, r)).collect();
     let cols = edges_cmd::columns(&rows, false, false);
     output::write_columns(&cols, Format::Parquet, Some(&file("edges.parquet")))?;
     output::write_columns(&cols, Format::Csv, Some(&file("edges.csv")))?;
     // drift
-    let drift = drift_cmd::compute(
-        &data.records,
-        score,
-        stats,
-        &args.window,
-        threshold,
-        normalize,
-    )?;
+    let drift = drift_cmd::compute(&edge_tables, threshold, normalize);
     output::write_columns(
         &drift_cmd::columns(&drift, false),
         Format::Csv,
         Some(&file("drift.csv")),
     )?;
     // plan
-    let planned = plan_cmd::make_plan(&data.records, score, args, stats, &measured)?;
-    let money = savings::money(&data.records, score, args, stats, &planned, &measured)?;
+    let planned = plan_cmd::make_plan(&data.records, &edge_tables, args, stats, &measured)?;
+    let money = savings::money(&data.records, &edge_tables, args, &planned, &measured)?;
     let mut pj = output::open_out(Some(&file("plan.json")))?;
     serde_json::to_writer_pretty(&mut pj, &planned.json())?;
     pj.write_all(b"\n")?;
@@ -158,7 +143,7 @@ pub fn run(
     // reports
     let mut rd = report_data(
         &data,
-        &edges,
+        edges,
         &drift,
         &planned,
         threshold,
@@ -168,7 +153,7 @@ pub fn run(
     rd.maintenance = steps.as_deref();
     rd.money = &money;
     rd.formats = &formats;
-    let starts = selected.iter().filter_map(|f| f.start_ms);
+    let starts = edge_tables.facts().iter().filter_map(|f| f.start_ms);
     rd.edges_span = starts.clone().min().zip(starts.max());
     for (name, text) in [
         ("report.md", report::markdown::render(&rd)),

@@ -6,9 +6,9 @@ use crate::{report_problems, Inputs};
 use anyhow::{bail, Result};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use workload::edges::{build_edges, CostMeasure, EdgeRow};
+use workload::edges::{CostMeasure, EdgeRow};
 use workload::exec::Exec;
-use workload::time::{format_time, parse_duration};
+use workload::time::format_time;
 
 /// Flags shared by every command that scores edges.
 #[derive(clap::Args, Debug, Clone)]
@@ -71,27 +71,15 @@ pub fn run(
 ) -> Result<bool> {
     let mut data = pipeline::load(inputs)?;
     let stats = pipeline::table_inputs(args, &mut data)?.stats;
-    let selected = pipeline::select(&data.records, args)?;
-    let fallback = stats.row_fallback();
-    let cost = CostMeasure::from(args.cost);
-    let mut tables: Vec<(Window, Vec<EdgeRow>)> = Vec::new();
-    match window {
-        None => tables.push((None, build_edges(&selected, cost, &fallback))),
-        Some(w) => {
-            let width = parse_duration(w)?;
-            let align = workload::edges::data_align(&selected, width);
-            for (s, e, ex) in workload::edges::windows(&selected, width, align) {
-                tables.push((Some((s, e)), build_edges(&ex, cost, &fallback)));
-            }
-        }
-    }
+    let built = pipeline::edge_tables(&data.records, args, &stats, window)?;
+    let tables = built.tables();
     if let Some(pattern) = explain {
         let mut outw = output::open_out(out)?;
         let mut found = false;
-        for (win, rows) in &tables {
-            for r in rows.iter().filter(|r| r.key().matches(pattern)) {
+        for t in &tables {
+            for r in t.edges.iter().filter(|r| r.key().matches(pattern)) {
                 found = true;
-                explain_edge(&mut outw, r, *win, rows.len(), &data.records)?;
+                explain_edge(&mut outw, r, t.window, t.edges.len(), &data.records)?;
             }
         }
         outw.finish()?;
@@ -99,7 +87,7 @@ pub fn run(
         if !found {
             let mut labels: Vec<String> = tables
                 .iter()
-                .flat_map(|(_, rows)| rows.iter().map(|r| r.key().label()))
+                .flat_map(|t| t.edges.iter().map(|r| r.key().label()))
                 .collect();
             labels.sort();
             labels.dedup();
@@ -117,12 +105,12 @@ pub fn run(
     match format {
         Format::Jsonl => {
             let mut o = output::open_out(out)?;
-            for (win, rows) in &tables {
-                for r in rows {
+            for t in &tables {
+                for r in &t.edges {
                     let mut v = serde_json::to_value(r)?;
-                    if let (Some((s, e)), Some(m)) = (win, v.as_object_mut()) {
-                        m.insert("window_start_ms".into(), (*s).into());
-                        m.insert("window_end_ms".into(), (*e).into());
+                    if let (Some((s, e)), Some(m)) = (t.window, v.as_object_mut()) {
+                        m.insert("window_start_ms".into(), s.into());
+                        m.insert("window_end_ms".into(), e.into());
                     }
                     serde_json::to_writer(&mut o, &v)?;
                     o.write_all(b"\n")?;
@@ -134,7 +122,7 @@ pub fn run(
             let windowed = window.is_some();
             let all: Vec<(Window, &EdgeRow)> = tables
                 .iter()
-                .flat_map(|(w, rows)| rows.iter().map(move |r| (*w, r)))
+                .flat_map(|t| t.edges.iter().map(move |r| (t.window, r)))
                 .collect();
             output::write_columns(&columns(&all, windowed, other == Format::Table), other, out)?;
         }

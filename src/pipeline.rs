@@ -9,10 +9,11 @@ use anyhow::{Context, Result};
 use parsers::events::ReadOptions;
 use planner::{ScanObservation, TableStat, TableStats};
 use std::collections::BTreeMap;
-use workload::edges::ExecFacts;
+use workload::edges::CostMeasure;
 use workload::exec::{Exec, Source};
 use workload::ingest::Ingested;
-use workload::time::TimeRange;
+use workload::time::{parse_duration, TimeRange};
+use workload::windows::EdgeTables;
 
 /// Read options from the shared flags.
 pub fn read_options(inputs: &Inputs) -> ReadOptions {
@@ -37,10 +38,22 @@ pub fn load(inputs: &Inputs) -> Result<Ingested<Exec>> {
     Ok(workload::exec::load(source)?)
 }
 
-/// Executions in the `--since`/`--until` range, as graph facts.
-pub fn select(execs: &[Exec], args: &ScoreArgs) -> Result<Vec<ExecFacts>> {
+/// The run's edge tables (`workload::windows`), built once and shared:
+/// the executions in the `--since`/`--until` range, cut into windows of
+/// `window` when given, scored with `--cost` and the statistics' rows.
+pub fn edge_tables(
+    execs: &[Exec],
+    args: &ScoreArgs,
+    stats: &TableStats,
+    window: Option<&str>,
+) -> Result<EdgeTables> {
     let range = TimeRange::parse(args.since.as_deref(), args.until.as_deref())?;
-    Ok(workload::exec::select(execs, &range))
+    Ok(EdgeTables::build(
+        workload::exec::select(execs, &range),
+        window.map(parse_duration).transpose()?,
+        CostMeasure::from(args.cost),
+        stats.row_fallback(),
+    ))
 }
 
 /// Every scan of the logs, as table sizing sees it.

@@ -1,7 +1,6 @@
 //! `lakeaudit plan`: choose Liquid Clustering keys per table under budgets
 //! and emit the Delta SQL to apply them.
 
-use crate::edges_cmd::ScoreArgs;
 use crate::pipeline;
 use crate::PlanFormat;
 use anyhow::{Context, Result};
@@ -12,9 +11,9 @@ use planner::{
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::Path;
-use workload::edges::CostMeasure;
 use workload::exec::Exec;
-use workload::time::{format_time, parse_duration};
+use workload::time::format_time;
+use workload::windows::EdgeTables;
 
 /// Planner flags.
 #[derive(clap::Args, Debug, Clone)]
@@ -156,25 +155,20 @@ pub fn run_instance(
     Ok(false)
 }
 
-/// Make the plan for the most recent window.
+/// Make the plan for the most recent window of the run's edge tables
+/// (built with `--window`).
 pub fn make_plan(
     execs: &[Exec],
-    score: &ScoreArgs,
+    tables: &EdgeTables,
     args: &PlanArgs,
     stats: &TableStats,
     measured: &[planner::MeasuredKey],
 ) -> Result<Planned> {
-    let algorithm = args.algorithm();
-    planner::plan_latest_window(
-        pipeline::select(execs, score)?,
-        (
-            parse_duration(&args.window)?,
-            CostMeasure::from(score.cost),
-            &stats.row_fallback(),
-        ),
+    planner::plan_window(
+        tables.latest(),
         planner::profiles(pipeline::scan_observations(execs), stats),
         args.config()?,
-        algorithm,
+        args.algorithm(),
         measured,
     )
     .context("planning failed")

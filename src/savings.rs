@@ -2,36 +2,26 @@
 //! their task time, and the share of their bytes read that clustering
 //! saves (the same share the byte saving uses).
 
-use crate::edges_cmd::ScoreArgs;
-use crate::pipeline;
 use crate::plan_cmd::PlanArgs;
 use anyhow::Result;
-use planner::{Planned, TableStats};
+use planner::Planned;
 use std::collections::{BTreeMap, BTreeSet};
-use workload::edges::{build_edges, CostMeasure};
 use workload::exec::Exec;
 use workload::time::parse_duration;
+use workload::windows::EdgeTables;
 
-/// The savings view of `planned`: window length, executor time saved per
-/// served edge, and the prices given.
+/// The savings view of `planned` (made for `tables.latest()`): window
+/// length, executor time saved per served edge, and the prices given.
 pub fn money(
     execs: &[Exec],
-    score: &ScoreArgs,
+    tables: &EdgeTables,
     args: &PlanArgs,
-    stats: &TableStats,
     planned: &Planned,
     measured: &[planner::MeasuredKey],
 ) -> Result<report::Money> {
     let window_ms = parse_duration(&args.window)?;
-    let facts: Vec<_> = pipeline::select(execs, score)?
-        .into_iter()
-        .filter(|f| match (planned.window, f.start_ms) {
-            (Some((a, b)), Some(t)) => t >= a && t < b,
-            (Some(_), None) => false,
-            (None, _) => true,
-        })
-        .collect();
-    let rows = build_edges(&facts, CostMeasure::from(score.cost), &stats.row_fallback());
+    let planned_for = tables.latest();
+    let (facts, rows) = (&planned_for.facts, &planned_for.edges);
     let run_ms: BTreeMap<String, i64> = execs
         .iter()
         .map(|e| {

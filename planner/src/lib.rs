@@ -79,8 +79,8 @@ pub use size::{human, human_budget, parse_size};
 pub use split::EXACT_NODE_LIMIT;
 pub use stats::{TableStat, TableStats};
 pub use workload::{
-    demands, plan_latest_window, LeftOut, LeftOutReason, MeasuredKey, MeasuredWindow, PlanJson,
-    Planned, Reads,
+    demands, plan_window, LeftOut, LeftOutReason, MeasuredKey, MeasuredWindow, PlanJson, Planned,
+    Reads,
 };
 
 /// Plan with the default (improved) planner.

@@ -13,6 +13,8 @@
 //!   windows on the calendar.
 //! - [`edges`] aggregates relationships of many executions into the edge
 //!   table (F, D, C, JIS) per time window; [`score`] holds the JIS maths.
+//! - [`windows`] builds a run's edge tables once, over the whole input and
+//!   per window, for every stage that reads them.
 //!
 //! ```
 //! use graph::relationships::{Relation, Relationship};
@@ -64,5 +66,6 @@ pub mod ingest;
 pub mod records;
 pub mod score;
 pub mod time;
+pub mod windows;
 
 pub use error::{Error, Result};
