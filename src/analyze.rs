@@ -6,7 +6,7 @@ use crate::output::{self, Format};
 use crate::pipeline;
 use crate::plan_cmd::{self, PlanArgs};
 use crate::whatif_cmd;
-use crate::{queries, report_problems, savings, Inputs, PlanFormat};
+use crate::{queries, report_problems, Inputs, PlanFormat};
 use anyhow::Result;
 use planner::{human, DriftRow, Planned};
 use std::io::Write;
@@ -26,12 +26,12 @@ pub fn plan(
     let edge_tables =
         pipeline::edge_tables(&data.records, score, &tables.stats, Some(&args.window))?;
     let planned = plan_cmd::make_plan(&data.records, &edge_tables, args, &tables.stats, &measured)?;
-    let money = savings::money(&data.records, &edge_tables, args, &planned, &measured)?;
+    let money = plan_cmd::money(&data.records, &edge_tables, args, &planned, &measured)?;
     let formats = pipeline::formats(&data.records, &tables);
     let mut o = output::open_out(out)?;
     match format {
         PlanFormat::Text => {
-            o.write_all(plan_cmd::render_text(&planned, &money, &formats).as_bytes())?
+            o.write_all(report::plan_text::planned(&planned, &money, &formats).as_bytes())?
         }
         PlanFormat::Json => {
             serde_json::to_writer_pretty(&mut o, &planned.json())?;
@@ -125,7 +125,7 @@ pub fn run(
     )?;
     // plan
     let planned = plan_cmd::make_plan(&data.records, &edge_tables, args, stats, &measured)?;
-    let money = savings::money(&data.records, &edge_tables, args, &planned, &measured)?;
+    let money = plan_cmd::money(&data.records, &edge_tables, args, &planned, &measured)?;
     let mut pj = output::open_out(Some(&file("plan.json")))?;
     serde_json::to_writer_pretty(&mut pj, &planned.json())?;
     pj.write_all(b"\n")?;
@@ -136,10 +136,15 @@ pub fn run(
     ps.write_all(sql.as_bytes())?;
     ps.finish()?;
     // maintenance
-    let steps = tables
-        .audit
-        .as_ref()
-        .map(|a| upkeep(a, &tables.identity, &data.records, &planned));
+    let steps = tables.audit.as_ref().map(|a| {
+        let audited = maintenance::Audited {
+            state: &a.state,
+            compaction: &a.compaction,
+            deletes: &a.deletes,
+            rollups: &a.rollups,
+        };
+        maintenance::upkeep_for_plan(audited, &tables.identity, &data.records, &planned)
+    });
     // reports
     let mut rd = report_data(
         &data,
@@ -264,61 +269,4 @@ fn report_data<'a>(
         money: &NO_PRICES,
         formats: &NO_FORMATS,
     }
-}
-
-/// The maintenance plan of the audited tables: what the logs read from
-/// each, its join importance, and the plan's reclusters.
-fn upkeep(
-    audit: &crate::tables_cmd::Audit,
-    identity: &std::collections::BTreeMap<String, String>,
-    execs: &[workload::exec::Exec],
-    planned: &Planned,
-) -> Vec<maintenance::UpkeepStep> {
-    let mut scanned: std::collections::BTreeMap<&str, u64> = std::collections::BTreeMap::new();
-    for s in pipeline::scan_observations(execs) {
-        *scanned.entry(s.table).or_default() += s.bytes.unwrap_or(0).max(0) as u64;
-    }
-    let tables: Vec<maintenance::TableUpkeep<'_>> = audit
-        .state
-        .iter()
-        .map(|s| {
-            let id = identity
-                .get(&s.table)
-                .cloned()
-                .unwrap_or_else(|| s.table.clone());
-            let jis = planned
-                .demands
-                .iter()
-                .filter(|d| d.left_table == id || d.right_table == id)
-                .map(|d| d.jis)
-                .sum();
-            maintenance::TableUpkeep {
-                workload: maintenance::Workload {
-                    scanned_bytes: scanned.get(id.as_str()).copied().unwrap_or(0),
-                    jis,
-                },
-                recluster: planned
-                    .plan
-                    .tables
-                    .iter()
-                    .find(|t| t.changed && t.table == id)
-                    .map(|t| t.keys.clone()),
-                min_table_bytes: planned.config.min_table_bytes,
-                state: s,
-                compaction: audit
-                    .compaction
-                    .iter()
-                    .filter(|c| c.table == s.table)
-                    .collect(),
-                deletes: audit
-                    .deletes
-                    .iter()
-                    .filter(|d| d.table == s.table)
-                    .collect(),
-                rollup: audit.rollups.iter().find(|r| r.table == s.table),
-                table: id,
-            }
-        })
-        .collect();
-    maintenance::upkeep(&tables)
 }

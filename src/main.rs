@@ -10,7 +10,6 @@ mod output;
 mod pipeline;
 mod plan_cmd;
 mod queries;
-mod savings;
 mod tables_cmd;
 mod whatif_cmd;
 

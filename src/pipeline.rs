@@ -7,7 +7,7 @@ use crate::tables_cmd::{self, Audit, PolicyArg};
 use crate::Inputs;
 use anyhow::{Context, Result};
 use parsers::events::ReadOptions;
-use planner::{ScanObservation, TableStat, TableStats};
+use planner::{TableStat, TableStats};
 use std::collections::BTreeMap;
 use workload::edges::CostMeasure;
 use workload::exec::{Exec, Source};
@@ -54,24 +54,6 @@ pub fn edge_tables(
         CostMeasure::from(args.cost),
         stats.row_fallback(),
     ))
-}
-
-/// Every scan of the logs, as table sizing sees it.
-pub fn scan_observations(execs: &[Exec]) -> impl Iterator<Item = ScanObservation<'_>> {
-    execs
-        .iter()
-        .flat_map(|e| &e.record.scans)
-        .map(|s| ScanObservation {
-            table: &s.table,
-            bytes: s.bytes_read,
-            rows: s.rows,
-            files: s.files_read,
-            full: planner::is_full_scan(
-                s.partition_filters.as_deref(),
-                s.data_filters.as_deref(),
-                s.pushed_filters.as_deref(),
-            ),
-        })
 }
 
 /// Table facts from outside the logs: `--table-stats` and the audit of
@@ -145,37 +127,14 @@ fn table_stats(args: &ScoreArgs) -> Result<TableStats> {
 }
 
 /// Each table's format, by the logs' table identity: the audit's (`--tables`)
-/// where it has the table, else what the logs' scans show (a `parquet` scan
-/// through Delta's file index is a Delta table).
+/// where it has the table, else what the logs' scans show
+/// (`planner::ddl::scan_formats`).
 pub fn formats(execs: &[Exec], tables: &TableInputs) -> BTreeMap<String, planner::TableFormat> {
-    use planner::TableFormat;
-    let mut m = BTreeMap::new();
-    for s in execs.iter().flat_map(|e| &e.record.scans) {
-        let delta_index = s.location.as_deref().is_some_and(|l| {
-            [
-                "TahoeLogFileIndex",
-                "PreparedDeltaFileIndex",
-                "TahoeBatchFileIndex",
-            ]
-            .iter()
-            .any(|i| l.contains(i))
-        });
-        let f = if delta_index {
-            TableFormat::Delta
-        } else {
-            s.format
-                .as_deref()
-                .map_or(TableFormat::Unknown, TableFormat::from_name)
-        };
-        if f != TableFormat::Unknown {
-            m.entry(graph::tables::canonical_table(&s.table))
-                .or_insert(f);
-        }
-    }
+    let mut m = planner::ddl::scan_formats(execs);
     if let Some(a) = &tables.audit {
         for s in &a.state {
             let id = tables.identity.get(&s.table).unwrap_or(&s.table);
-            m.insert(id.clone(), TableFormat::from_name(s.format));
+            m.insert(id.clone(), planner::TableFormat::from_name(s.format));
         }
     }
     m

@@ -16,7 +16,8 @@
 //! Around the planner: [`stats`] reads `--table-stats`, [`profile`] sizes
 //! tables from it and from the logs' scans, [`workload`] turns a window's
 //! edge table into demands, plans it and names the paying edges left out,
-//! [`drift`] compares consecutive windows, [`ddl`] writes the SQL.
+//! [`drift`] compares consecutive windows, [`ddl`] writes the SQL, and
+//! [`savings`] prices a plan's served edges in executor time.
 //!
 //! ```
 //! use planner::{plan, ddl, EdgeDemand, PlannerConfig, TableProfile};
@@ -52,6 +53,7 @@ mod knapsack;
 pub mod model;
 mod problem;
 pub mod profile;
+pub mod savings;
 pub mod size;
 mod split;
 mod state;

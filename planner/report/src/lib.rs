@@ -5,6 +5,7 @@
 //! budget curve) and this crate renders it:
 //!
 //! - [`markdown`]: the short Markdown summary;
+//! - [`plan_text`]: the plan as text (`lakeaudit plan`);
 //! - [`html`]: one self-contained page (no network, no external file; it
 //!   opens from a mail attachment): the join graph as an SVG picture laid
 //!   out deterministically, the drift chart, the budget curve, the plan with
@@ -70,6 +71,7 @@ mod html;
 pub mod joingraph;
 pub mod layout;
 pub mod markdown;
+pub mod plan_text;
 
 pub use error::{Error, Result};
 pub use html::html;

@@ -2,25 +2,21 @@
 //! their task time, and the share of their bytes read that clustering
 //! saves (the same share the byte saving uses).
 
-use crate::plan_cmd::PlanArgs;
-use anyhow::Result;
-use planner::Planned;
+use crate::workload::{MeasuredKey, Planned};
 use std::collections::{BTreeMap, BTreeSet};
 use workload::exec::Exec;
-use workload::time::parse_duration;
-use workload::windows::EdgeTables;
+use workload::windows::EdgeTable;
 
-/// The savings view of `planned` (made for `tables.latest()`): window
-/// length, executor time saved per served edge, and the prices given.
-pub fn money(
+/// Executor (task) time, ms, each edge `planned` serves saves per window,
+/// by the edge's index in its demands: `planned` was made for
+/// `planned_for` (its window's executions and edge table), and `execs`
+/// give each execution's task time.
+pub fn executor_ms(
     execs: &[Exec],
-    tables: &EdgeTables,
-    args: &PlanArgs,
+    planned_for: &EdgeTable,
     planned: &Planned,
-    measured: &[planner::MeasuredKey],
-) -> Result<report::Money> {
-    let window_ms = parse_duration(&args.window)?;
-    let planned_for = tables.latest();
+    measured: &[MeasuredKey],
+) -> BTreeMap<usize, f64> {
     let (facts, rows) = (&planned_for.facts, &planned_for.edges);
     let run_ms: BTreeMap<String, i64> = execs
         .iter()
@@ -103,10 +99,5 @@ pub fn money(
         }
         executor_ms.insert(i, ms);
     }
-    Ok(report::Money {
-        window_ms,
-        executor_ms,
-        cost_per_tb: args.cost_per_tb,
-        cost_per_hour: args.cost_per_hour,
-    })
+    executor_ms
 }
