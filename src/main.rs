@@ -449,6 +449,7 @@ fn main() -> ExitCode {
                         c.downcast_ref::<serde_json::Error>()
                             .and_then(|j| j.io_error_kind())
                     })
+                    .or_else(|| c.downcast_ref::<tabular::Error>().and_then(|t| t.io_kind()))
                     == Some(std::io::ErrorKind::BrokenPipe)
             });
             if broken_pipe {
