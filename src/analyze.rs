@@ -8,7 +8,7 @@ use crate::plan_cmd::{self, PlanArgs};
 use crate::whatif_cmd;
 use crate::{queries, report_problems, Inputs, PlanFormat};
 use anyhow::Result;
-use planner::{human, DriftRow, Planned};
+use planner::human;
 use std::io::Write;
 use std::path::Path;
 
@@ -146,20 +146,22 @@ pub fn run(
         maintenance::upkeep_for_plan(audited, &tables.identity, &data.records, &planned)
     });
     // reports
-    let mut rd = report_data(
-        &data,
+    let rd = report::ReportData {
+        inputs: report::InputSummary::of(&data),
+        apps: data.apps.iter().map(report::App::of).collect(),
+        warnings: &data.warnings,
+        errors: &data.errors,
         edges,
-        &drift,
-        &planned,
-        threshold,
-        &args.window,
-        &sql,
-    );
-    rd.maintenance = steps.as_deref();
-    rd.money = &money;
-    rd.formats = &formats;
-    let starts = edge_tables.facts().iter().filter_map(|f| f.start_ms);
-    rd.edges_span = starts.clone().min().zip(starts.max());
+        drift: &drift,
+        drift_threshold: threshold,
+        window: &args.window,
+        planned: &planned,
+        sql: &sql,
+        maintenance: steps.as_deref(),
+        edges_span: edge_tables.span(),
+        money: &money,
+        formats: &formats,
+    };
     for (name, text) in [
         ("report.md", report::markdown::render(&rd)),
         ("report.html", report::html(&rd)?),
@@ -187,17 +189,6 @@ pub fn run(
     Ok(data.failed())
 }
 
-/// Savings without executor times or prices, until [`savings::money`]'s.
-static NO_FORMATS: std::collections::BTreeMap<String, planner::TableFormat> =
-    std::collections::BTreeMap::new();
-
-static NO_PRICES: report::Money = report::Money {
-    window_ms: 0,
-    executor_ms: std::collections::BTreeMap::new(),
-    cost_per_tb: None,
-    cost_per_hour: None,
-};
-
 /// Every name `analyze` can write into its directory (with `--tables`, the
 /// audit's CSVs too): in a directory without a manifest, these are taken
 /// as an earlier run's.
@@ -219,54 +210,3 @@ const ANALYZE_OUTPUTS: &[&str] = &[
     "deletes_tables.csv",
     "table_stats.csv",
 ];
-
-/// Everything the reports show.
-fn report_data<'a>(
-    data: &'a workload::ingest::Ingested<workload::exec::Exec>,
-    edges: &'a [workload::edges::EdgeRow],
-    drift: &'a [DriftRow],
-    planned: &'a Planned,
-    threshold: f64,
-    window: &'a str,
-    sql: &'a str,
-) -> report::ReportData<'a> {
-    let starts = data.records.iter().filter_map(|e| e.record.start_ms);
-    let span = starts.clone().min().zip(starts.max());
-    report::ReportData {
-        inputs: report::InputSummary {
-            applications: data.apps.len(),
-            executions: data.records.len(),
-            queries: data.records.iter().filter(|e| !e.record.is_command).count(),
-            span,
-        },
-        apps: data
-            .apps
-            .iter()
-            .map(|a| report::App {
-                app_id: a.app_id.clone(),
-                name: a.app_name.clone(),
-                spark_version: a.spark_version.clone(),
-                lines: a.lines,
-                skipped_events: a
-                    .event_counts
-                    .get(&parsers::events::EventKind::Other)
-                    .copied()
-                    .unwrap_or(0),
-                unfinished_executions: a.unfinished_executions,
-                unknown_operators: a.unknown_operators.clone(),
-            })
-            .collect(),
-        warnings: &data.warnings,
-        errors: &data.errors,
-        edges,
-        drift,
-        drift_threshold: threshold,
-        window,
-        planned,
-        sql,
-        maintenance: None,
-        edges_span: span,
-        money: &NO_PRICES,
-        formats: &NO_FORMATS,
-    }
-}

@@ -7,7 +7,6 @@ use anyhow::{bail, Result};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use workload::edges::{CostMeasure, EdgeRow};
-use workload::exec::Exec;
 use workload::time::format_time;
 
 /// Flags shared by every command that scores edges.
@@ -79,7 +78,7 @@ pub fn run(
         for t in &tables {
             for r in t.edges.iter().filter(|r| r.key().matches(pattern)) {
                 found = true;
-                explain_edge(&mut outw, r, t.window, t.edges.len(), &data.records)?;
+                report::explain::edge(&mut outw, r, t.window, t.edges.len(), &data.records)?;
             }
         }
         outw.finish()?;
@@ -91,7 +90,7 @@ pub fn run(
                 .collect();
             labels.sort();
             labels.dedup();
-            let closest = closest(pattern, &labels, 5);
+            let closest = workload::edges::closest_labels(pattern, &labels, 5);
             if closest.is_empty() {
                 bail!("--explain {pattern:?}: the input has no join edges");
             }
@@ -208,112 +207,4 @@ pub fn columns(
     }
     cols.push(Col::Str("executions", s(&|r| r.executions.join(" "))));
     cols
-}
-
-fn explain_edge(
-    out: &mut dyn Write,
-    r: &EdgeRow,
-    win: Window,
-    edges_in_window: usize,
-    execs: &[Exec],
-) -> Result<()> {
-    writeln!(out, "edge {}", r.key().label())?;
-    if let Some((s, e)) = win {
-        writeln!(
-            out,
-            "  window      {} .. {}",
-            format_time(s),
-            format_time(e)
-        )?;
-    }
-    writeln!(
-        out,
-        "  JIS         {:.4} = F̂ {:.4} × D̂ {:.4} × Ĉ {:.4}   (min–max over {} edges; D̂ on log10(D+1))",
-        r.jis, r.f_norm, r.d_norm, r.c_norm, edges_in_window
-    )?;
-    writeln!(out, "  F frequency {} executions", r.frequency)?;
-    writeln!(
-        out,
-        "  D volume    {:.0} mean rows(left) × rows(right)",
-        r.data_volume
-    )?;
-    writeln!(out, "  C cost      {:.1} ms mean", r.cost)?;
-    writeln!(
-        out,
-        "  strategies  SortMergeJoin {}  BroadcastHashJoin {}  other {}",
-        r.smj_count, r.bhj_count, r.other_count
-    )?;
-    if r.volume_fallbacks > 0 {
-        writeln!(
-            out,
-            "  note        {} execution(s) lacked a scan row count; --table-stats rows (or 0) were used",
-            r.volume_fallbacks
-        )?;
-    }
-    writeln!(out, "  executions:")?;
-    for id in &r.executions {
-        let e = execs
-            .iter()
-            .find(|e| format!("{}:{}", e.record.app_id, e.record.execution_id) == *id);
-        match e {
-            Some(e) => {
-                let tables: Vec<String> = e
-                    .record
-                    .scans
-                    .iter()
-                    .map(|s| {
-                        format!(
-                            "{}={}",
-                            graph::tables::short_table(&s.table),
-                            s.rows.map_or("?".into(), |x| x.to_string())
-                        )
-                    })
-                    .collect();
-                writeln!(
-                    out,
-                    "    {id}  {} ms  cpu {} ms  rows[{}]  {}",
-                    e.record.duration_ms.unwrap_or(0),
-                    e.record.executor_cpu_ms,
-                    tables.join(" "),
-                    e.record.description.as_deref().unwrap_or("")
-                )?;
-            }
-            None => writeln!(out, "    {id}")?,
-        }
-    }
-    writeln!(out)?;
-    Ok(())
-}
-
-/// The `n` labels closest to `pattern` (edit distance, ignoring case and
-/// spaces), closest first.
-fn closest(pattern: &str, labels: &[String], n: usize) -> Vec<String> {
-    let norm = |s: &str| -> Vec<char> {
-        s.chars()
-            .filter(|c| !c.is_whitespace())
-            .flat_map(char::to_lowercase)
-            .collect()
-    };
-    let p = norm(pattern);
-    let mut scored: Vec<(usize, &String)> = labels
-        .iter()
-        .map(|l| (edit_distance(&p, &norm(l)), l))
-        .collect();
-    scored.sort();
-    scored.into_iter().take(n).map(|(_, l)| l.clone()).collect()
-}
-
-/// Levenshtein distance.
-fn edit_distance(a: &[char], b: &[char]) -> usize {
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != cb))
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }

@@ -213,6 +213,39 @@ fn qualified((t, cols): &(String, Vec<String>)) -> Vec<String> {
     cols.iter().map(|c| format!("{t}.{c}")).collect()
 }
 
+/// The `n` labels closest to `pattern` (edit distance, ignoring case and
+/// spaces), closest first.
+pub fn closest_labels(pattern: &str, labels: &[String], n: usize) -> Vec<String> {
+    let norm = |s: &str| -> Vec<char> {
+        s.chars()
+            .filter(|c| !c.is_whitespace())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let p = norm(pattern);
+    let mut scored: Vec<(usize, &String)> = labels
+        .iter()
+        .map(|l| (edit_distance(&p, &norm(l)), l))
+        .collect();
+    scored.sort();
+    scored.into_iter().take(n).map(|(_, l)| l.clone()).collect()
+}
+
+/// Levenshtein distance.
+fn edit_distance(a: &[char], b: &[char]) -> usize {
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
 #[derive(Default)]
 struct Acc {
     execs: Vec<String>,

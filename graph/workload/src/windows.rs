@@ -128,6 +128,12 @@ impl EdgeTables {
         &self.facts
     }
 
+    /// The first and last start time of the selected executions.
+    pub fn span(&self) -> Option<(i64, i64)> {
+        let starts = self.facts.iter().filter_map(|f| f.start_ms);
+        starts.clone().min().zip(starts.max())
+    }
+
     /// The edge table over every selected execution.
     pub fn whole(&self) -> &EdgeTable {
         self.whole.get_or_init(|| {

@@ -6,6 +6,7 @@
 //!
 //! - [`markdown`]: the short Markdown summary;
 //! - [`plan_text`]: the plan as text (`lakeaudit plan`);
+//! - [`explain`]: why an edge scored what it did (`edges --explain`);
 //! - [`html`]: one self-contained page (no network, no external file; it
 //!   opens from a mail attachment): the join graph as an SVG picture laid
 //!   out deterministically, the drift chart, the budget curve, the plan with
@@ -67,6 +68,7 @@
 
 mod charts;
 pub mod error;
+pub mod explain;
 mod html;
 pub mod joingraph;
 pub mod layout;
@@ -76,9 +78,12 @@ pub mod plan_text;
 pub use error::{Error, Result};
 pub use html::html;
 
+use parsers::events::{AppSummary, EventKind};
 use planner::{DriftRow, Planned};
 use std::collections::BTreeMap;
 use workload::edges::EdgeRow;
+use workload::exec::Exec;
+use workload::ingest::Ingested;
 
 /// Everything the reports show, assembled by the binary.
 #[derive(Clone, Debug)]
@@ -152,6 +157,34 @@ pub struct Money {
     pub cost_per_tb: Option<f64>,
     /// `--cost-per-hour`: price of one executor hour.
     pub cost_per_hour: Option<f64>,
+}
+
+impl InputSummary {
+    /// What was read: applications, executions, queries and their span.
+    pub fn of(data: &Ingested<Exec>) -> InputSummary {
+        let starts = data.records.iter().filter_map(|e| e.record.start_ms);
+        InputSummary {
+            applications: data.apps.len(),
+            executions: data.records.len(),
+            queries: data.records.iter().filter(|e| !e.record.is_command).count(),
+            span: starts.clone().min().zip(starts.max()),
+        }
+    }
+}
+
+impl App {
+    /// One application as the reports show it.
+    pub fn of(a: &AppSummary) -> App {
+        App {
+            app_id: a.app_id.clone(),
+            name: a.app_name.clone(),
+            spark_version: a.spark_version.clone(),
+            lines: a.lines,
+            skipped_events: a.event_counts.get(&EventKind::Other).copied().unwrap_or(0),
+            unfinished_executions: a.unfinished_executions,
+            unknown_operators: a.unknown_operators.clone(),
+        }
+    }
 }
 
 /// A saving per week.
