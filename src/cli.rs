@@ -6,7 +6,38 @@
 
 use crate::output::Format;
 use std::io::IsTerminal;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// Where a command's result goes and in which format (`queries`,
+/// `edges`, `drift`, `whatif`).
+#[derive(clap::Args, Debug, Clone)]
+pub struct OutputArgs {
+    /// Output format; default: from the extension of `-o FILE`
+    /// (`.jsonl`, `.csv`, `.parquet`, `.txt`), else a table on a
+    /// terminal and JSON lines on a pipe.
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// Write to FILE instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+impl OutputArgs {
+    /// The format: `--format`, else `-o FILE`'s extension, else the
+    /// default ([`format_or_default`]); a contradiction is a usage error.
+    pub fn format(&self) -> anyhow::Result<Format> {
+        crate::output::resolve_format(
+            self.format,
+            self.path(),
+            format_or_default(None, self.path()),
+        )
+    }
+
+    /// `-o FILE`, or `None` for standard output.
+    pub fn path(&self) -> Option<&Path> {
+        self.output.as_deref()
+    }
+}
 
 /// Every input was read.
 pub const EXIT_OK: u8 = 0;
