@@ -46,6 +46,27 @@ pub enum Error {
     /// unreadable).
     #[error("cannot open a records file")]
     Open(#[source] Box<tables::Error>),
+    /// The spool file of streamed executions could not be written or read.
+    #[error("{what}")]
+    Spool {
+        /// What failed.
+        what: &'static str,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// No spool file could be created in the temporary directory.
+    #[error("cannot create a spool file in {}", dir.display())]
+    SpoolCreate {
+        /// The temporary directory.
+        dir: PathBuf,
+        /// Why (none when every name tried was taken).
+        #[source]
+        source: Option<std::io::Error>,
+    },
+    /// A spooled execution that is not the JSON it was written as.
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
     /// A file that is not a records Parquet file, or a row of one that
     /// cannot be the record it stands for.
     #[error("{}: {reason}", path.display())]

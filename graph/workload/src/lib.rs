@@ -5,7 +5,8 @@
 //!
 //! - [`exec`] holds one execution with the relationships its plans resolve
 //!   to, loaded from logs ([`ingest`], in parallel) or from a Spark map
-//!   job's records ([`records`]) into the same type.
+//!   job's records ([`records`]) into the same type, or spooled to a
+//!   temporary file while they are read ([`spool`]).
 //! - [`identity`] gives every table one identity across the input: a path
 //!   read of a catalog table's location is that catalog table, and an
 //!   audited table found on disk is the catalog table the logs saw there.
@@ -65,6 +66,7 @@ pub mod identity;
 pub mod ingest;
 pub mod records;
 pub mod score;
+pub mod spool;
 pub mod time;
 pub mod windows;
 
