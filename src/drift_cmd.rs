@@ -160,5 +160,5 @@ pub fn write_table(rows: &[DriftRow], path: Option<&Path>) -> Result<()> {
             }
         }
     }
-    out.finish()
+    Ok(out.finish()?)
 }

@@ -3,7 +3,8 @@
 //! terminal that wraps long text instead of cutting it.
 //!
 //! CSV text cells are made safe for spreadsheets ([`csv_safe`]); Parquet
-//! and the text table keep the raw values.
+//! and the text table keep the raw values. [`files`] is where results go:
+//! files written atomically, standard output, output directories.
 //!
 //! ```
 //! use tabular::{write_csv, write_table, Col};
@@ -29,6 +30,9 @@ use polars_io::prelude::{CsvWriter, ParquetWriter};
 use polars_io::SerWriter;
 use serde::Serialize;
 use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+pub mod files;
 
 /// What can go wrong writing a result.
 #[derive(Debug, thiserror::Error)]
@@ -43,6 +47,67 @@ pub enum Error {
     /// Polars could not build or write the frame.
     #[error(transparent)]
     Polars(#[from] polars::prelude::PolarsError),
+    /// A file or directory could not be created, written, read or removed.
+    #[error("cannot {verb} {}", path.display())]
+    File {
+        /// What was tried (`create`, `write`, `read`, `remove stale`).
+        verb: &'static str,
+        /// The file or directory.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+    /// An output named by a directory.
+    #[error("cannot write {}: it is a directory", .0.display())]
+    IsDirectory(PathBuf),
+    /// An output named by a symbolic link to a directory.
+    #[error("cannot write {}: it is a symbolic link to a directory", .0.display())]
+    LinkToDirectory(PathBuf),
+    /// An output path without a file name.
+    #[error("cannot write {}: no file name", .0.display())]
+    NoFileName(PathBuf),
+    /// Every temporary name beside an output was taken.
+    #[error("cannot create {}: no free temporary name", .0.display())]
+    NoTempName(PathBuf),
+    /// An output directory (`--out`) that is a file.
+    #[error("--out {}: not a directory", .0.display())]
+    NotADirectory(PathBuf),
+    /// An output directory (`--out`) holding files lakeaudit did not write.
+    #[error(
+        "--out {}: the directory holds files lakeaudit did not write ({}); give a new \
+         or empty directory, or --force to write beside them",
+        dir.display(),
+        list(files)
+    )]
+    Foreign {
+        /// The directory.
+        dir: PathBuf,
+        /// The names of the files that are not lakeaudit's, sorted.
+        files: Vec<String>,
+    },
+}
+
+/// The first five names, and how many more there are.
+fn list(files: &[String]) -> String {
+    let shown: Vec<&str> = files.iter().take(5).map(String::as_str).collect();
+    let more = if files.len() > shown.len() {
+        format!(" and {} more", files.len() - shown.len())
+    } else {
+        String::new()
+    };
+    format!("{}{more}", shown.join(", "))
+}
+
+impl Error {
+    /// A file operation that failed.
+    fn file(verb: &'static str, path: &Path, source: io::Error) -> Error {
+        Error::File {
+            verb,
+            path: path.to_path_buf(),
+            source,
+        }
+    }
 }
 
 impl Error {
@@ -52,7 +117,7 @@ impl Error {
         match self {
             Error::Io(e) => Some(e.kind()),
             Error::Json(e) => e.io_error_kind(),
-            Error::Polars(_) => None,
+            _ => None,
         }
     }
 }
