@@ -168,4 +168,28 @@ mod tests {
         l.observe("t2", Some("file:/w/x"));
         assert_eq!(l.identity("file:/w/x"), "file:/w/x");
     }
+
+    #[test]
+    fn an_audited_directory_is_the_catalog_table_the_logs_read_there() {
+        let dir = std::env::temp_dir().join(format!("lakeaudit-identity-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("orders")).unwrap();
+        let root = std::fs::canonicalize(dir.join("orders")).unwrap();
+        let mut l = Locations::default();
+        l.observe(
+            "shop.orders",
+            Some(&format!("InMemoryFileIndex [file:{}]", root.display())),
+        );
+        // Through a path that is not canonical (`..`), as `--tables` may give it.
+        let given = dir.join("orders").join("..").join("orders");
+        assert_eq!(
+            l.identify_root("orders", &given),
+            "spark_catalog.shop.orders"
+        );
+        // A directory the logs never read keeps its own name.
+        assert_eq!(
+            l.identify_root("lineitem", &dir.join("missing")),
+            "spark_catalog.default.lineitem"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
