@@ -3,12 +3,15 @@
 # loopback. Installs (once) moto's standalone S3 server and the uploaders
 # (boto3, azure-storage-blob) into .venv/stores and Azurite into
 # .venv/azurite (npm; its tests are skipped when npm is absent), starts both
-# on free 127.0.0.1 ports, uploads samples/ and
-# tests/data/spark-logs/tpch-default under s3://logs/runs/ and
-# az://logs/runs/, runs tests/stores.rs against them (outputs equal to the
-# local runs except the `log` field; missing bucket and prefix, wrong
-# credentials, an object deleted between listing and reading, a connection
-# dropped mid-object by scripts/stores/cutting_proxy.py), then stops
+# on free 127.0.0.1 ports, uploads samples/ (with its warehouse),
+# tests/data/spark-logs/tpch-default and the table fixtures tests/data/tables
+# and tests/data/skipping under s3://logs/runs/ and az://logs/runs/, runs
+# tests/stores.rs against them (logs: outputs equal to the local runs
+# except the `log` field; missing bucket and prefix, wrong credentials, an
+# object deleted between listing and reading, a connection dropped
+# mid-object by scripts/stores/cutting_proxy.py; tables: `tables`,
+# `analyze --tables`, `edges --tables` and `whatif --tables` equal to the
+# local runs except the location fields, and the same faults), then stops
 # the S3 server and checks that a run names the unreachable URL, still
 # reads the local input and exits 2. The servers are stopped on exit.
 #
@@ -54,7 +57,8 @@ pids+=("$moto_pid")
 wait_port "$s3_port" moto_server
 s3="http://127.0.0.1:$s3_port"
 export AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_REGION=us-east-1
-"$venv/bin/python" scripts/stores/upload.py s3 "$s3" logs runs samples tests/data/spark-logs/tpch-default
+"$venv/bin/python" scripts/stores/upload.py s3 "$s3" logs runs samples tests/data/spark-logs/tpch-default \
+  tests/data/tables tests/data/skipping
 echo "test-stores: moto S3 server at $s3, samples uploaded to s3://logs/runs/"
 export LAKEAUDIT_TEST_S3_ENDPOINT="$s3"
 # A proxy that drops the connection once in the middle of a GET body.
@@ -74,9 +78,10 @@ if [ -x "$az/node_modules/.bin/azurite-blob" ]; then
   blob="http://127.0.0.1:$az_port"
   # Azurite's well-known development account and key.
   conn="DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==;BlobEndpoint=$blob/devstoreaccount1;"
-  "$venv/bin/python" scripts/stores/upload.py az "$conn" logs runs samples tests/data/spark-logs/tpch-default
+  "$venv/bin/python" scripts/stores/upload.py az "$conn" logs runs samples tests/data/spark-logs/tpch-default \
+    tests/data/tables tests/data/skipping
   echo "test-stores: Azurite Blob server at $blob, samples uploaded to az://logs/runs/"
-  export LAKEAUDIT_TEST_AZURITE_URL="$blob"
+  export LAKEAUDIT_TEST_AZURITE_URL="$blob" LAKEAUDIT_TEST_AZURITE_CONNECTION="$conn"
 else
   echo "test-stores: no npm, so no Azurite: the Azure tests are skipped"
 fi
@@ -98,4 +103,17 @@ grep -q '^lakeaudit: s3://logs/runs/samples: .*error sending request' "$tmp/err.
   { echo "test-stores: FAILED: server stopped: the URL is not named" >&2; exit 1; }
 [ -s "$tmp/out.jsonl" ] || { echo "test-stores: FAILED: server stopped: the local input was not read" >&2; exit 1; }
 echo "test-stores: server stopped: named, exit 2, the local log still read"
+# The same for tables: the warehouse URL is named, the local table read.
+set +e
+AWS_ENDPOINT_URL="$s3" AWS_ALLOW_HTTP=true "$bin" tables --format jsonl \
+  s3://logs/runs/samples/warehouse samples/warehouse/shop.db/nation >"$tmp/tables.jsonl" 2>"$tmp/err.txt"
+rc=$?
+set -e
+cat "$tmp/err.txt"
+[ "$rc" = 2 ] || { echo "test-stores: FAILED: server stopped: tables: exit $rc, not 2" >&2; exit 1; }
+grep -q '^lakeaudit: s3://logs/runs/samples/warehouse: .*error sending request' "$tmp/err.txt" ||
+  { echo "test-stores: FAILED: server stopped: tables: the URL is not named" >&2; exit 1; }
+grep -q '"table":"nation"' "$tmp/tables.jsonl" ||
+  { echo "test-stores: FAILED: server stopped: the local table was not read" >&2; exit 1; }
+echo "test-stores: server stopped: tables: named, exit 2, the local table still read"
 echo "test-stores: ok"

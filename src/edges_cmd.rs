@@ -27,9 +27,10 @@ pub struct ScoreArgs {
     #[arg(long, value_name = "FILE")]
     pub table_stats: Option<PathBuf>,
     /// Delta and Iceberg tables (or warehouse directories holding them) to
-    /// audit: their real sizes, live rows and clustering keys go to the
+    /// audit, local or object-store URLs (`s3://`, `az://`, `abfss://`,
+    /// `gs://`): their real sizes, live rows and clustering keys go to the
     /// planner (over `--table-stats`), matched to the logs' tables by
-    /// location, else by name. Put it after the log paths.
+    /// location (local tables), else by name. Put it after the log paths.
     #[arg(long, value_name = "WAREHOUSE", num_args = 1..)]
     pub tables: Vec<PathBuf>,
     /// With `--tables`: read files the tables' metadata names outside

@@ -43,7 +43,8 @@ impl PolicyArg {
 pub struct TablesArgs {
     /// Delta table directories (with `_delta_log/`), Iceberg table
     /// directories or `*.metadata.json` files, or warehouse directories
-    /// searched for tables.
+    /// searched for tables; each may be an object-store URL (`s3://`,
+    /// `s3a://`, `az://`, `abfss://`, `gs://`, `file://`).
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Write table_state, compaction, deletes, deletes_tables and

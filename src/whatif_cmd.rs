@@ -19,41 +19,77 @@ use workload::ingest::Ingested;
 /// `--engine`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum EngineArg {
-    /// Partition pruning only (Apache Spark reading plain Parquet files).
+    /// `values` for an execution Databricks ran (its runtime or Photon
+    /// operators in the log), else `minmax`.
+    Auto,
+    /// Partition pruning, and dynamic partition pruning by the build
+    /// side's keys (Apache Spark reading plain Parquet files).
     None,
     /// Partition values and per-file min/max statistics against the
     /// scans' literal predicates (Delta data skipping, delta-kernel-rs and
     /// DuckDB, Iceberg manifest pruning).
     Minmax,
-    /// Both, one row each.
+    /// As `minmax`, and the range of each join's build keys against each
+    /// file's range (a dynamic filter's range applied to files).
+    JoinRange,
+    /// As `minmax`, and each join's build keys themselves against each
+    /// file's range (Databricks dynamic file pruning).
+    Values,
+    /// `none`, `minmax`, `join-range` and `values`, one row each.
     All,
 }
 
 impl EngineArg {
-    fn engines(self) -> Vec<Engine> {
+    /// The engines evaluated for execution `r`.
+    fn engines(self, r: &parsers::record::QueryRecord) -> Vec<Engine> {
         match self {
+            EngineArg::Auto if databricks(r) => vec![Engine::Values],
+            EngineArg::Auto | EngineArg::Minmax => vec![Engine::MinMax],
             EngineArg::None => vec![Engine::None],
-            EngineArg::Minmax => vec![Engine::MinMax],
-            EngineArg::All => vec![Engine::None, Engine::MinMax],
+            EngineArg::JoinRange => vec![Engine::JoinRange],
+            EngineArg::Values => vec![Engine::Values],
+            EngineArg::All => vec![
+                Engine::None,
+                Engine::MinMax,
+                Engine::JoinRange,
+                Engine::Values,
+            ],
         }
     }
+}
+
+/// Whether Databricks ran execution `r`: its runtime names the version,
+/// or Photon ran one of its joins.
+fn databricks(r: &parsers::record::QueryRecord) -> bool {
+    r.spark_version
+        .as_deref()
+        .is_some_and(|v| v.starts_with("databricks-"))
+        || r.joins
+            .iter()
+            .any(|j| j.engine == plan::registry::Engine::Photon)
 }
 
 /// `lakeaudit whatif` arguments besides the inputs.
 #[derive(clap::Args, Debug, Clone)]
 pub struct WhatifArgs {
     /// Delta and Iceberg tables (or warehouse directories holding them)
-    /// whose scans to evaluate, matched to the logs' tables by location,
-    /// else by name. Put it after the log paths.
+    /// whose scans to evaluate, local or object-store URLs (`s3://`,
+    /// `az://`, `abfss://`, `gs://`), matched to the logs' tables by
+    /// location (local tables), else by name. Put it after the log paths.
     #[arg(long, value_name = "WAREHOUSE", num_args = 1.., required = true)]
     pub tables: Vec<PathBuf>,
     /// Read files the tables' metadata names outside their directories
     /// (see `lakeaudit tables --allow-outside-table`).
     #[arg(long)]
     pub allow_outside_table: bool,
-    /// What the engine does with the tables' file statistics.
-    #[arg(long, value_enum, default_value_t = EngineArg::Minmax)]
+    /// What the engine does with the tables' file statistics and with
+    /// the keys of a join's build side.
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
     pub engine: EngineArg,
+    /// Rows a join's build table may have for its keys to be read (every
+    /// row of it); past it, its joins induce no predicate.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_BUILD_ROWS)]
+    pub build_rows: u64,
     /// A layout to simulate: `TABLE=COL[,COL...]` (one column: rows
     /// sorted by it; 2 to 4: a Z-order curve over them); several tables
     /// in one flag separated by `;`. Repeatable. Without it, each table's
@@ -71,6 +107,8 @@ pub struct WhatifArgs {
 
 /// `--sample-rows` by default.
 const DEFAULT_SAMPLE_ROWS: u64 = 1_000_000;
+/// `--build-rows` by default.
+const DEFAULT_BUILD_ROWS: u64 = 10_000_000;
 
 /// Most columns a candidate layout has (Delta liquid clustering's limit).
 const MAX_KEY_COLUMNS: usize = 4;
@@ -171,7 +209,8 @@ pub fn rows(
         let id = locations.identify_root(&t.name, &t.location);
         by_id.insert(id, t);
     }
-    let engines = args.engine.engines();
+    let (induced, warnings) = induced(data, &locations, &by_id, args.build_rows);
+    data.warnings.extend(warnings);
     let usage = Usage::of(data, &locations);
     // Layout quality on every column the workload filters or joins on.
     for (id, t) in &by_id {
@@ -213,6 +252,12 @@ pub fn rows(
             }
             let mut needed: BTreeSet<String> = keys.iter().flatten().cloned().collect();
             needed.extend(usage.predicate_columns(id, t));
+            needed.extend(
+                induced
+                    .iter()
+                    .filter(|((_, _, probe), _)| probe == id)
+                    .flat_map(|(_, i)| i.iter().map(|i| i.column.clone())),
+            );
             jobs.push((id.as_str(), t, keys, needed.into_iter().collect::<Vec<_>>()));
         }
     }
@@ -249,13 +294,17 @@ pub fn rows(
         data.warnings.extend(warnings);
         simulated.insert(id, sims);
     }
-    for e in &data.records {
+    for (k, e) in data.records.iter().enumerate() {
         let r = &e.record;
+        let engines = args.engine.engines(r);
         for (i, s) in r.scans.iter().enumerate() {
             let id = locations.identity(&s.table);
             let Some(t) = by_id.get(&id) else {
                 continue;
             };
+            let joined = induced
+                .get(&(k, i, id.clone()))
+                .map_or(&[][..], Vec::as_slice);
             let current = std::iter::once(("current", t, None));
             let sims = simulated
                 .get(id.as_str())
@@ -266,21 +315,14 @@ pub fn rows(
                 .chain(sims)
                 .flat_map(|l| engines.iter().map(move |e| (l, e)))
             {
-                let (reading, unknown) = skipping::current(
-                    t,
-                    s.pushed_filters.as_deref(),
-                    s.partition_filters.as_deref(),
-                    engine,
-                );
+                let data =
+                    skipping::data_filters(s.pushed_filters.as_deref(), s.data_filters.as_deref());
+                let (reading, unknown, join_predicates) =
+                    skipping::current(t, data, s.partition_filters.as_deref(), joined, engine);
                 let half_read = half.map(|(h, _)| {
-                    skipping::current(
-                        h,
-                        s.pushed_filters.as_deref(),
-                        s.partition_filters.as_deref(),
-                        engine,
-                    )
-                    .0
-                    .files_read
+                    skipping::current(h, data, s.partition_filters.as_deref(), joined, engine)
+                        .0
+                        .files_read
                 });
                 out.rows.push(ScanRow {
                     app_id: r.app_id.clone(),
@@ -297,6 +339,7 @@ pub fn rows(
                     bytes_read: reading.bytes_read,
                     files_without_stats: reading.files_without_stats,
                     unknown_predicates: unknown,
+                    join_predicates: join_predicates.join("; "),
                     logged_files_read: s.files_read,
                     logged_bytes_read: s.bytes_read,
                     sample_rows: half.map(|(_, n)| n),
@@ -306,6 +349,152 @@ pub fn rows(
         }
     }
     out
+}
+
+/// The join-induced predicates of each scan of an audited table, by
+/// (execution index, scan index, table identity).
+type InducedByScan = BTreeMap<(usize, usize, String), Vec<skipping::joins::Induced>>;
+
+/// The join-induced predicates of every scan ([`skipping::joins`]): for
+/// each join of an execution between two audited tables, the side it
+/// filters (the probe: a semi-join's preserved side, an inner join's larger
+/// table, scanned once in the execution) takes the keys of the other
+/// side's rows that pass that side's scans' filters. Build sides are
+/// computed once per (table, key, filters), in parallel. Returns them and
+/// the warnings of build sides that could not be read.
+fn induced(
+    data: &Ingested<Exec>,
+    locations: &Locations,
+    by_id: &BTreeMap<String, tables::TableState>,
+    build_rows: u64,
+) -> (InducedByScan, Vec<String>) {
+    type Build<'a> = (&'a str, String, Vec<Filters<'a>>);
+    let mut builds: BTreeMap<Build, usize> = BTreeMap::new();
+    let mut wanted: Vec<((usize, usize, String), String, usize)> = Vec::new();
+    for (k, e) in data.records.iter().enumerate() {
+        let mut scans: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        for (i, s) in e.record.scans.iter().enumerate() {
+            scans
+                .entry(locations.identity(&s.table))
+                .or_default()
+                .push(i);
+        }
+        for r in &e.relationships {
+            let sides = skipping::joins::probe_sides(r);
+            let (lid, rid) = (
+                locations.identity(&r.left_table),
+                locations.identity(&r.right_table),
+            );
+            if sides.is_empty() || lid == rid {
+                continue;
+            }
+            let (Some((lid, lt)), Some((rid, rt))) =
+                (by_id.get_key_value(&lid), by_id.get_key_value(&rid))
+            else {
+                continue;
+            };
+            let left = (lid, lt, &r.left_columns);
+            let right = (rid, rt, &r.right_columns);
+            let (lrows, rrows) = (
+                skipping::joins::table_rows(lt),
+                skipping::joins::table_rows(rt),
+            );
+            let (probe, build) = match sides {
+                [plan::node::Side::Left] => (left, right),
+                [plan::node::Side::Right] => (right, left),
+                // An inner join: the engine builds on the smaller side.
+                _ if lrows > rrows => (left, right),
+                _ if rrows > lrows => (right, left),
+                _ => continue,
+            };
+            let (Some([p]), Some(b)) = (scans.get(probe.0).map(Vec::as_slice), scans.get(build.0))
+            else {
+                continue;
+            };
+            let filters: Vec<Filters> = b
+                .iter()
+                .map(|&i| {
+                    let s = &e.record.scans[i];
+                    (
+                        skipping::data_filters(
+                            s.pushed_filters.as_deref(),
+                            s.data_filters.as_deref(),
+                        ),
+                        s.partition_filters.as_deref(),
+                    )
+                })
+                .collect();
+            for (pc, bc) in table_names(probe.1, probe.2)
+                .into_iter()
+                .zip(table_names(build.1, build.2))
+            {
+                let has = |t: &tables::TableState, c: &str| t.columns.iter().any(|(n, _)| n == c);
+                if !has(probe.1, &pc) || !has(build.1, &bc) {
+                    continue;
+                }
+                let next = builds.len();
+                let b = *builds
+                    .entry((build.0.as_str(), bc, filters.clone()))
+                    .or_insert(next);
+                wanted.push(((k, *p, probe.0.clone()), pc, b));
+            }
+        }
+    }
+    // One pass per build table over its files, tables in parallel.
+    let mut per_table: BTreeMap<&str, Vec<(usize, skipping::joins::BuildRequest)>> =
+        BTreeMap::new();
+    for ((id, key, filters), &b) in &builds {
+        let t = &by_id[*id];
+        let scans = filters
+            .iter()
+            .map(|(pushed, partition)| skipping::predicates(*pushed, *partition, &t.columns))
+            .collect();
+        per_table.entry(id).or_default().push((
+            b,
+            skipping::joins::BuildRequest {
+                key: key.clone(),
+                scans,
+            },
+        ));
+    }
+    type Built = Result<Option<skipping::joins::BuildSide>, String>;
+    let done: Vec<Vec<(usize, Built)>> = per_table
+        .into_par_iter()
+        .map(|(id, requests)| {
+            let (slots, requests): (Vec<usize>, Vec<_>) = requests.into_iter().unzip();
+            let sides = skipping::joins::build_sides(&by_id[id], &requests, build_rows);
+            slots.into_iter().zip(sides).collect()
+        })
+        .collect();
+    let mut computed: Vec<Built> = (0..builds.len()).map(|_| Ok(None)).collect();
+    for (slot, side) in done.into_iter().flatten() {
+        computed[slot] = side;
+    }
+    let mut warnings = BTreeSet::new();
+    let computed: Vec<Option<Arc<skipping::joins::BuildSide>>> = computed
+        .into_iter()
+        .map(|c| match c {
+            Ok(b) => b.map(Arc::new),
+            Err(e) => {
+                warnings.insert(format!("{e}; its joins induce no predicate"));
+                None
+            }
+        })
+        .collect();
+    let mut out = InducedByScan::new();
+    for (scan, column, b) in wanted {
+        if let Some(build) = &computed[b] {
+            let list = out.entry(scan).or_default();
+            let i = skipping::joins::Induced {
+                column,
+                build: Arc::clone(build),
+            };
+            if !list.contains(&i) {
+                list.push(i);
+            }
+        }
+    }
+    (out, warnings.into_iter().collect())
 }
 
 /// A table's simulated layouts: name, the table laid out from the whole
@@ -365,7 +554,8 @@ pub fn measured(rows: &[ScanRow]) -> Vec<planner::MeasuredKey> {
 }
 
 /// What `--tables` measures: the generated candidates of every audited
-/// table under the `minmax` engine ([`rows`]), and for the planner the
+/// table under each execution's engine (`--engine auto`: `values` where
+/// Databricks ran it, else `minmax`; [`rows`]), and for the planner the
 /// measured keys (none with `--pricing assumed`).
 pub fn measure(
     data: &mut Ingested<Exec>,
@@ -378,7 +568,8 @@ pub fn measure(
     let args = WhatifArgs {
         tables: score.tables.clone(),
         allow_outside_table: score.allow_outside_table,
-        engine: EngineArg::Minmax,
+        engine: EngineArg::Auto,
+        build_rows: DEFAULT_BUILD_ROWS,
         layout: Vec::new(),
         sample_rows: DEFAULT_SAMPLE_ROWS,
         current_only: false,
@@ -445,7 +636,8 @@ fn table_names(t: &tables::TableState, cols: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// A scan's printed pushed and partition filters.
+/// A scan's printed data filters ([`skipping::data_filters`]) and
+/// partition filters.
 type Filters<'a> = (Option<&'a str>, Option<&'a str>);
 
 /// The workload's use of each table, gathered in one pass over the
@@ -465,7 +657,13 @@ impl<'a> Usage<'a> {
                 u.filters
                     .entry(locations.identity(&s.table))
                     .or_default()
-                    .push((s.pushed_filters.as_deref(), s.partition_filters.as_deref()));
+                    .push((
+                        skipping::data_filters(
+                            s.pushed_filters.as_deref(),
+                            s.data_filters.as_deref(),
+                        ),
+                        s.partition_filters.as_deref(),
+                    ));
             }
             for r in &e.relationships {
                 for (table, cols) in [
@@ -619,6 +817,12 @@ pub fn columns(rows: &[ScanRow], terminal: bool) -> Vec<Col> {
         bytes("bytes_read", |r| r.bytes_read),
         Col::Int("files_without_stats", int(|r| r.files_without_stats)),
         Col::Int("unknown_predicates", int(|r| r.unknown_predicates)),
+        Col::Str(
+            "join_predicates",
+            rows.iter()
+                .map(|r| Some(r.join_predicates.clone()).filter(|s| !s.is_empty()))
+                .collect(),
+        ),
         Col::Int(
             "logged_files_read",
             rows.iter().map(|r| r.logged_files_read).collect(),

@@ -1,8 +1,9 @@
-//! Event logs on object stores, read from real servers on loopback: moto's
-//! S3 server and Azurite's Blob server, started by `scripts/test_stores.sh`
-//! (`make test-stores`), which uploads `samples/` and
-//! `tests/data/spark-logs/tpch-default` under `runs/` of bucket (container)
-//! `logs` and says where the servers are:
+//! Event logs and tables on object stores, read from real servers on
+//! loopback: moto's S3 server and Azurite's Blob server, started by
+//! `scripts/test_stores.sh` (`make test-stores`), which uploads `samples/`
+//! (with its warehouse), `tests/data/spark-logs/tpch-default`,
+//! `tests/data/tables` and `tests/data/skipping` under `runs/` of bucket
+//! (container) `logs` and says where the servers are:
 //!
 //! - `LAKEAUDIT_TEST_S3_ENDPOINT`: moto's URL (credentials `test`/`test`);
 //! - `LAKEAUDIT_TEST_AZURITE_URL`: Azurite's Blob URL (account
@@ -87,12 +88,17 @@ fn local(args: &[&str]) -> Output {
 
 /// The JSON lines without their `log` field (where the log was read from).
 fn without_log(out: &[u8]) -> Vec<serde_json::Value> {
+    without_field(out, "log")
+}
+
+/// The JSON lines without their field `field`.
+fn without_field(out: &[u8], field: &str) -> Vec<serde_json::Value> {
     String::from_utf8_lossy(out)
         .lines()
         .map(|l| {
             let mut v: serde_json::Value = serde_json::from_str(l).expect("a JSON line");
             if let Some(o) = v.as_object_mut() {
-                o.remove("log");
+                o.remove(field);
             }
             v
         })
@@ -378,4 +384,476 @@ fn a_connection_dropped_mid_object_is_resumed() {
         "tests/data/spark-logs/tpch-default",
     ]);
     assert_same(&remote, &local, url);
+}
+
+/// Table inputs compared with their local copies, (key under the bucket,
+/// local path): warehouses searched (Delta with a deletion-vector file,
+/// partitions, clustering; Iceberg v2 with deletes, copied from elsewhere),
+/// single tables, Parquet checkpoints (read by ranged GETs).
+const TABLES: [(&str, &str); 6] = [
+    ("runs/samples/warehouse", "samples/warehouse"),
+    (
+        "runs/samples/warehouse/shop.db/orders",
+        "samples/warehouse/shop.db/orders",
+    ),
+    ("runs/tables/warehouse", "tests/data/tables/warehouse"),
+    ("runs/tables/checkpoints", "tests/data/tables/checkpoints"),
+    (
+        "runs/skipping/iceberg/orders",
+        "tests/data/skipping/iceberg/orders",
+    ),
+    ("runs/skipping/delta", "tests/data/skipping/delta"),
+];
+
+/// `tables` on a URL against the same run on the local copy: same exit
+/// code, same records but for `location`, which names the URL; no error.
+fn assert_same_tables(remote: &Output, local: &Output, url: &str) {
+    let err = text(&remote.stderr);
+    assert_eq!(remote.status.code(), Some(0), "{url}: {err}");
+    assert_eq!(
+        local.status.code(),
+        Some(0),
+        "{url}: {}",
+        text(&local.stderr)
+    );
+    assert!(
+        err.lines().all(|l| l.starts_with("lakeaudit: warning: ")),
+        "{url}: {err}"
+    );
+    let (r, l) = (
+        without_field(&remote.stdout, "location"),
+        without_field(&local.stdout, "location"),
+    );
+    assert!(!l.is_empty(), "{url}: no tables locally");
+    assert_eq!(r, l, "{url}: table state differs from the local run");
+    let base = url.trim_end_matches('/');
+    for line in text(&remote.stdout).lines() {
+        let v: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+        let loc = v["location"].as_str().expect("a location");
+        assert!(loc.starts_with(base), "{url}: location {loc}");
+    }
+}
+
+/// A scratch directory for one test, empty.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("lakeaudit-stores-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("scratch dir");
+    d
+}
+
+/// The newest `*.metadata.json` of an Iceberg table directory (its name).
+fn newest_metadata(table: &Path) -> String {
+    let mut names: Vec<String> = std::fs::read_dir(table.join("metadata"))
+        .expect("metadata dir")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".metadata.json"))
+        .collect();
+    names.sort();
+    names.pop().expect("a metadata file")
+}
+
+#[test]
+fn tables_on_s3_equal_the_local_run() {
+    let Some(endpoint) = s3() else { return };
+    for (rel, path) in TABLES {
+        let local = local(&["tables", "--deep", "--format", "jsonl", path]);
+        for scheme in ["s3", "s3a"] {
+            let url = format!("{scheme}://logs/{rel}");
+            let remote = lakeaudit_s3(&endpoint, &["tables", "--deep", "--format", "jsonl", &url]);
+            assert_same_tables(&remote, &local, &url);
+        }
+    }
+    // The Iceberg table written elsewhere: its declared location is
+    // mapped onto the URL, and the user is told.
+    let url = "s3://logs/runs/samples/warehouse";
+    let remote = lakeaudit_s3(&endpoint, &["tables", "--format", "jsonl", url]);
+    let err = text(&remote.stderr);
+    assert!(
+        err.contains(&format!(
+            "lakeaudit: warning: {url}/shop.db/web_events: the metadata declares location file:///"
+        )) && err.contains("not on this store"),
+        "{err}"
+    );
+    // One Iceberg metadata file named by its URL.
+    let table = "tests/data/skipping/iceberg/orders";
+    let meta = newest_metadata(&testdata::repo_root().join(table));
+    let by_path = local(&[
+        "tables",
+        "--format",
+        "jsonl",
+        &format!("{table}/metadata/{meta}"),
+    ]);
+    let url = format!("s3://logs/runs/skipping/iceberg/orders/metadata/{meta}");
+    let remote = lakeaudit_s3(&endpoint, &["tables", "--format", "jsonl", &url]);
+    assert_same_tables(&remote, &by_path, "s3://logs/runs/skipping/iceberg/orders");
+    // Every output of `tables --out` but table_state (whose location
+    // column names the URL) is byte-identical.
+    let tmp = scratch("tables-out");
+    for (i, (rel, path)) in [TABLES[0], TABLES[2], TABLES[3]].into_iter().enumerate() {
+        let (l, r) = (tmp.join(format!("l{i}")), tmp.join(format!("r{i}")));
+        let lo = local(&[
+            "tables",
+            "--deep",
+            "--out",
+            l.to_str().expect("utf-8"),
+            path,
+        ]);
+        let url = format!("s3://logs/{rel}");
+        let ro = lakeaudit_s3(
+            &endpoint,
+            &[
+                "tables",
+                "--deep",
+                "--out",
+                r.to_str().expect("utf-8"),
+                &url,
+            ],
+        );
+        assert_eq!(lo.status.code(), Some(0), "{}", text(&lo.stderr));
+        assert_eq!(ro.status.code(), Some(0), "{}", text(&ro.stderr));
+        for f in [
+            "compaction.jsonl",
+            "deletes.jsonl",
+            "deletes_tables.jsonl",
+            "table_stats.csv",
+        ] {
+            let (a, b) = (std::fs::read(l.join(f)), std::fs::read(r.join(f)));
+            assert_eq!(
+                a.expect("local output"),
+                b.expect("remote output"),
+                "{url}: {f}"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// `analyze`, `edges` and `whatif` given a warehouse URL: outputs equal to
+/// the local run's but for the location column (which names the URL) and
+/// the warning saying the Iceberg table's declared location was mapped.
+/// `whatif` simulates layouts from the data files read from the store.
+#[test]
+fn analyze_edges_and_whatif_with_tables_on_s3_equal_the_local_run() {
+    let Some(endpoint) = s3() else { return };
+    let url = "s3://logs/runs/samples/warehouse";
+    let tmp = scratch("analyze");
+    let (l, r) = (tmp.join("local"), tmp.join("remote"));
+    let (ls, rs) = (l.to_str().expect("utf-8"), r.to_str().expect("utf-8"));
+    let lo = local(&[
+        "analyze",
+        "samples/shop",
+        "--tables",
+        "samples/warehouse",
+        "--out",
+        ls,
+    ]);
+    let ro = lakeaudit_s3(
+        &endpoint,
+        &["analyze", "samples/shop", "--tables", url, "--out", rs],
+    );
+    assert_eq!(lo.status.code(), Some(0), "{}", text(&lo.stderr));
+    assert_eq!(ro.status.code(), Some(0), "{}", text(&ro.stderr));
+    let warnings: Vec<String> = text(&ro.stderr)
+        .lines()
+        .filter_map(|l| l.strip_prefix("lakeaudit: warning: "))
+        .filter(|w| w.contains("not on this store"))
+        .map(str::to_string)
+        .collect();
+    assert!(!warnings.is_empty(), "{}", text(&ro.stderr));
+    let mut compared = 0;
+    for e in std::fs::read_dir(&l).expect("local outputs").flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let (a, b) = (
+            std::fs::read(e.path()).expect("local output"),
+            std::fs::read(r.join(&name)).expect("the same output remotely"),
+        );
+        let (at, mut bt) = (text(&a), text(&b));
+        match name.as_str() {
+            "table_state.csv" => {
+                bt = bt.replace(url, "samples/warehouse");
+                assert!(text(&b).contains(&format!(",{url}/shop.db/orders,")));
+            }
+            "report.md" => {
+                // The same report up to the inputs; there, the warnings
+                // (only these) where the local run says there were none.
+                let (lh, lt) = at.split_once("\n## Inputs\n").expect("inputs");
+                let (rh, rt) = bt.split_once("\n## Inputs\n").expect("inputs");
+                assert_eq!(rh, lh, "report.md differs before its inputs");
+                let rest = |t: &str, drop: &[&str]| -> Vec<String> {
+                    t.lines()
+                        .filter(|l| !l.is_empty() && !drop.iter().any(|d| l.contains(d)))
+                        .map(str::to_string)
+                        .collect()
+                };
+                assert!(rt.contains("not on this store"), "{rt}");
+                assert_eq!(
+                    rest(rt, &["not on this store", "Warnings and errors:"]),
+                    rest(lt, &["All inputs were read without errors."]),
+                );
+                compared += 1;
+                continue;
+            }
+            "report.html" => {
+                let (lh, lt) = at.split_once("<section id=\"inputs\">").expect("inputs");
+                let (rh, rt) = bt.split_once("<section id=\"inputs\">").expect("inputs");
+                assert_eq!(rh, lh, "report.html differs before its inputs");
+                let from = rt.find("<h3>Warnings</h3>").expect("warnings");
+                let to = from + rt[from..].find("</ul>").expect("list end") + "</ul>".len();
+                assert!(rt[from..to].contains("not on this store"));
+                let rt = format!("{}{}", &rt[..from], &rt[to..]);
+                assert_eq!(
+                    rt,
+                    lt.replace("<p>All inputs were read without errors.</p>", "")
+                );
+                compared += 1;
+                continue;
+            }
+            _ => {
+                assert!(a == b, "{name} differs");
+                compared += 1;
+                continue;
+            }
+        }
+        assert_eq!(bt, at, "{name} differs beyond the location and the warning");
+        compared += 1;
+    }
+    assert!(compared >= 10, "only {compared} outputs");
+    let _ = std::fs::remove_dir_all(&tmp);
+
+    let lo = local(&["edges", "samples/shop", "--tables", "samples/warehouse"]);
+    let ro = lakeaudit_s3(&endpoint, &["edges", "samples/shop", "--tables", url]);
+    assert_eq!(ro.status.code(), Some(0), "{}", text(&ro.stderr));
+    assert_eq!(text(&ro.stdout), text(&lo.stdout));
+
+    let args = |t: &'static str| ["whatif", "--format", "jsonl", "samples/shop", "--tables", t];
+    let lo = local(&args("samples/warehouse"));
+    let ro = lakeaudit_s3(&endpoint, &args("s3://logs/runs/samples/warehouse"));
+    assert_eq!(ro.status.code(), Some(0), "{}", text(&ro.stderr));
+    assert!(!lo.stdout.is_empty());
+    assert_eq!(text(&ro.stdout), text(&lo.stdout));
+    // The layouts simulated on the skipping fixture's data files.
+    let lo = local(&[
+        "whatif",
+        "--format",
+        "jsonl",
+        "tests/data/skipping/spark-events",
+        "--tables",
+        "tests/data/skipping/delta/date",
+        "tests/data/skipping/iceberg",
+    ]);
+    let ro = lakeaudit_s3(
+        &endpoint,
+        &[
+            "whatif",
+            "--format",
+            "jsonl",
+            "tests/data/skipping/spark-events",
+            "--tables",
+            "s3://logs/runs/skipping/delta/date",
+            "s3://logs/runs/skipping/iceberg",
+        ],
+    );
+    assert_eq!(ro.status.code(), Some(0), "{}", text(&ro.stderr));
+    assert!(
+        text(&lo.stdout).contains("\"layout\":\"l_shipdate\""),
+        "no simulated layout"
+    );
+    assert_eq!(text(&ro.stdout), text(&lo.stdout));
+}
+
+/// Runs the uploader (`upload.py s3 ENDPOINT ...`) against moto.
+fn upload(endpoint: &str, args: &[&str]) {
+    let upload = env("LAKEAUDIT_TEST_STORES_UPLOAD").expect("LAKEAUDIT_TEST_STORES_UPLOAD");
+    let mut words = upload.split_whitespace();
+    let program = words.next().expect("uploader");
+    let st = Command::new(program)
+        .args(words)
+        .arg("s3")
+        .arg(endpoint)
+        .arg("logs")
+        .args(args)
+        .env("AWS_ACCESS_KEY_ID", "test")
+        .env("AWS_SECRET_ACCESS_KEY", "test")
+        .current_dir(testdata::repo_root())
+        .status()
+        .expect("uploader runs");
+    assert!(st.success(), "{args:?}");
+}
+
+#[test]
+fn table_faults_name_the_url_and_the_other_tables_are_read() {
+    let Some(endpoint) = s3() else { return };
+    let nation = "samples/warehouse/shop.db/nation";
+    let good = local(&["tables", "--format", "jsonl", nation]);
+    let out = lakeaudit_s3(
+        &endpoint,
+        &[
+            "tables",
+            "--format",
+            "jsonl",
+            "s3://no-such-bucket/wh",
+            "s3://logs/runs/no-tables-here",
+            "s3://logs/runs/samples/shop",
+            nation,
+        ],
+    );
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    for e in [
+        "lakeaudit: s3://no-such-bucket/wh: NoSuchBucket",
+        "lakeaudit: s3://logs/runs/no-tables-here: no such object",
+        "lakeaudit: s3://logs/runs/samples/shop: no Delta or Iceberg tables found",
+    ] {
+        assert!(err.contains(e), "{e}: {err}");
+    }
+    assert_eq!(
+        without_field(&out.stdout, "location"),
+        without_field(&good.stdout, "location")
+    );
+    assert!(!err.contains("panicked"), "{err}");
+
+    // Objects the metadata names, gone when read: the Iceberg table's
+    // manifest list and the Delta table's deletion-vector file.
+    if env("LAKEAUDIT_TEST_STORES_UPLOAD").is_none() {
+        eprintln!("skipped: LAKEAUDIT_TEST_STORES_UPLOAD unset");
+        return;
+    }
+    let root = testdata::repo_root();
+    let wh = root.join("samples/warehouse/shop.db");
+    let meta: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(
+            wh.join("web_events/metadata")
+                .join(newest_metadata(&wh.join("web_events"))),
+        )
+        .expect("metadata"),
+    )
+    .expect("JSON");
+    let current = &meta["current-snapshot-id"];
+    let list = meta["snapshots"]
+        .as_array()
+        .expect("snapshots")
+        .iter()
+        .find(|s| &s["snapshot-id"] == current)
+        .and_then(|s| s["manifest-list"].as_str())
+        .and_then(|l| l.rsplit('/').next())
+        .expect("a manifest list")
+        .to_string();
+    let dv = one_file(&wh.join("orders"));
+    assert!(dv.starts_with("deletion_vector_"), "{dv}");
+    upload(&endpoint, &["doomed-tables", "samples/warehouse"]);
+    let list_key = format!("doomed-tables/warehouse/shop.db/web_events/metadata/{list}");
+    let dv_key = format!("doomed-tables/warehouse/shop.db/orders/{dv}");
+    upload(&endpoint, &["delete", &list_key, &dv_key]);
+    let url = "s3://logs/doomed-tables/warehouse";
+    let out = lakeaudit_s3(&endpoint, &["tables", "--deep", "--format", "jsonl", url]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    for key in [&list_key, &dv_key] {
+        assert!(
+            err.contains(&format!("lakeaudit: s3://logs/{key}: not found")),
+            "{key}: {err}"
+        );
+    }
+    // The other tables are read, as locally; the Delta table with its
+    // state from the log.
+    let local = local(&["tables", "--deep", "--format", "jsonl", "samples/warehouse"]);
+    let expected: Vec<serde_json::Value> = without_field(&local.stdout, "location")
+        .into_iter()
+        .filter(|v| v["table"] != "shop.web_events")
+        .collect();
+    assert_eq!(expected.len(), 4);
+    assert_eq!(without_field(&out.stdout, "location"), expected);
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn tables_on_azurite_equal_the_local_run() {
+    let Some(blob) = azurite() else { return };
+    for (rel, path) in [TABLES[0], TABLES[3], TABLES[4]] {
+        let local = local(&["tables", "--deep", "--format", "jsonl", path]);
+        for url in [
+            format!("az://logs/{rel}"),
+            format!("abfss://logs@devstoreaccount1.dfs.core.windows.net/{rel}"),
+        ] {
+            let remote = lakeaudit_az(
+                &blob,
+                None,
+                &["tables", "--deep", "--format", "jsonl", &url],
+            );
+            assert_same_tables(&remote, &local, &url);
+        }
+    }
+    // A wrong key: every request refused (403), the URL named, the local
+    // table still read.
+    let wrong = "d3Jvbmcta2V5LXdyb25nLWtleS13cm9uZy1rZXktd3Jvbmcta2V5LXdyb25nLWtleQ==";
+    let nation = "samples/warehouse/shop.db/nation";
+    let out = lakeaudit_az(
+        &blob,
+        Some(wrong),
+        &[
+            "tables",
+            "--format",
+            "jsonl",
+            "az://logs/runs/samples/warehouse",
+            nation,
+        ],
+    );
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("lakeaudit: az://logs/runs/samples/warehouse: "),
+        "{err}"
+    );
+    assert!(err.contains("403"), "{err}");
+    let good = local(&["tables", "--format", "jsonl", nation]);
+    assert_eq!(
+        without_field(&out.stdout, "location"),
+        without_field(&good.stdout, "location")
+    );
+}
+
+/// `file://` URLs name local tables: the same records as their paths.
+#[test]
+fn tables_given_as_file_urls_are_the_local_paths() {
+    let root = testdata::repo_root();
+    let path = "samples/warehouse";
+    let url = url_of(&root.join(path));
+    let by_path = local(&["tables", "--format", "jsonl", path]);
+    let by_url = local(&["tables", "--format", "jsonl", &url]);
+    assert_same_tables(&by_url, &by_path, &url_path(&url));
+}
+
+/// `file://` and the percent-encoded absolute path.
+fn url_of(p: &Path) -> String {
+    let mut u = String::from("file://");
+    for b in p.to_str().expect("utf-8").bytes() {
+        match b {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'/' | b'-' | b'_' | b'.' => {
+                u.push(b as char)
+            }
+            other => u.push_str(&format!("%{other:02X}")),
+        }
+    }
+    u
+}
+
+/// The local path a `file://` URL of [`url_of`] names, as the table's
+/// location shows it.
+fn url_path(url: &str) -> String {
+    let mut out = Vec::new();
+    let b = url.trim_start_matches("file://").as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            let hex = std::str::from_utf8(&b[i + 1..i + 3]).expect("hex");
+            out.push(u8::from_str_radix(hex, 16).expect("hex"));
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).expect("utf-8")
 }

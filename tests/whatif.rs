@@ -474,3 +474,75 @@ fn a_data_file_that_is_a_fifo_or_a_link_out_of_the_table_is_never_read() {
     assert!(err.contains("outside"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn join_induced_predicates_skip_the_files_the_build_sides_keys_rule_out() {
+    // A fact table laid out by its date key, joined with a filtered date
+    // dimension (tests/data/skipping/star, make_star_fixture.py). The
+    // build side's keys and the files they rule out were computed by
+    // DuckDB SQL over the same Delta tables (expected.json).
+    let out = ok(&[
+        "whatif",
+        &at("star/spark-events"),
+        "--tables",
+        &at("star/delta"),
+        "--current-only",
+        "--engine",
+        "all",
+        "--format",
+        "jsonl",
+    ]);
+    let rows = jsonl(&out);
+    let expected: Value =
+        serde_json::from_str(&testdata::read_to_string("skipping/star/expected.json")).unwrap();
+    let duck = jsonl(&testdata::read_to_string("skipping/star/duckdb.jsonl"));
+    let mut checked = 0;
+    for e in expected.as_array().unwrap() {
+        let q = e["query"].as_str().unwrap();
+        let sales = |engine: &str| {
+            let r: Vec<&Value> = rows
+                .iter()
+                .filter(|r| r["description"] == q && r["table"] == "sales" && r["engine"] == engine)
+                .collect();
+            assert_eq!(r.len(), 1, "{q} {engine}");
+            r[0].clone()
+        };
+        let total = e["files_total"].as_u64().unwrap();
+        // No literal predicate on sales: only the join can skip.
+        for engine in ["none", "minmax"] {
+            assert_eq!(sales(engine)["files_read"], total, "{q} {engine}");
+            assert_eq!(sales(engine)["join_predicates"], "", "{q} {engine}");
+        }
+        assert_eq!(sales("join-range")["files_read"], e["files_minmax"], "{q}");
+        assert_eq!(sales("values")["files_read"], e["files_values"], "{q}");
+        let (lo, hi, n) = (&e["build_min"], &e["build_max"], &e["build_keys"]);
+        assert_eq!(
+            sales("join-range")["join_predicates"],
+            format!("s_date_sk in {lo}..{hi}"),
+            "{q}"
+        );
+        assert_eq!(
+            sales("values")["join_predicates"],
+            format!("s_date_sk in {n} keys of {lo}..{hi}"),
+            "{q}"
+        );
+        // DuckDB 1.5.5 pushes the build side's range into the scan as a
+        // dynamic filter but opens every file: what `minmax` predicts.
+        let d: Vec<&Value> = duck
+            .iter()
+            .filter(|d| d["query"] == q && d["table"] == "sales")
+            .collect();
+        assert_eq!(d.len(), 1, "{q}");
+        assert!(d[0]["dynamic_filters"]
+            .as_str()
+            .unwrap()
+            .contains("s_date_sk>="));
+        assert_eq!(d[0]["files_read"], sales("minmax")["files_read"], "{q}");
+        checked += 1;
+    }
+    assert_eq!(checked, 3);
+    // December of five years: the keys' range spans the table, the keys
+    // themselves do not.
+    let dec = &expected[1];
+    assert!(dec["files_values"].as_u64() < dec["files_minmax"].as_u64());
+}

@@ -166,6 +166,49 @@ pub enum Literal {
     },
 }
 
+/// As Spark prints a literal in a filter: `1995-03-15`, `12.50`,
+/// `2024-01-01 10:00:00` (UTC when the zone is known), strings unquoted.
+impl std::fmt::Display for Literal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Literal::Bool(b) => write!(f, "{b}"),
+            Literal::Int(i) => write!(f, "{i}"),
+            Literal::Float(x) => write!(f, "{x}"),
+            Literal::String(s) => f.write_str(s),
+            Literal::Decimal { unscaled, scale } => {
+                let scale = *scale as usize;
+                let digits = unscaled.unsigned_abs().to_string();
+                let sign = if *unscaled < 0 { "-" } else { "" };
+                if scale == 0 {
+                    return write!(f, "{sign}{digits}");
+                }
+                let digits = format!("{digits:0>width$}", width = scale + 1);
+                let (int, frac) = digits.split_at(digits.len() - scale);
+                write!(f, "{sign}{int}.{frac}")
+            }
+            Literal::Date(d) => match jiff::civil::date(1970, 1, 1)
+                .checked_add(jiff::Span::new().days(i64::from(*d)))
+            {
+                Ok(date) => write!(f, "{date}"),
+                Err(_) => write!(f, "{d} days"),
+            },
+            Literal::Timestamp { micros, utc } => {
+                match jiff::Timestamp::from_microsecond(*micros) {
+                    Ok(ts) => {
+                        let dt = jiff::tz::Offset::UTC.to_datetime(ts);
+                        write!(f, "{}", dt.strftime("%Y-%m-%d %H:%M:%S%.f"))?;
+                        if *utc {
+                            f.write_str(" UTC")?;
+                        }
+                        Ok(())
+                    }
+                    Err(_) => write!(f, "{micros} µs"),
+                }
+            }
+        }
+    }
+}
+
 /// A comparison's operator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CmpOp {
@@ -378,6 +421,202 @@ pub fn parse_filters(text: &str, schema: &[(String, ColumnType)]) -> Vec<Predica
             }
         })
         .collect()
+}
+
+/// Whether a printed filter list is in Catalyst's expression form
+/// (`[isnotnull(o_orderdate#10), (o_orderdate#10 >= 1995-01-01)]`: the
+/// `PartitionFilters` and `DataFilters` of a file scan, Photon's
+/// `RequiredDataFilters`) rather than the data source filters'
+/// (`[IsNotNull(o_orderdate), GreaterThanOrEqual(o_orderdate,1995-01-01)]`).
+pub fn is_catalyst(text: &str) -> bool {
+    let body = text.trim().trim_start_matches('[');
+    !starts_filter(body) && attr_in(body)
+}
+
+/// Whether `s` holds an attribute reference (`name#12`, `name#12L`).
+fn attr_in(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.iter().enumerate().any(|(i, &c)| {
+        c == b'#'
+            && i > 0
+            && (b[i - 1].is_ascii_alphanumeric() || matches!(b[i - 1], b'_' | b'`'))
+            && b.get(i + 1).is_some_and(u8::is_ascii_digit)
+    })
+}
+
+/// The column of an attribute reference `name#12` (or `name#12L`), when
+/// `s` is exactly one.
+fn attr(s: &str) -> Option<&str> {
+    let (name, id) = s.trim().rsplit_once('#')?;
+    let id = id.strip_suffix('L').unwrap_or(id);
+    let name = name.trim_matches('`');
+    (!name.is_empty()
+        && !id.is_empty()
+        && id.bytes().all(|c| c.is_ascii_digit())
+        && !name.contains(['(', ')', ' ', ',', '#']))
+    .then_some(name)
+}
+
+/// `s` without the parentheses that enclose all of it.
+fn unwrap_parens(mut s: &str) -> &str {
+    loop {
+        let t = s.trim();
+        let Some(inner) = t.strip_prefix('(').and_then(|r| r.strip_suffix(')')) else {
+            return t;
+        };
+        // The first `(` must close at the very end.
+        let mut depth = 0i32;
+        for (i, c) in t.char_indices() {
+            match c {
+                '(' => depth += 1,
+                ')' => {
+                    depth -= 1;
+                    if depth == 0 && i + 1 < t.len() {
+                        return t;
+                    }
+                }
+                _ => {}
+            }
+        }
+        s = inner;
+    }
+}
+
+/// Split `s` at its first top-level ` word ` (outside parentheses).
+fn split_word<'a>(s: &'a str, word: &str) -> Option<(&'a str, &'a str)> {
+    let mut depth = 0i32;
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth -= 1,
+            ' ' if depth == 0 && s[i..].starts_with(word) => {
+                return Some((&s[..i], &s[i + word.len()..]));
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The printed Catalyst filters of one scan (`[isnotnull(a#1), (a#1 = 5)]`),
+/// each typed by `schema`; what is not understood is
+/// [`Predicate::Unknown`]. A value is taken as a literal only when it holds
+/// no attribute reference, so a comparison of two columns or of a column
+/// with an expression of columns is never read as one with a value.
+pub fn parse_catalyst(text: &str, schema: &[(String, ColumnType)]) -> Vec<Predicate> {
+    let t = text.trim();
+    let truncated = t.ends_with("...");
+    let body = t.trim_end_matches("...");
+    let body = body.strip_prefix('[').unwrap_or(body);
+    let body = if truncated {
+        body
+    } else {
+        body.strip_suffix(']').unwrap_or(body)
+    };
+    let items = split_top(body, ',', false);
+    let n = items.len();
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, item)| {
+            if truncated && i + 1 == n {
+                Predicate::Unknown(format!("{item}..."))
+            } else {
+                catalyst_one(item, schema, 0)
+            }
+        })
+        .collect()
+}
+
+/// One Catalyst filter; `depth` bounds the nesting.
+fn catalyst_one(item: &str, schema: &[(String, ColumnType)], depth: u32) -> Predicate {
+    let unknown = || Predicate::Unknown(item.trim().to_string());
+    if depth > 64 {
+        return unknown();
+    }
+    let e = unwrap_parens(item);
+    let sub = |s: &str| Box::new(catalyst_one(s, schema, depth + 1));
+    if let Some((a, b)) = split_word(e, " OR ") {
+        return Predicate::Or(sub(a), sub(b));
+    }
+    if let Some((a, b)) = split_word(e, " AND ") {
+        return Predicate::And(sub(a), sub(b));
+    }
+    if let Some(rest) = e.strip_prefix("NOT ") {
+        return Predicate::Not(sub(rest));
+    }
+    let typed = |c: &str| -> Option<(String, &ColumnType)> {
+        let c = attr(c)?;
+        Some((c.to_string(), type_of(schema, c)?))
+    };
+    // A value: no attribute in it; an integer may carry Scala's `L`.
+    let value = |v: &str, ty: &ColumnType| -> Option<Literal> {
+        if attr_in(v) {
+            return None;
+        }
+        let v = v.trim();
+        let v = match ty {
+            ColumnType::Integer => v.strip_suffix('L').unwrap_or(v),
+            _ => v,
+        };
+        literal(v, ty)
+    };
+    let parsed = (|| {
+        if let Some((name, args)) = e.split_once('(') {
+            let args = args.strip_suffix(')');
+            match (name, args) {
+                ("isnotnull", Some(a)) => return Some(Predicate::IsNotNull(typed(a)?.0)),
+                ("isnull", Some(a)) => return Some(Predicate::IsNull(typed(a)?.0)),
+                ("StartsWith", Some(a)) => {
+                    let (c, v) = a.split_once(", ")?;
+                    let (column, ty) = typed(c)?;
+                    return (*ty == ColumnType::String && !attr_in(v)).then(|| {
+                        Predicate::StartsWith {
+                            column,
+                            prefix: v.to_string(),
+                        }
+                    });
+                }
+                _ => {}
+            }
+        }
+        if let Some((c, list)) = split_word(e, " IN (") {
+            let (column, ty) = typed(c)?;
+            let list = list.strip_suffix(')')?;
+            let values = split_top(list, ',', false)
+                .into_iter()
+                .map(|v| value(v, ty))
+                .collect::<Option<Vec<_>>>()?;
+            return Some(Predicate::In { column, values });
+        }
+        for (op, cmp, flipped) in [
+            (" <=> ", CmpOp::EqNullSafe, CmpOp::EqNullSafe),
+            (" >= ", CmpOp::Ge, CmpOp::Le),
+            (" <= ", CmpOp::Le, CmpOp::Ge),
+            (" = ", CmpOp::Eq, CmpOp::Eq),
+            (" > ", CmpOp::Gt, CmpOp::Lt),
+            (" < ", CmpOp::Lt, CmpOp::Gt),
+        ] {
+            let Some((l, r)) = split_word(e, op) else {
+                continue;
+            };
+            if let Some((column, ty)) = typed(l) {
+                return Some(Predicate::Cmp {
+                    column,
+                    op: cmp,
+                    value: value(r, ty)?,
+                });
+            }
+            let (column, ty) = typed(r)?;
+            return Some(Predicate::Cmp {
+                column,
+                op: flipped,
+                value: value(l, ty)?,
+            });
+        }
+        None
+    })();
+    parsed.unwrap_or_else(unknown)
 }
 
 fn type_of<'a>(schema: &'a [(String, ColumnType)], column: &str) -> Option<&'a ColumnType> {
@@ -739,6 +978,104 @@ mod tests {
 
     fn s(x: &str) -> String {
         x.to_string()
+    }
+
+    #[test]
+    fn catalyst_filters_as_spark_and_photon_print_them() {
+        let schema = vec![
+            (s("l_shipdate"), ColumnType::Date),
+            (s("l_orderkey"), ColumnType::Integer),
+            (s("s_store_name"), ColumnType::String),
+            (s("t_hour"), ColumnType::Integer),
+            (s("t_minute"), ColumnType::Integer),
+            (s("l_receiptdate"), ColumnType::Date),
+        ];
+        let p = parse_catalyst(
+            "[isnotnull(l_shipdate#19), (l_shipdate#19 <= 1998-09-02), (s_store_name#223 = ese), \
+             (5 < l_orderkey#0L), l_orderkey#0L IN (1,2,3), ((t_hour#958 = 9) OR (t_minute#959 >= 30)), \
+             (l_shipdate#19 < l_receiptdate#20), NOT (t_hour#1 = 3), (cast(t_hour#1 as string) = 9), \
+             StartsWith(s_store_name#223, ab)]",
+            &schema,
+        );
+        let cmp = |c: &str, op, value| Predicate::Cmp {
+            column: s(c),
+            op,
+            value,
+        };
+        assert_eq!(p[0], Predicate::IsNotNull(s("l_shipdate")));
+        assert_eq!(p[1], cmp("l_shipdate", CmpOp::Le, Literal::Date(10471)));
+        assert_eq!(
+            p[2],
+            cmp("s_store_name", CmpOp::Eq, Literal::String(s("ese")))
+        );
+        // A value on the left: the operator turns around.
+        assert_eq!(p[3], cmp("l_orderkey", CmpOp::Gt, Literal::Int(5)));
+        assert_eq!(
+            p[4],
+            Predicate::In {
+                column: s("l_orderkey"),
+                values: vec![Literal::Int(1), Literal::Int(2), Literal::Int(3)]
+            }
+        );
+        assert_eq!(
+            p[5],
+            Predicate::Or(
+                Box::new(cmp("t_hour", CmpOp::Eq, Literal::Int(9))),
+                Box::new(cmp("t_minute", CmpOp::Ge, Literal::Int(30)))
+            )
+        );
+        // Two columns, or a function of a column: never a value.
+        assert!(matches!(p[6], Predicate::Unknown(_)));
+        assert_eq!(
+            p[7],
+            Predicate::Not(Box::new(cmp("t_hour", CmpOp::Eq, Literal::Int(3))))
+        );
+        assert!(matches!(p[8], Predicate::Unknown(_)));
+        assert_eq!(
+            p[9],
+            Predicate::StartsWith {
+                column: s("s_store_name"),
+                prefix: s("ab")
+            }
+        );
+        assert_eq!(p.len(), 10);
+        assert!(is_catalyst("[isnotnull(a#1)]"));
+        assert!(!is_catalyst("[IsNotNull(a), EqualTo(b,#1)]"));
+    }
+
+    #[test]
+    fn literals_display_as_spark_prints_them() {
+        let shown: Vec<String> = [
+            Literal::Date(9204),
+            Literal::Int(-3),
+            Literal::Decimal {
+                unscaled: 1250,
+                scale: 2,
+            },
+            Literal::Decimal {
+                unscaled: -5,
+                scale: 3,
+            },
+            Literal::String("a,b".into()),
+            Literal::Timestamp {
+                micros: 1_704_103_200_000_000,
+                utc: true,
+            },
+        ]
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+        assert_eq!(
+            shown,
+            [
+                "1995-03-15",
+                "-3",
+                "12.50",
+                "-0.005",
+                "a,b",
+                "2024-01-01 10:00:00 UTC"
+            ]
+        );
     }
 
     #[test]

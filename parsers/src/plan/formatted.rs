@@ -477,7 +477,12 @@ impl Builder<'_> {
                     location,
                     pushed_filters: d.get("PushedFilters").map(str::to_string),
                     partition_filters: d.get("PartitionFilters").map(str::to_string),
-                    data_filters: d.get("DataFilters").map(str::to_string),
+                    // Photon prints its scans' Catalyst filters as
+                    // `RequiredDataFilters` (and no `PushedFilters`).
+                    data_filters: d
+                        .get("DataFilters")
+                        .or_else(|| d.get("RequiredDataFilters"))
+                        .map(str::to_string),
                     read_schema: d.get("ReadSchema").map(str::to_string),
                 })
             }

@@ -45,6 +45,23 @@ pub struct Error {
     pub url: String,
     /// Why, in a few words.
     pub reason: String,
+    /// What kind of failure, for callers that treat some apart (a missing
+    /// optional object, an object over a size cap).
+    pub kind: ErrorKind,
+}
+
+/// The kinds of [`Error`] a caller may act on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// No object at the URL (HTTP 404).
+    NotFound,
+    /// The object is larger than the caller's cap: nothing was read.
+    TooLarge {
+        /// The object's size.
+        size: u64,
+    },
+    /// Anything else: a refused request, a network failure, a bad URL.
+    Other,
 }
 
 impl std::fmt::Display for Error {
@@ -59,6 +76,19 @@ fn err(url: &str, reason: impl Into<String>) -> Error {
     Error {
         url: url.to_string(),
         reason: reason.into(),
+        kind: ErrorKind::Other,
+    }
+}
+
+/// An object-store failure on `url`, its kind kept.
+fn store_err(url: &str, e: &object_store::Error) -> Error {
+    Error {
+        url: url.to_string(),
+        reason: reason(e),
+        kind: match e {
+            object_store::Error::NotFound { .. } => ErrorKind::NotFound,
+            _ => ErrorKind::Other,
+        },
     }
 }
 
@@ -346,13 +376,37 @@ pub fn locate(url: &str) -> Result<Found, Error> {
         match rt.block_on(s.head(&t.path)) {
             Ok(meta) => return Ok(Found::Object { size: meta.size }),
             Err(object_store::Error::NotFound { .. }) => {}
-            Err(e) => return Err(err(url, reason(&e))),
+            Err(e) => return Err(store_err(url, &e)),
         }
     }
+    let out = list_in(&t, &s, rt, url)?;
+    if out.is_empty() {
+        return Err(err(url, "no such object, and no objects under this prefix"));
+    }
+    Ok(Found::Prefix(out))
+}
+
+/// The objects under the prefix `url` (every page of the listing), sorted
+/// by `rel`; none is an empty list, a missing bucket or a refused request
+/// an error. A prefix is whole path segments: `s3://b/t` lists
+/// `s3://b/t/...`, never `s3://b/t2/...`.
+pub fn list(url: &str) -> Result<Vec<Listed>, Error> {
+    let t = target(url)?;
+    let s = store(&t, url)?;
+    let rt = runtime().map_err(|r| err(url, r))?;
+    list_in(&t, &s, rt, url)
+}
+
+fn list_in(
+    t: &Target,
+    s: &Arc<dyn ObjectStore>,
+    rt: &tokio::runtime::Runtime,
+    url: &str,
+) -> Result<Vec<Listed>, Error> {
     let prefix = (!t.path.as_ref().is_empty()).then_some(&t.path);
     let listed: Vec<object_store::ObjectMeta> = rt
         .block_on(s.list(prefix).try_collect())
-        .map_err(|e| err(url, reason(&e)))?;
+        .map_err(|e| store_err(url, &e))?;
     let base = url.trim_end_matches('/');
     let strip = t.path.as_ref().len();
     let mut out: Vec<Listed> = listed
@@ -367,11 +421,80 @@ pub fn locate(url: &str) -> Result<Found, Error> {
             })
         })
         .collect();
-    if out.is_empty() {
-        return Err(err(url, "no such object, and no objects under this prefix"));
-    }
     out.sort_by(|a, b| a.rel.cmp(&b.rel));
-    Ok(Found::Prefix(out))
+    Ok(out)
+}
+
+/// The size of the object at `url` (a HEAD request); a missing object is
+/// an error of kind [`ErrorKind::NotFound`].
+pub fn size(url: &str) -> Result<u64, Error> {
+    let t = target(url)?;
+    let s = store(&t, url)?;
+    let rt = runtime().map_err(|r| err(url, r))?;
+    rt.block_on(s.head(&t.path))
+        .map(|m| m.size)
+        .map_err(|e| store_err(url, &e))
+}
+
+/// The whole object at `url`, if it is at most `cap` bytes: one GET whose
+/// declared size is checked before anything is allocated (an object over
+/// the cap is [`ErrorKind::TooLarge`], its body never read), and whose body
+/// is read no further than the cap (an object replaced by a larger one
+/// while read is refused too).
+pub fn read_capped(url: &str, cap: u64) -> Result<Vec<u8>, Error> {
+    let t = target(url)?;
+    let s = store(&t, url)?;
+    let rt = runtime().map_err(|r| err(url, r))?;
+    let too_large = |size: u64| Error {
+        url: url.to_string(),
+        reason: format!("{size} bytes is more than the {cap}-byte cap for this kind of object"),
+        kind: ErrorKind::TooLarge { size },
+    };
+    rt.block_on(async {
+        let got = s.get(&t.path).await.map_err(|e| store_err(url, &e))?;
+        let size = got.meta.size;
+        if size > cap {
+            return Err(too_large(size));
+        }
+        let mut out = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+        let mut stream = got.into_stream();
+        while let Some(chunk) = stream.next().await {
+            let chunk = chunk.map_err(|e| store_err(url, &e))?;
+            if (out.len() + chunk.len()) as u64 > cap {
+                return Err(too_large((out.len() + chunk.len()) as u64));
+            }
+            out.extend_from_slice(&chunk);
+        }
+        Ok(out)
+    })
+}
+
+/// The bytes `range` of the object at `url` (a ranged GET). A range that
+/// runs past the end of the object is an error, as is a reply of another
+/// length than asked for.
+pub fn read_range(url: &str, range: std::ops::Range<u64>) -> Result<Vec<u8>, Error> {
+    if range.is_empty() {
+        return Ok(Vec::new());
+    }
+    let t = target(url)?;
+    let s = store(&t, url)?;
+    let rt = runtime().map_err(|r| err(url, r))?;
+    let want = range.end - range.start;
+    let got = rt
+        .block_on(s.get_range(&t.path, range.clone()))
+        .map_err(|e| store_err(url, &e))?;
+    if got.len() as u64 != want {
+        return Err(err(
+            url,
+            format!(
+                "asked for bytes {}..{}, got {} bytes (the object changed?)",
+                range.start,
+                range.end,
+                got.len()
+            ),
+        ));
+    }
+    Ok(got.to_vec())
 }
 
 /// Streams one object: a GET whose body is read as it arrives.
@@ -381,7 +504,7 @@ pub fn open(url: &str) -> Result<ObjectReader, Error> {
     let rt = runtime().map_err(|r| err(url, r))?;
     let got = rt
         .block_on(s.get(&t.path))
-        .map_err(|e| err(url, reason(&e)))?;
+        .map_err(|e| store_err(url, &e))?;
     Ok(ObjectReader {
         rt,
         stream: got.into_stream(),

@@ -6,6 +6,12 @@
 //! not searched further. A directory that holds Parquet files but no table
 //! metadata (a table whose log was lost, a plain Parquet table) is reported,
 //! not skipped silently.
+//!
+//! A path may also be an object-store URL (`s3://`, `s3a://`, `az://`,
+//! `abfs[s]://`, `gs://`): one listing of its prefix (every page) is turned
+//! into a tree of "directories" at its `/`s and searched by the same rules,
+//! or, naming one `*.metadata.json` object, it is that Iceberg table's
+//! metadata. A `file://` URL is the local path it names.
 
 use crate::error::Error;
 use crate::model::Format;
@@ -160,8 +166,11 @@ fn walk(dir: &Path, w: &mut Walk) -> usize {
 }
 
 fn no_metadata(dir: &Path, files: usize) -> Error {
-    let meta = dir.join("metadata");
-    let reason = if meta.is_dir() {
+    no_metadata_in(dir, files, dir.join("metadata").is_dir())
+}
+
+fn no_metadata_in(dir: &Path, files: usize, has_metadata_dir: bool) -> Error {
+    let reason = if has_metadata_dir {
         format!(
             "metadata/ holds no *.metadata.json; {files} data file(s) below belong to no readable table"
         )
@@ -186,6 +195,13 @@ pub fn discover(paths: &[PathBuf]) -> (Vec<Found>, Vec<Error>) {
         visited: Default::default(),
     };
     for p in paths {
+        // `file:///x` is the local path `/x`.
+        let local = p.to_str().and_then(stores::file_url_path);
+        let p = local.as_ref().unwrap_or(p);
+        if let Some(url) = crate::source::remote_url(p) {
+            discover_url(url, &mut w);
+            continue;
+        }
         let meta = match fs::metadata(p) {
             Ok(m) => m,
             Err(e) => {
@@ -240,6 +256,146 @@ pub fn discover(paths: &[PathBuf]) -> (Vec<Found>, Vec<Error>) {
     w.found.sort();
     w.found.dedup_by(|a, b| a.dir == b.dir);
     (w.found, w.errors)
+}
+
+/// A "directory" of a listing: the object names right under it and the
+/// sub-prefixes.
+#[derive(Default)]
+struct Tree {
+    files: Vec<String>,
+    dirs: std::collections::BTreeMap<String, Tree>,
+}
+
+impl Tree {
+    fn insert(&mut self, rel: &str) {
+        let mut t = self;
+        let mut segs = rel.split('/').filter(|s| !s.is_empty()).peekable();
+        while let Some(seg) = segs.next() {
+            if segs.peek().is_none() {
+                t.files.push(seg.to_string());
+                return;
+            }
+            t = t.dirs.entry(seg.to_string()).or_default();
+        }
+    }
+
+    /// What this prefix is, as [`classify`] says of a directory.
+    fn format(&self) -> Option<Format> {
+        if self.dirs.contains_key("_delta_log") {
+            Some(Format::Delta)
+        } else if self
+            .dirs
+            .get("metadata")
+            .is_some_and(|m| m.files.iter().any(|n| is_metadata_json(n)))
+        {
+            Some(Format::Iceberg)
+        } else {
+            None
+        }
+    }
+}
+
+/// Search the listing `t` of the prefix `dir` as [`walk`] searches a
+/// directory; returns the number of data files under it that belong to no
+/// table.
+fn walk_tree(t: &Tree, dir: &Path, w: &mut Walk) -> usize {
+    if let Some(format) = t.format() {
+        w.found.push(Found {
+            dir: dir.to_path_buf(),
+            format,
+            metadata: None,
+            name: table_name(&w.root, dir),
+        });
+        return 0;
+    }
+    let mut loose = t.files.iter().filter(|n| is_data_file(n)).count();
+    let mut orphans: Vec<(PathBuf, usize, bool)> = Vec::new();
+    let before = w.found.len();
+    for (name, sub) in &t.dirs {
+        if name.starts_with('.') || name.starts_with('_') {
+            continue;
+        }
+        let child = dir.join(name);
+        let n = walk_tree(sub, &child, w);
+        if n > 0 {
+            orphans.push((child, n, sub.dirs.contains_key("metadata")));
+        }
+    }
+    if w.found.len() > before {
+        for (child, n, meta) in orphans {
+            w.errors.push(no_metadata_in(&child, n, meta));
+        }
+        if loose > 0 {
+            w.errors
+                .push(no_metadata_in(dir, loose, t.dirs.contains_key("metadata")));
+        }
+        return 0;
+    }
+    loose += orphans.iter().map(|(_, n, _)| n).sum::<usize>();
+    loose
+}
+
+/// Find the tables behind one object-store URL.
+fn discover_url(url: &str, w: &mut Walk) {
+    let base = url.trim_end_matches('/');
+    let shown = Path::new(base);
+    let list = match stores::locate(url) {
+        Err(e) => {
+            w.errors.push(crate::source::remote_err(shown, e, u64::MAX));
+            return;
+        }
+        Ok(stores::Found::Object { .. }) => {
+            let name = base.rsplit('/').next().unwrap_or(base);
+            // `<table>/metadata/<name>.metadata.json`: the table is two
+            // levels up (within the bucket).
+            let dir = base
+                .rsplit_once('/')
+                .and_then(|(meta, _)| meta.rsplit_once('/'))
+                .map(|(dir, _)| dir)
+                .filter(|d| d.contains("://") && !d.ends_with(':') && !d.ends_with("//"));
+            match dir {
+                Some(dir) if is_metadata_json(name) => {
+                    let dir = PathBuf::from(dir);
+                    w.found.push(Found {
+                        name: table_name(&dir, &dir),
+                        dir,
+                        format: Format::Iceberg,
+                        metadata: Some(PathBuf::from(base)),
+                    })
+                }
+                _ => w.errors.push(Error::NoTable {
+                    path: shown.to_path_buf(),
+                    reason: "not a table prefix, a warehouse prefix or an Iceberg *.metadata.json object".into(),
+                }),
+            }
+            return;
+        }
+        Ok(stores::Found::Prefix(list)) => list,
+    };
+    let mut root = Tree::default();
+    for o in &list {
+        root.insert(&o.rel);
+    }
+    w.root = shown.to_path_buf();
+    let before = (w.found.len(), w.errors.len());
+    let loose = walk_tree(&root, shown, w);
+    if loose > 0 {
+        w.errors.push(no_metadata_in(
+            shown,
+            loose,
+            root.dirs.contains_key("metadata"),
+        ));
+    } else if w.found.len() == before.0 && w.errors.len() == before.1 {
+        let reason = if root.dirs.contains_key("_delta_log") || root.dirs.contains_key("metadata") {
+            "table metadata prefix holds no table metadata"
+        } else {
+            "no Delta or Iceberg tables found"
+        };
+        w.errors.push(Error::NoTable {
+            path: shown.to_path_buf(),
+            reason: reason.into(),
+        });
+    }
 }
 
 #[cfg(test)]

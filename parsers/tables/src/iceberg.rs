@@ -16,13 +16,13 @@ use crate::model::{
     TableState, Violation,
 };
 use crate::scope::{inflate_capped, Scope, MAX_DV_BYTES, MAX_JSON_BYTES, MAX_POINTER_BYTES};
+use crate::source::{self, Source};
 use crate::stats::{self, StatsColumn};
 use crate::{discover, Found, ReadOptions};
 use apache_avro::types::Value;
 use plan::predicate::ColumnStats;
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
-use std::fs;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
@@ -131,17 +131,13 @@ fn current_metadata(found: &Found, scope: &Scope) -> Result<PathBuf> {
         let hint = hint.trim();
         for name in [format!("v{hint}.metadata.json"), hint.to_string()] {
             let p = meta.join(&name);
-            if p.is_file() {
+            if source::is_file(&p) {
                 return Ok(p);
             }
         }
     }
     let mut best: Option<(u64, String)> = None;
-    for e in fs::read_dir(&meta)
-        .map_err(|e| Error::io(&meta, e))?
-        .flatten()
-    {
-        let name = e.file_name().to_string_lossy().into_owned();
+    for (name, _) in source::list_dir(&meta)? {
         if !discover::is_metadata_json(&name) {
             continue;
         }
@@ -254,7 +250,7 @@ fn render(v: &Value) -> Option<String> {
 /// sizes are checked ([`crate::avro_guard`]) before it is decoded.
 fn avro_entries(
     path: &Path,
-    (file, len): (fs::File, u64),
+    (file, len): (Source, u64),
     f: &mut dyn FnMut(&Value) -> Result<()>,
 ) -> Result<Option<u32>> {
     let bad = |e: apache_avro::Error| Error::Avro {
@@ -381,6 +377,20 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
         .trim_end_matches('/');
     if !md.location.is_empty() && Path::new(declared) != local_loc {
         t.declared_location = Some(md.location.clone());
+    }
+    // A copy on a store of a table written elsewhere (another bucket, or a
+    // local warehouse): its files are looked for under the given URL, as
+    // a local copy's are under its directory, and the user is told.
+    if scope.is_remote() && !md.location.is_empty() {
+        let here = found.dir.to_str().and_then(source::store_of);
+        if source::store_of(&md.location) != here {
+            t.warnings.push(format!(
+                "{}: the metadata declares location {}, not on this store; the files it names under that location are read under {} instead",
+                found.dir.display(),
+                md.location,
+                found.dir.display()
+            ));
+        }
     }
     let schema = md
         .schemas
@@ -860,7 +870,7 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
 /// The `size` bytes at `off` of an open Puffin file of `len` bytes; the
 /// declared size is checked against the file before anything is allocated.
 fn read_blob(
-    (mut f, len): (fs::File, u64),
+    (mut f, len): (Source, u64),
     off: u64,
     size: u64,
 ) -> std::result::Result<Vec<u8>, String> {
@@ -954,6 +964,7 @@ fn path_bounds(df: &Value) -> Option<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     #[test]
     fn days_render_as_dates() {

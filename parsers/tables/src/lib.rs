@@ -17,11 +17,18 @@ mod iceberg;
 pub mod model;
 pub mod parquet_footer;
 pub mod scope;
+pub mod source;
 mod stats;
 
 pub use discover::{discover, Found};
 pub use error::{Error, Result};
 pub use model::*;
+pub use source::{is_remote, Source};
+
+/// Cap on a Parquet file of a table on an object store that polars reads
+/// whole: a data file for the layout simulation ([`open_data_file`]), an
+/// Iceberg position delete file counted by `--deep` (512 MiB).
+pub const MAX_REMOTE_DATA_FILE: u64 = 512 << 20;
 
 /// How much to read.
 #[derive(Clone, Debug, Default)]
@@ -43,12 +50,15 @@ pub struct ReadOptions {
 /// Open a data file `path` of the table in `table_dir` for reading: the
 /// path must resolve (through any link) inside the table directory and be
 /// a regular file (a FIFO is never opened), as every file the metadata
-/// names.
-pub fn open_data_file(
-    table_dir: &std::path::Path,
-    path: &std::path::Path,
-) -> Result<std::fs::File> {
+/// names. A table on an object store: the object must lie under the
+/// table's URL, and is read whole (at most [`MAX_REMOTE_DATA_FILE`] bytes,
+/// its size checked first), so that polars reads it from memory.
+pub fn open_data_file(table_dir: &std::path::Path, path: &std::path::Path) -> Result<Source> {
     let scope = scope::Scope::new(table_dir, false)?;
+    if scope.is_remote() {
+        let bytes = scope.read(path, "data file", table_dir, MAX_REMOTE_DATA_FILE)?;
+        return Ok(Source::memory(bytes));
+    }
     scope
         .open(path, "data file", table_dir, u64::MAX)
         .map(|(f, _)| f)

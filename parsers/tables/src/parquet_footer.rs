@@ -12,10 +12,10 @@
 //! the row group and column, never bytes of the file.
 
 use crate::scope::MAX_PARQUET_CHUNK;
+use polars_io::mmap::MmapBytesReader;
 use polars_io::parquet::read::FileMetadata;
 use polars_io::prelude::ParquetReader;
 use polars_io::SerReader;
-use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::sync::Arc;
 
@@ -36,7 +36,7 @@ pub fn sniff(head: &[u8]) -> &'static str {
 
 /// Read and check the footer of the Parquet file `f` of `len` bytes.
 /// The error is the reason, without the path.
-pub fn read_checked(f: &mut File, len: u64) -> Result<Arc<FileMetadata>, String> {
+pub fn read_checked<R: MmapBytesReader>(f: &mut R, len: u64) -> Result<Arc<FileMetadata>, String> {
     let mut head = [0u8; 4];
     let got = f
         .seek(SeekFrom::Start(0))
@@ -89,7 +89,7 @@ const MAX_PAGE_HEADER: u64 = 16 << 20;
 /// than the chunk's (already capped by [`check`]). polars sizes its
 /// decompression buffer by a page header, so a header saying 2 GiB in a
 /// 1 KiB chunk would otherwise be an allocation no table can survive.
-pub fn check_pages(f: &mut File, meta: &FileMetadata) -> Result<(), String> {
+pub fn check_pages<R: Read + Seek>(f: &mut R, meta: &FileMetadata) -> Result<(), String> {
     // One buffer for the whole file: headers are read through it, page
     // bodies stepped over (a short step stays inside the buffer).
     let mut r = std::io::BufReader::new(&mut *f);
@@ -338,6 +338,7 @@ pub fn check(meta: &FileMetadata, data_end: u64) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs::File;
 
     /// The `sales` checkpoint (written by delta-rs) with the first page
     /// header's field `field` (2: uncompressed size, 3: compressed size)

@@ -10,8 +10,18 @@
 //! (`--allow-outside-table`, [`crate::ReadOptions::allow_outside_table`]).
 //! Only regular files are opened (a FIFO would block, `/dev/zero` never
 //! ends), and each kind of file is read with a size cap.
+//!
+//! A table on an object store (its directory an `s3://`, `az://`, ...
+//! URL, [`crate::source`]) has one root, its URL prefix: every object its
+//! metadata names must lie under it once `.` and `..` are resolved (same
+//! scheme family and bucket or container); locations the metadata
+//! declares add nothing there. A local path named by a table on a store is
+//! never opened, `--allow-outside-table` or not; that flag lets it read
+//! other objects on stores. Sizes come from the store (a HEAD, or the GET
+//! reply) and are checked against the caps before anything is allocated.
 
 use crate::error::{Error, Result};
+use crate::source::{self, Source};
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -55,24 +65,48 @@ fn kind(t: fs::FileType) -> &'static str {
 /// The directories one table's files may live in.
 #[derive(Clone, Debug)]
 pub(crate) struct Scope {
-    /// Canonical roots: the table directory first.
+    /// Canonical roots: the table directory first (on a store: its URL,
+    /// normalized, alone).
     roots: Vec<PathBuf>,
     allow_outside: bool,
+    /// The table is on an object store.
+    remote: bool,
 }
 
 impl Scope {
     /// The scope of the table in `dir`.
     pub(crate) fn new(dir: &Path, allow_outside: bool) -> Result<Scope> {
+        if let Some(url) = source::remote_url(dir) {
+            let root = source::normalize_url(url).ok_or_else(|| Error::NoTable {
+                path: dir.to_path_buf(),
+                reason: "the URL climbs above its bucket".into(),
+            })?;
+            return Ok(Scope {
+                roots: vec![PathBuf::from(root)],
+                allow_outside,
+                remote: true,
+            });
+        }
         let root = fs::canonicalize(dir).map_err(|e| Error::io(dir, e))?;
         Ok(Scope {
             roots: vec![root],
             allow_outside,
+            remote: false,
         })
     }
 
+    /// Whether the table is on an object store.
+    pub(crate) fn is_remote(&self) -> bool {
+        self.remote
+    }
+
     /// Also allow files under `dir` (a location the table declares for its
-    /// files). A location that does not exist here adds nothing.
+    /// files). A location that does not exist here adds nothing; on a
+    /// store, no declared location widens the table's prefix.
     pub(crate) fn declare(&mut self, dir: &Path) {
+        if self.remote {
+            return;
+        }
         if let Ok(c) = fs::canonicalize(dir) {
             if !self.roots.contains(&c) {
                 self.roots.push(c);
@@ -88,6 +122,9 @@ impl Scope {
     /// Resolve `path` (named by `referrer`, as `what`) and check it lies in
     /// the scope; returns the resolved path.
     pub(crate) fn check(&self, path: &Path, what: &str, referrer: &Path) -> Result<PathBuf> {
+        if self.remote {
+            return self.check_remote(path, what, referrer);
+        }
         let real = fs::canonicalize(path).map_err(|e| Error::io(path, e))?;
         if self.allow_outside || self.roots.iter().any(|r| real.starts_with(r)) {
             return Ok(real);
@@ -100,17 +137,63 @@ impl Scope {
         })
     }
 
+    /// [`Scope::check`] for a table on a store: `path` must be a URL that
+    /// lies under the table's prefix once resolved (any store URL with
+    /// `--allow-outside-table`; a local path never).
+    fn check_remote(&self, path: &Path, what: &str, referrer: &Path) -> Result<PathBuf> {
+        let outside = || Error::OutsideTable {
+            path: referrer.to_path_buf(),
+            what: what.to_string(),
+            target: path.to_path_buf(),
+            root: self.roots[0].clone(),
+        };
+        let Some(url) = source::remote_url(path) else {
+            if self.allow_outside {
+                return Err(Error::Invalid {
+                    path: referrer.to_path_buf(),
+                    reason: format!(
+                        "{what} {} is a local path: a table on an object store is read from the store only",
+                        path.display()
+                    ),
+                });
+            }
+            return Err(outside());
+        };
+        let real = source::normalize_url(url).ok_or_else(outside)?;
+        let inside = self
+            .roots
+            .iter()
+            .any(|r| r.to_str().is_some_and(|r| source::url_under(&real, r)));
+        if inside || self.allow_outside {
+            Ok(PathBuf::from(real))
+        } else {
+            Err(outside())
+        }
+    }
+
     /// Open `path` for reading after [`Scope::check`]: a regular file of
-    /// at most `cap` bytes. Returns the file and its length.
+    /// at most `cap` bytes (on a store: an object of at most `cap` bytes,
+    /// read by ranged GETs). Returns the file and its length.
     pub(crate) fn open(
         &self,
         path: &Path,
         what: &str,
         referrer: &Path,
         cap: u64,
-    ) -> Result<(fs::File, u64)> {
+    ) -> Result<(Source, u64)> {
         let real = self.check(path, what, referrer)?;
-        open_regular(&real, path, cap)
+        if let Some(url) = source::remote_url(&real) {
+            let len = stores::size(url).map_err(|e| source::remote_err(path, e, cap))?;
+            if len > cap {
+                return Err(Error::TooLarge {
+                    path: path.to_path_buf(),
+                    size: len,
+                    cap,
+                });
+            }
+            return Ok((Source::remote(url, len), len));
+        }
+        open_regular(&real, path, cap).map(|(f, len)| (Source::Local(f), len))
     }
 
     /// Read all of `path` (see [`Scope::open`]).
@@ -121,7 +204,11 @@ impl Scope {
         referrer: &Path,
         cap: u64,
     ) -> Result<Vec<u8>> {
-        let (f, len) = self.open(path, what, referrer, cap)?;
+        let real = self.check(path, what, referrer)?;
+        if let Some(url) = source::remote_url(&real) {
+            return stores::read_capped(url, cap).map_err(|e| source::remote_err(path, e, cap));
+        }
+        let (f, len) = open_regular(&real, path, cap)?;
         read_capped(f, len, path, cap)
     }
 }
@@ -229,5 +316,43 @@ mod tests {
         assert!(d.read(&tmp.join("t/link"), "x", &by, 10).is_ok());
         assert!(all.read(&tmp.join("other/secret"), "x", &by, 10).is_ok());
         let _ = fs::remove_dir_all(&tmp);
+    }
+
+    #[test]
+    fn objects_outside_the_table_prefix_are_refused() {
+        // No request is made: the checks are on the URLs alone.
+        let s = Scope::new(Path::new("s3://bucket/wh/t/"), false).unwrap();
+        assert!(s.is_remote());
+        let by = Path::new("s3://bucket/wh/t/_delta_log/00000000000000000001.json");
+        for inside in [
+            "s3://bucket/wh/t/deletion_vector_x.bin",
+            "s3a://bucket/wh/t/a/../deletion_vector_x.bin",
+            "S3://bucket/wh/t/./_delta_log/x.json",
+        ] {
+            let got = s.check(Path::new(inside), "x", by).unwrap();
+            assert!(got.to_str().unwrap().contains("/wh/t/"), "{inside}");
+        }
+        for outside in [
+            "s3://bucket/wh/t2/x.bin",
+            "s3://bucket/wh/t/../t2/x.bin",
+            "s3://bucket/wh/t/../../../../x.bin",
+            "s3://other/wh/t/x.bin",
+            "gs://bucket/wh/t/x.bin",
+            "/etc/passwd",
+            "wh/t/x.bin",
+        ] {
+            let e = s.check(Path::new(outside), "DV file", by).unwrap_err();
+            assert!(matches!(e, Error::OutsideTable { .. }), "{outside}: {e}");
+            assert_eq!(e.path(), by);
+        }
+        // Declared locations add nothing on a store.
+        let mut d = s.clone();
+        d.declare(Path::new("s3://bucket/wh"));
+        assert!(d.check(Path::new("s3://bucket/wh/t2/x"), "x", by).is_err());
+        // `--allow-outside-table` reads other objects, never a local file.
+        let all = Scope::new(Path::new("s3://bucket/wh/t"), true).unwrap();
+        assert!(all.check(Path::new("s3://other/x"), "x", by).is_ok());
+        let e = all.check(Path::new("/etc/passwd"), "x", by).unwrap_err();
+        assert!(e.to_string().contains("is a local path"), "{e}");
     }
 }

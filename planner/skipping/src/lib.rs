@@ -11,7 +11,13 @@
 //! - [`Engine::MinMax`]: partition values and per-file min/max/null counts
 //!   tested against the scan's literal predicates (Delta Lake's data
 //!   skipping in Spark, delta-kernel-rs and so DuckDB's Delta extension,
-//!   Iceberg's manifest pruning).
+//!   Iceberg's manifest pruning);
+//! - [`Engine::JoinRange`] and [`Engine::Values`]: also the keys of each
+//!   join's build side, as a range or one by one, against the probe
+//!   side's files ([`joins`]).
+//!
+//! Every engine prunes partitions by the build side's keys on a partition
+//! column (dynamic partition pruning).
 //!
 //! A predicate lakeaudit cannot read never skips a file, and a column with
 //! no statistic in a file never skips that file; both are counted.
@@ -41,23 +47,31 @@
 //! assert_eq!(read(&t, &p, Engine::None).files_read, 2);
 //! ```
 
+pub mod joins;
 pub mod quality;
 pub mod simulate;
 
 pub use plan::predicate::Predicate;
-use plan::predicate::{parse_filters, ColumnStats, ColumnType};
+use plan::predicate::{is_catalyst, parse_catalyst, parse_filters, ColumnStats, ColumnType};
 use serde::Serialize;
 use tables::TableState;
 
 /// What an engine does with a table's file statistics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum Engine {
     /// Partition pruning only.
     None,
     /// Partition values and per-file min/max statistics against the
     /// scan's literal predicates.
+    #[serde(rename = "minmax")]
     MinMax,
+    /// As `MinMax`, and the range of each join's build keys against each
+    /// file's range.
+    JoinRange,
+    /// As `MinMax`, and each join's build keys themselves against each
+    /// file's range.
+    Values,
 }
 
 impl Engine {
@@ -66,6 +80,8 @@ impl Engine {
         match self {
             Engine::None => "none",
             Engine::MinMax => "minmax",
+            Engine::JoinRange => "join-range",
+            Engine::Values => "values",
         }
     }
 }
@@ -86,8 +102,9 @@ pub struct Reading {
     pub files_without_stats: u64,
 }
 
-/// A scan's printed pushed and partition filters, typed by the table's
-/// columns (names matched without regard to ASCII case, as Spark's session
+/// A scan's printed data and partition filters (data source filters, or
+/// Catalyst expressions as `PartitionFilters` and `DataFilters` print
+/// them), typed by the table's columns (names matched without regard to ASCII case, as Spark's session
 /// catalog resolves them). Filters on columns the table does not have, or
 /// that lakeaudit cannot read, are [`Predicate::Unknown`].
 pub fn predicates(
@@ -98,8 +115,22 @@ pub fn predicates(
     [partition_filters, pushed_filters]
         .into_iter()
         .flatten()
-        .flat_map(|text| parse_filters(text, columns))
+        .flat_map(|text| {
+            if is_catalyst(text) {
+                parse_catalyst(text, columns)
+            } else {
+                parse_filters(text, columns)
+            }
+        })
         .collect()
+}
+
+/// The data filters of a scan to test files with: its `PushedFilters`
+/// (the data source filters Spark hands the file format) where the plan
+/// prints them, else its Catalyst `DataFilters` (Photon prints only
+/// those, as `RequiredDataFilters`).
+pub fn data_filters<'a>(pushed: Option<&'a str>, data: Option<&'a str>) -> Option<&'a str> {
+    pushed.or(data)
 }
 
 /// The columns a predicate tests.
@@ -169,6 +200,38 @@ fn is_partition(t: &TableState, column: &str) -> bool {
 /// predicates' columns ([`tables::ReadOptions::stats_columns`]); a file
 /// without them is read.
 pub fn read(t: &TableState, preds: &[Predicate], engine: Engine) -> Reading {
+    read_joined(t, preds, &[], engine).0
+}
+
+/// Whether `engine` uses a join-induced predicate on `column` of `t`, and
+/// with the build keys' values: on a partition column, the values (dynamic
+/// partition pruning, which every engine here does); on another column,
+/// the keys' range (`JoinRange`) or the keys (`Values`).
+fn induced_use(t: &TableState, column: &str, engine: Engine) -> Option<bool> {
+    match engine {
+        _ if is_partition(t, column) => Some(true),
+        Engine::None | Engine::MinMax => None,
+        Engine::JoinRange => Some(false),
+        Engine::Values => Some(true),
+    }
+}
+
+/// [`read`] with the scan's join-induced predicates too
+/// ([`joins::Induced`]); also returns the ones the engine used, as the
+/// outputs show them ([`joins::Induced::describe`]).
+pub fn read_joined(
+    t: &TableState,
+    preds: &[Predicate],
+    induced: &[joins::Induced],
+    engine: Engine,
+) -> (Reading, Vec<String>) {
+    let joined: Vec<(&joins::Induced, Option<usize>, bool)> = induced
+        .iter()
+        .filter_map(|i| {
+            let values = induced_use(t, &i.column, engine)?;
+            Some((i, stats_index(t, &i.column), values))
+        })
+        .collect();
     let mut cols = Vec::new();
     for p in preds {
         columns_of(p, &mut cols);
@@ -179,7 +242,7 @@ pub fn read(t: &TableState, preds: &[Predicate], engine: Engine) -> Reading {
         .map(|c| {
             let allowed = match engine {
                 Engine::None => is_partition(t, c),
-                Engine::MinMax => true,
+                Engine::MinMax | Engine::JoinRange | Engine::Values => true,
             };
             (*c, allowed.then(|| stats_index(t, c)).flatten())
         })
@@ -192,17 +255,39 @@ pub fn read(t: &TableState, preds: &[Predicate], engine: Engine) -> Reading {
             let i = usable.iter().find(|(n, _)| *n == c)?.1?;
             f.stats.as_ref()?.get(i).cloned()
         };
-        if preds.iter().all(|p| p.may_match(&stats)) {
+        let column = |i: Option<usize>| f.stats.as_ref()?.get(i?);
+        if preds.iter().all(|p| p.may_match(&stats))
+            && joined
+                .iter()
+                .all(|(j, i, values)| j.may_match(column(*i), *values))
+        {
             r.files_read += 1;
             r.bytes_read += f.size;
-            let missing = usable.iter().any(|(_, i)| match (i, &f.stats) {
-                (Some(i), Some(s)) => s.get(*i).is_none_or(|s| s.min.is_none() || s.max.is_none()),
-                _ => engine == Engine::MinMax,
-            });
+            let missing = usable
+                .iter()
+                .map(|(_, i)| *i)
+                .chain(joined.iter().map(|(_, i, _)| *i))
+                .any(|i| match (i, &f.stats) {
+                    (Some(i), Some(s)) => {
+                        s.get(i).is_none_or(|s| s.min.is_none() || s.max.is_none())
+                    }
+                    _ => engine != Engine::None,
+                });
             r.files_without_stats += u64::from(missing);
         }
     }
-    r
+    let used = joined.iter().map(|(j, _, v)| j.describe(*v)).collect();
+    (r, used)
+}
+
+/// Whether file `f` of `t` may hold a row passing every predicate of
+/// `preds`, by its min/max statistics (as [`Engine::MinMax`] reads them).
+pub(crate) fn file_may_match(t: &TableState, f: &tables::DataFile, preds: &[Predicate]) -> bool {
+    let stats = |c: &str| -> Option<ColumnStats> {
+        let i = stats_index(t, c)?;
+        f.stats.as_ref()?.get(i).cloned()
+    };
+    preds.iter().all(|p| p.may_match(&stats))
 }
 
 /// Predicates lakeaudit could not read, counted through `And`/`Or`/`Not`.
@@ -243,6 +328,10 @@ pub struct ScanRow {
     pub files_without_stats: u64,
     /// The scan's predicates lakeaudit could not read (they skip nothing).
     pub unknown_predicates: u64,
+    /// Join-induced predicates the engine used on the scan, one per join
+    /// key whose build side's keys were computed ([`joins`]), joined by
+    /// `; ` (`l_orderkey in 96..5999975`).
+    pub join_predicates: String,
     /// Files the log says the scan read (Spark's `number of files read`).
     pub logged_files_read: Option<i64>,
     /// Bytes the log says the scan read.
@@ -254,17 +343,20 @@ pub struct ScanRow {
     pub files_read_half_sample: Option<u64>,
 }
 
-/// What one scan with the printed filters `pushed` and `partition` reads
-/// from `t` as it is laid out now, and how many of its predicates
-/// lakeaudit could not read.
+/// What one scan with the printed filters `pushed` and `partition` and
+/// the join-induced predicates `induced` reads from `t`: the reading, how
+/// many of its predicates lakeaudit could not read, and the induced ones
+/// the engine used.
 pub fn current(
     t: &TableState,
     pushed: Option<&str>,
     partition: Option<&str>,
+    induced: &[joins::Induced],
     engine: Engine,
-) -> (Reading, u64) {
+) -> (Reading, u64, Vec<String>) {
     let p = predicates(pushed, partition, &t.columns);
-    (read(t, &p, engine), unknown_count(&p) as u64)
+    let (r, joined) = read_joined(t, &p, induced, engine);
+    (r, unknown_count(&p) as u64, joined)
 }
 
 #[cfg(test)]

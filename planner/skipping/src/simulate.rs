@@ -216,36 +216,44 @@ pub fn sample(t: &TableState, columns: &[String], max_rows: u64) -> Sample {
         rows_total,
         ..Sample::default()
     };
-    let names: Vec<PlSmallStr> = s.columns.iter().map(|(c, _)| c.as_str().into()).collect();
+    let names: Vec<String> = s.columns.iter().map(|(c, _)| c.clone()).collect();
     for (i, f) in t.files.iter().enumerate() {
         if ((i + 1) as f64 * share).floor() <= (i as f64 * share).floor() {
             continue;
         }
-        let path = match local_file(t, f) {
-            Ok(p) => p,
-            Err(e) => {
-                s.warnings.push(format!("{}: {e}", t.location.display()));
-                continue;
-            }
-        };
-        match read_file(&t.location, &path, &names) {
-            Ok(df) => {
-                let rows = df.height();
-                for (k, (name, _)) in s.columns.iter().enumerate() {
-                    let vals = df
-                        .column(name)
-                        .ok()
-                        .and_then(|c| literals(c.as_materialized_series()))
-                        .unwrap_or_else(|| vec![None; rows]);
-                    s.values[k].extend(vals);
-                }
-                s.files_read += 1;
-                s.rows += rows;
-            }
-            Err(e) => s.warnings.push(format!("{}: {e}", path.display())),
+        if let Err(e) = file_literals(t, f, &names, &mut s) {
+            s.warnings.push(e);
         }
     }
     s
+}
+
+/// Appends the `names` columns of data file `f` of `t` to `s.values`
+/// (one vector per name, in order), counting the file and its rows; a
+/// column the file lacks is null. `Err` names the file and why it could not
+/// be read.
+pub(crate) fn file_literals(
+    t: &TableState,
+    f: &DataFile,
+    names: &[String],
+    s: &mut Sample,
+) -> Result<(), String> {
+    let path = local_file(t, f).map_err(|e| format!("{}: {e}", t.location.display()))?;
+    let small: Vec<PlSmallStr> = names.iter().map(|c| c.as_str().into()).collect();
+    let df =
+        read_file(&t.location, &path, &small).map_err(|e| format!("{}: {e}", path.display()))?;
+    let rows = df.height();
+    for (k, name) in names.iter().enumerate() {
+        let vals = df
+            .column(name)
+            .ok()
+            .and_then(|c| literals(c.as_materialized_series()))
+            .unwrap_or_else(|| vec![None; rows]);
+        s.values[k].extend(vals);
+    }
+    s.files_read += 1;
+    s.rows += rows;
+    Ok(())
 }
 
 /// The `names` columns of one Parquet data file of the table in
@@ -286,7 +294,22 @@ impl Ranked {
             .filter(|&i| values[i as usize].is_some())
             .collect();
         let val = |i: u32| values[i as usize].as_ref().expect("kept non-null rows");
-        idx.sort_by(|&a, &b| cmp_lit(val(a), val(b)));
+        // Ties are equal values, so an unstable sort ranks alike; integer
+        // and date columns sort by their number.
+        let number = |v: &Literal| match v {
+            Literal::Int(n) => Some(*n),
+            Literal::Date(d) => Some(i64::from(*d)),
+            _ => None,
+        };
+        let numbers: Option<Vec<i64>> = idx.iter().map(|&i| number(val(i))).collect();
+        match numbers {
+            Some(n) => {
+                let mut pairs: Vec<(i64, u32)> = n.into_iter().zip(idx.iter().copied()).collect();
+                pairs.sort_unstable();
+                idx = pairs.into_iter().map(|(_, i)| i).collect();
+            }
+            None => idx.sort_unstable_by(|&a, &b| cmp_lit(val(a), val(b))),
+        }
         let mut ranks = vec![0u32; values.len()];
         let mut distinct: Vec<Literal> = Vec::new();
         for &i in &idx {

@@ -19,7 +19,6 @@ use crate::{Found, ReadOptions};
 use actions::{Action, DvDescriptor};
 use parquet::Pass;
 use std::collections::{BTreeMap, HashMap};
-use std::fs;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Component;
 use std::path::{Path, PathBuf};
@@ -170,16 +169,13 @@ struct Listing {
 
 fn list_log(log: &Path) -> Result<Listing> {
     let mut l = Listing::default();
-    for e in fs::read_dir(log).map_err(|e| Error::io(log, e))? {
-        let e = e.map_err(|e| Error::io(log, e))?;
-        let name = e.file_name().to_string_lossy().into_owned();
+    for (name, path) in crate::source::list_dir(log)? {
         let Some((digits, rest)) = name.split_at_checked(20) else {
             continue;
         };
         let Ok(version) = digits.parse::<u64>() else {
             continue;
         };
-        let path = e.path();
         if rest == ".json" {
             l.commits.insert(version, path);
         } else if rest == ".crc" {
@@ -814,6 +810,7 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     /// A scratch `_delta_log` for one test.
     fn scratch_log(name: &str) -> PathBuf {
@@ -937,7 +934,7 @@ mod tests {
         for pass in [Pass::NonFile, Pass::File] {
             let f = fs::File::open(&part1).unwrap();
             let len = f.metadata().unwrap().len();
-            parquet::read_actions(&part1, (f, len), pass, &mut |a| {
+            parquet::read_actions(&part1, (crate::Source::Local(f), len), pass, &mut |a| {
                 kinds.push(match a {
                     Action::Protocol(_) => "protocol",
                     Action::Add(_) => "add",

@@ -18,6 +18,7 @@
 
 use super::actions::{Action, Add, Domain, DvDescriptor, MetaData, Protocol, Sidecar};
 use crate::error::{Error, Result};
+use crate::source::Source;
 use polars::prelude::*;
 use polars_io::parquet::read::_internal::to_deserializer;
 use polars_io::parquet::read::{infer_schema, FileMetadata};
@@ -25,7 +26,6 @@ use polars_io::prelude::ParquetReader;
 use polars_io::SerReader;
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 use std::sync::Arc;
@@ -166,7 +166,7 @@ fn unsupported(field: &ArrowField) -> Option<String> {
 /// An open checkpoint part or sidecar: its footer and Arrow schema.
 struct Checkpoint<'p> {
     path: &'p Path,
-    file: File,
+    file: Source,
     meta: Arc<FileMetadata>,
     schema: ArrowSchema,
 }
@@ -180,7 +180,7 @@ struct Column {
 
 impl<'p> Checkpoint<'p> {
     /// `file` is `path` opened by the table's scope, with its length.
-    fn open(path: &'p Path, (mut file, len): (File, u64)) -> Result<Self> {
+    fn open(path: &'p Path, (mut file, len): (Source, u64)) -> Result<Self> {
         let meta =
             crate::parquet_footer::read_checked(&mut file, len).map_err(|e| perr(path, e))?;
         let schema = infer_schema(&meta).map_err(|e| perr(path, e))?;
@@ -351,13 +351,16 @@ fn to_json(av: AnyValue<'_>) -> serde_json::Value {
 /// polars reads it.
 pub(crate) fn count_strings(
     path: &Path,
-    (mut file, len): (File, u64),
+    (mut file, len): (Source, u64),
     column: &str,
 ) -> Result<HashMap<String, u64>> {
     let perr = |e: &dyn std::fmt::Display| Error::DeleteFile {
         path: path.to_path_buf(),
         reason: e.to_string(),
     };
+    // polars reads a file that is not local whole, from where it stands:
+    // an object on a store is read into memory first (capped).
+    file = file.for_polars(path, len, crate::MAX_REMOTE_DATA_FILE)?;
     let md = crate::parquet_footer::read_checked(&mut file, len).map_err(|e| perr(&e))?;
     let groups: Vec<usize> = md.row_groups.iter().map(|g| g.num_rows()).collect();
     let schema = infer_schema(&md).map_err(|e| perr(&e))?;
@@ -412,7 +415,7 @@ fn str_field(s: &StructChunked, name: &str) -> Option<StringChunked> {
 /// returns how many were applied.
 pub(crate) fn read_actions(
     path: &Path,
-    file: (File, u64),
+    file: (Source, u64),
     pass: Pass,
     f: &mut dyn FnMut(Action<'_>) -> Result<()>,
 ) -> Result<usize> {
@@ -579,10 +582,10 @@ mod tests {
     use std::collections::BTreeMap;
     use std::path::PathBuf;
 
-    fn opened(p: &Path) -> (File, u64) {
-        let f = File::open(p).unwrap();
+    fn opened(p: &Path) -> (Source, u64) {
+        let f = std::fs::File::open(p).unwrap();
         let len = f.metadata().unwrap().len();
-        (f, len)
+        (Source::Local(f), len)
     }
 
     /// A table of `tables/checkpoints` (scripts/make_table_fixtures.py:
