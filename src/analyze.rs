@@ -6,10 +6,9 @@ use crate::output::{self, Format};
 use crate::pipeline;
 use crate::plan_cmd::{self, PlanArgs};
 use crate::whatif_cmd;
-use crate::{queries, report_problems, savings, Inputs, PlanFormat};
+use crate::{queries, report_problems, Inputs, PlanFormat};
 use anyhow::Result;
-use graph::edges::{build_edges, CostMeasure};
-use planner::{human, DriftRow, Planned};
+use planner::human;
 use std::io::Write;
 use std::path::Path;
 
@@ -24,20 +23,15 @@ pub fn plan(
     let mut data = pipeline::load(inputs)?;
     let tables = pipeline::table_inputs(score, &mut data)?;
     let (_, measured) = whatif_cmd::measure(&mut data, score, args.pricing);
-    let planned = plan_cmd::make_plan(&data.records, score, args, &tables.stats, &measured)?;
-    let money = savings::money(
-        &data.records,
-        score,
-        args,
-        &tables.stats,
-        &planned,
-        &measured,
-    )?;
+    let edge_tables =
+        pipeline::edge_tables(&data.records, score, &tables.stats, Some(&args.window))?;
+    let planned = plan_cmd::make_plan(&data.records, &edge_tables, args, &tables.stats, &measured)?;
+    let money = plan_cmd::money(&data.records, &edge_tables, args, &planned, &measured)?;
     let formats = pipeline::formats(&data.records, &tables);
     let mut o = output::open_out(out)?;
     match format {
         PlanFormat::Text => {
-            o.write_all(plan_cmd::render_text(&planned, &money, &formats).as_bytes())?
+            o.write_all(report::plan_text::planned(&planned, &money, &formats).as_bytes())?
         }
         PlanFormat::Json => {
             serde_json::to_writer_pretty(&mut o, &planned.json())?;
@@ -62,7 +56,8 @@ pub fn drift(
 ) -> Result<bool> {
     let mut data = pipeline::load(inputs)?;
     let stats = pipeline::table_inputs(score, &mut data)?.stats;
-    let rows = drift_cmd::compute(&data.records, score, &stats, window, threshold, normalize)?;
+    let edge_tables = pipeline::edge_tables(&data.records, score, &stats, Some(window))?;
+    let rows = drift_cmd::compute(&edge_tables, threshold, normalize);
     match format {
         Format::Jsonl => output::write_to(out, |w| output::write_jsonl(&rows, w))?,
         Format::Table => drift_cmd::write_table(&rows, out)?,
@@ -113,34 +108,24 @@ pub fn run(
         Format::Parquet,
         Some(&file("queries.parquet")),
     )?;
-    // edges over the whole selected input
-    let selected = pipeline::select(&data.records, score)?;
-    let edges = build_edges(
-        &selected,
-        CostMeasure::from(score.cost),
-        &stats.row_fallback(),
-    );
+    // The edge tables, built once: over the whole selected input (edges,
+    // the reports) and per `--window` (drift, the plan and its savings).
+    let edge_tables = pipeline::edge_tables(&data.records, score, stats, Some(&args.window))?;
+    let edges = &edge_tables.whole().edges;
     let rows: Vec<_> = edges.iter().map(|r| (None, r)).collect();
     let cols = edges_cmd::columns(&rows, false, false);
     output::write_columns(&cols, Format::Parquet, Some(&file("edges.parquet")))?;
     output::write_columns(&cols, Format::Csv, Some(&file("edges.csv")))?;
     // drift
-    let drift = drift_cmd::compute(
-        &data.records,
-        score,
-        stats,
-        &args.window,
-        threshold,
-        normalize,
-    )?;
+    let drift = drift_cmd::compute(&edge_tables, threshold, normalize);
     output::write_columns(
         &drift_cmd::columns(&drift, false),
         Format::Csv,
         Some(&file("drift.csv")),
     )?;
     // plan
-    let planned = plan_cmd::make_plan(&data.records, score, args, stats, &measured)?;
-    let money = savings::money(&data.records, score, args, stats, &planned, &measured)?;
+    let planned = plan_cmd::make_plan(&data.records, &edge_tables, args, stats, &measured)?;
+    let money = plan_cmd::money(&data.records, &edge_tables, args, &planned, &measured)?;
     let mut pj = output::open_out(Some(&file("plan.json")))?;
     serde_json::to_writer_pretty(&mut pj, &planned.json())?;
     pj.write_all(b"\n")?;
@@ -151,25 +136,32 @@ pub fn run(
     ps.write_all(sql.as_bytes())?;
     ps.finish()?;
     // maintenance
-    let steps = tables
-        .audit
-        .as_ref()
-        .map(|a| upkeep(a, &tables.identity, &data.records, &planned));
+    let steps = tables.audit.as_ref().map(|a| {
+        let audited = maintenance::Audited {
+            state: &a.state,
+            compaction: &a.compaction,
+            deletes: &a.deletes,
+            rollups: &a.rollups,
+        };
+        maintenance::upkeep_for_plan(audited, &tables.identity, &data.records, &planned)
+    });
     // reports
-    let mut rd = report_data(
-        &data,
-        &edges,
-        &drift,
-        &planned,
-        threshold,
-        &args.window,
-        &sql,
-    );
-    rd.maintenance = steps.as_deref();
-    rd.money = &money;
-    rd.formats = &formats;
-    let starts = selected.iter().filter_map(|f| f.start_ms);
-    rd.edges_span = starts.clone().min().zip(starts.max());
+    let rd = report::ReportData {
+        inputs: report::InputSummary::of(&data),
+        apps: data.apps.iter().map(report::App::of).collect(),
+        warnings: &data.warnings,
+        errors: &data.errors,
+        edges,
+        drift: &drift,
+        drift_threshold: threshold,
+        window: &args.window,
+        planned: &planned,
+        sql: &sql,
+        maintenance: steps.as_deref(),
+        edges_span: edge_tables.span(),
+        money: &money,
+        formats: &formats,
+    };
     for (name, text) in [
         ("report.md", report::markdown::render(&rd)),
         ("report.html", report::html(&rd)?),
@@ -197,17 +189,6 @@ pub fn run(
     Ok(data.failed())
 }
 
-/// Savings without executor times or prices, until [`savings::money`]'s.
-static NO_FORMATS: std::collections::BTreeMap<String, planner::TableFormat> =
-    std::collections::BTreeMap::new();
-
-static NO_PRICES: report::Money = report::Money {
-    window_ms: 0,
-    executor_ms: std::collections::BTreeMap::new(),
-    cost_per_tb: None,
-    cost_per_hour: None,
-};
-
 /// Every name `analyze` can write into its directory (with `--tables`, the
 /// audit's CSVs too): in a directory without a manifest, these are taken
 /// as an earlier run's.
@@ -229,111 +210,3 @@ const ANALYZE_OUTPUTS: &[&str] = &[
     "deletes_tables.csv",
     "table_stats.csv",
 ];
-
-/// Everything the reports show.
-fn report_data<'a>(
-    data: &'a crate::ingest::Ingested<pipeline::Exec>,
-    edges: &'a [graph::edges::EdgeRow],
-    drift: &'a [DriftRow],
-    planned: &'a Planned,
-    threshold: f64,
-    window: &'a str,
-    sql: &'a str,
-) -> report::ReportData<'a> {
-    let starts = data.records.iter().filter_map(|e| e.record.start_ms);
-    let span = starts.clone().min().zip(starts.max());
-    report::ReportData {
-        inputs: report::InputSummary {
-            applications: data.apps.len(),
-            executions: data.records.len(),
-            queries: data.records.iter().filter(|e| !e.record.is_command).count(),
-            span,
-        },
-        apps: data
-            .apps
-            .iter()
-            .map(|a| report::App {
-                app_id: a.app_id.clone(),
-                name: a.app_name.clone(),
-                spark_version: a.spark_version.clone(),
-                lines: a.lines,
-                skipped_events: a
-                    .event_counts
-                    .get(&parsers::events::EventKind::Other)
-                    .copied()
-                    .unwrap_or(0),
-                unfinished_executions: a.unfinished_executions,
-                unknown_operators: a.unknown_operators.clone(),
-            })
-            .collect(),
-        warnings: &data.warnings,
-        errors: &data.errors,
-        edges,
-        drift,
-        drift_threshold: threshold,
-        window,
-        planned,
-        sql,
-        maintenance: None,
-        edges_span: span,
-        money: &NO_PRICES,
-        formats: &NO_FORMATS,
-    }
-}
-
-/// The maintenance plan of the audited tables: what the logs read from
-/// each, its join importance, and the plan's reclusters.
-fn upkeep(
-    audit: &crate::tables_cmd::Audit,
-    identity: &std::collections::BTreeMap<String, String>,
-    execs: &[pipeline::Exec],
-    planned: &Planned,
-) -> Vec<maintenance::UpkeepStep> {
-    let mut scanned: std::collections::BTreeMap<&str, u64> = std::collections::BTreeMap::new();
-    for s in pipeline::scan_observations(execs) {
-        *scanned.entry(s.table).or_default() += s.bytes.unwrap_or(0).max(0) as u64;
-    }
-    let tables: Vec<maintenance::TableUpkeep<'_>> = audit
-        .state
-        .iter()
-        .map(|s| {
-            let id = identity
-                .get(&s.table)
-                .cloned()
-                .unwrap_or_else(|| s.table.clone());
-            let jis = planned
-                .demands
-                .iter()
-                .filter(|d| d.left_table == id || d.right_table == id)
-                .map(|d| d.jis)
-                .sum();
-            maintenance::TableUpkeep {
-                workload: maintenance::Workload {
-                    scanned_bytes: scanned.get(id.as_str()).copied().unwrap_or(0),
-                    jis,
-                },
-                recluster: planned
-                    .plan
-                    .tables
-                    .iter()
-                    .find(|t| t.changed && t.table == id)
-                    .map(|t| t.keys.clone()),
-                min_table_bytes: planned.config.min_table_bytes,
-                state: s,
-                compaction: audit
-                    .compaction
-                    .iter()
-                    .filter(|c| c.table == s.table)
-                    .collect(),
-                deletes: audit
-                    .deletes
-                    .iter()
-                    .filter(|d| d.table == s.table)
-                    .collect(),
-                rollup: audit.rollups.iter().find(|r| r.table == s.table),
-                table: id,
-            }
-        })
-        .collect();
-    maintenance::upkeep(&tables)
-}

@@ -6,7 +6,38 @@
 
 use crate::output::Format;
 use std::io::IsTerminal;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// Where a command's result goes and in which format (`queries`,
+/// `edges`, `drift`, `whatif`).
+#[derive(clap::Args, Debug, Clone)]
+pub struct OutputArgs {
+    /// Output format; default: from the extension of `-o FILE`
+    /// (`.jsonl`, `.csv`, `.parquet`, `.txt`), else a table on a
+    /// terminal and JSON lines on a pipe.
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// Write to FILE instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+impl OutputArgs {
+    /// The format: `--format`, else `-o FILE`'s extension, else the
+    /// default ([`format_or_default`]); a contradiction is a usage error.
+    pub fn format(&self) -> anyhow::Result<Format> {
+        crate::output::resolve_format(
+            self.format,
+            self.path(),
+            format_or_default(None, self.path()),
+        )
+    }
+
+    /// `-o FILE`, or `None` for standard output.
+    pub fn path(&self) -> Option<&Path> {
+        self.output.as_deref()
+    }
+}
 
 /// Every input was read.
 pub const EXIT_OK: u8 = 0;
@@ -54,10 +85,10 @@ pub fn size(s: &str) -> Result<u64, String> {
 /// A window length (`--window`): checked here, kept as the user wrote it
 /// (the reports print it).
 pub fn window(s: &str) -> Result<String, String> {
-    graph::time::parse_duration(s)
+    workload::time::parse_duration(s)
         .map(|_| s.to_string())
         .map_err(|e| match e {
-            graph::Error::Duration { reason, .. } => reason,
+            workload::Error::Duration { reason, .. } => reason,
             other => other.to_string(),
         })
 }
@@ -65,7 +96,7 @@ pub fn window(s: &str) -> Result<String, String> {
 /// A time flag (`--since`, `--until`): checked here, parsed again where
 /// it is used.
 pub fn time(s: &str) -> Result<String, String> {
-    graph::time::parse_time(s).map(|_| s.to_string()).map_err(|_| {
+    workload::time::parse_time(s).map(|_| s.to_string()).map_err(|_| {
         "expected epoch milliseconds, a date (2026-10-05), a UTC date-time (2026-10-05T09:00:00Z, 2026-10-05 09:00) or one with an offset (2026-10-05T11:00:00+02:00)".to_string()
     })
 }

@@ -2,15 +2,13 @@
 //! windows, and whether to re-plan (the computation is
 //! `planner::drift::windowed`).
 
-use crate::edges_cmd::ScoreArgs;
 use crate::output::Col;
-use crate::pipeline::{self, Exec};
 use anyhow::Result;
-use graph::edges::CostMeasure;
-use graph::time::{format_time, parse_duration};
-use planner::{DriftRow, TableStats};
+use planner::DriftRow;
 use std::io::Write;
 use std::path::Path;
+use workload::time::format_time;
+use workload::windows::EdgeTables;
 
 /// `--normalize`: how JIS is normalised for the drift comparison.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -36,23 +34,14 @@ impl From<Normalize> for planner::Normalize {
     }
 }
 
-/// Drift rows for consecutive windows of the selected executions.
-pub fn compute(
-    execs: &[Exec],
-    score_args: &ScoreArgs,
-    stats: &TableStats,
-    window: &str,
-    threshold: f64,
-    normalize: Normalize,
-) -> Result<Vec<DriftRow>> {
-    Ok(planner::drift::windowed(
-        &pipeline::select(execs, score_args)?,
-        parse_duration(window)?,
-        CostMeasure::from(score_args.cost),
-        &stats.row_fallback(),
-        threshold,
-        normalize.into(),
-    ))
+/// Drift rows for consecutive windows of the run's edge tables (none
+/// when they were built without a window length).
+pub fn compute(tables: &EdgeTables, threshold: f64, normalize: Normalize) -> Vec<DriftRow> {
+    tables
+        .windowed
+        .as_ref()
+        .map(|w| planner::drift::windowed(w, threshold, normalize.into()))
+        .unwrap_or_default()
 }
 
 /// Tabular view.
@@ -171,5 +160,5 @@ pub fn write_table(rows: &[DriftRow], path: Option<&Path>) -> Result<()> {
             }
         }
     }
-    out.finish()
+    Ok(out.finish()?)
 }

@@ -1,13 +1,13 @@
 //! `lakeaudit edges`: the weighted join-edge table.
 
 use crate::output::{self, Col, Format};
-use crate::pipeline::{self, Exec};
+use crate::pipeline;
 use crate::{report_problems, Inputs};
 use anyhow::{bail, Result};
-use graph::edges::{build_edges, CostMeasure, EdgeRow};
-use graph::time::{format_time, parse_duration};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use workload::edges::{CostMeasure, EdgeRow};
+use workload::time::format_time;
 
 /// Flags shared by every command that scores edges.
 #[derive(clap::Args, Debug, Clone)]
@@ -71,27 +71,15 @@ pub fn run(
 ) -> Result<bool> {
     let mut data = pipeline::load(inputs)?;
     let stats = pipeline::table_inputs(args, &mut data)?.stats;
-    let selected = pipeline::select(&data.records, args)?;
-    let fallback = stats.row_fallback();
-    let cost = CostMeasure::from(args.cost);
-    let mut tables: Vec<(Window, Vec<EdgeRow>)> = Vec::new();
-    match window {
-        None => tables.push((None, build_edges(&selected, cost, &fallback))),
-        Some(w) => {
-            let width = parse_duration(w)?;
-            let align = graph::edges::data_align(&selected, width);
-            for (s, e, ex) in graph::edges::windows(&selected, width, align) {
-                tables.push((Some((s, e)), build_edges(&ex, cost, &fallback)));
-            }
-        }
-    }
+    let built = pipeline::edge_tables(&data.records, args, &stats, window)?;
+    let tables = built.tables();
     if let Some(pattern) = explain {
         let mut outw = output::open_out(out)?;
         let mut found = false;
-        for (win, rows) in &tables {
-            for r in rows.iter().filter(|r| r.key().matches(pattern)) {
+        for t in &tables {
+            for r in t.edges.iter().filter(|r| r.key().matches(pattern)) {
                 found = true;
-                explain_edge(&mut outw, r, *win, rows.len(), &data.records)?;
+                report::explain::edge(&mut outw, r, t.window, t.edges.len(), &data.records)?;
             }
         }
         outw.finish()?;
@@ -99,11 +87,11 @@ pub fn run(
         if !found {
             let mut labels: Vec<String> = tables
                 .iter()
-                .flat_map(|(_, rows)| rows.iter().map(|r| r.key().label()))
+                .flat_map(|t| t.edges.iter().map(|r| r.key().label()))
                 .collect();
             labels.sort();
             labels.dedup();
-            let closest = closest(pattern, &labels, 5);
+            let closest = workload::edges::closest_labels(pattern, &labels, 5);
             if closest.is_empty() {
                 bail!("--explain {pattern:?}: the input has no join edges");
             }
@@ -117,12 +105,12 @@ pub fn run(
     match format {
         Format::Jsonl => {
             let mut o = output::open_out(out)?;
-            for (win, rows) in &tables {
-                for r in rows {
+            for t in &tables {
+                for r in &t.edges {
                     let mut v = serde_json::to_value(r)?;
-                    if let (Some((s, e)), Some(m)) = (win, v.as_object_mut()) {
-                        m.insert("window_start_ms".into(), (*s).into());
-                        m.insert("window_end_ms".into(), (*e).into());
+                    if let (Some((s, e)), Some(m)) = (t.window, v.as_object_mut()) {
+                        m.insert("window_start_ms".into(), s.into());
+                        m.insert("window_end_ms".into(), e.into());
                     }
                     serde_json::to_writer(&mut o, &v)?;
                     o.write_all(b"\n")?;
@@ -134,7 +122,7 @@ pub fn run(
             let windowed = window.is_some();
             let all: Vec<(Window, &EdgeRow)> = tables
                 .iter()
-                .flat_map(|(w, rows)| rows.iter().map(move |r| (*w, r)))
+                .flat_map(|t| t.edges.iter().map(move |r| (t.window, r)))
                 .collect();
             output::write_columns(&columns(&all, windowed, other == Format::Table), other, out)?;
         }
@@ -220,112 +208,4 @@ pub fn columns(
     }
     cols.push(Col::Str("executions", s(&|r| r.executions.join(" "))));
     cols
-}
-
-fn explain_edge(
-    out: &mut dyn Write,
-    r: &EdgeRow,
-    win: Window,
-    edges_in_window: usize,
-    execs: &[Exec],
-) -> Result<()> {
-    writeln!(out, "edge {}", r.key().label())?;
-    if let Some((s, e)) = win {
-        writeln!(
-            out,
-            "  window      {} .. {}",
-            format_time(s),
-            format_time(e)
-        )?;
-    }
-    writeln!(
-        out,
-        "  JIS         {:.4} = F̂ {:.4} × D̂ {:.4} × Ĉ {:.4}   (min–max over {} edges; D̂ on log10(D+1))",
-        r.jis, r.f_norm, r.d_norm, r.c_norm, edges_in_window
-    )?;
-    writeln!(out, "  F frequency {} executions", r.frequency)?;
-    writeln!(
-        out,
-        "  D volume    {:.0} mean rows(left) × rows(right)",
-        r.data_volume
-    )?;
-    writeln!(out, "  C cost      {:.1} ms mean", r.cost)?;
-    writeln!(
-        out,
-        "  strategies  SortMergeJoin {}  BroadcastHashJoin {}  other {}",
-        r.smj_count, r.bhj_count, r.other_count
-    )?;
-    if r.volume_fallbacks > 0 {
-        writeln!(
-            out,
-            "  note        {} execution(s) lacked a scan row count; --table-stats rows (or 0) were used",
-            r.volume_fallbacks
-        )?;
-    }
-    writeln!(out, "  executions:")?;
-    for id in &r.executions {
-        let e = execs
-            .iter()
-            .find(|e| format!("{}:{}", e.record.app_id, e.record.execution_id) == *id);
-        match e {
-            Some(e) => {
-                let tables: Vec<String> = e
-                    .record
-                    .scans
-                    .iter()
-                    .map(|s| {
-                        format!(
-                            "{}={}",
-                            graph::tables::short_table(&s.table),
-                            s.rows.map_or("?".into(), |x| x.to_string())
-                        )
-                    })
-                    .collect();
-                writeln!(
-                    out,
-                    "    {id}  {} ms  cpu {} ms  rows[{}]  {}",
-                    e.record.duration_ms.unwrap_or(0),
-                    e.record.executor_cpu_ms,
-                    tables.join(" "),
-                    e.record.description.as_deref().unwrap_or("")
-                )?;
-            }
-            None => writeln!(out, "    {id}")?,
-        }
-    }
-    writeln!(out)?;
-    Ok(())
-}
-
-/// The `n` labels closest to `pattern` (edit distance, ignoring case and
-/// spaces), closest first.
-fn closest(pattern: &str, labels: &[String], n: usize) -> Vec<String> {
-    let norm = |s: &str| -> Vec<char> {
-        s.chars()
-            .filter(|c| !c.is_whitespace())
-            .flat_map(char::to_lowercase)
-            .collect()
-    };
-    let p = norm(pattern);
-    let mut scored: Vec<(usize, &String)> = labels
-        .iter()
-        .map(|l| (edit_distance(&p, &norm(l)), l))
-        .collect();
-    scored.sort();
-    scored.into_iter().take(n).map(|(_, l)| l.clone()).collect()
-}
-
-/// Levenshtein distance.
-fn edit_distance(a: &[char], b: &[char]) -> usize {
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != cb))
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }

@@ -6,13 +6,10 @@ mod analyze;
 mod cli;
 mod drift_cmd;
 mod edges_cmd;
-mod ingest;
 mod output;
 mod pipeline;
 mod plan_cmd;
 mod queries;
-mod records;
-mod savings;
 mod tables_cmd;
 mod whatif_cmd;
 
@@ -21,8 +18,6 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-
-use output::Format;
 
 /// Recover which columns Spark queries joined on, weigh the joins, and plan
 /// Delta Liquid Clustering layouts.
@@ -85,14 +80,8 @@ enum Command {
     Queries {
         #[command(flatten)]
         inputs: Inputs,
-        /// Output format; default: from the extension of `-o FILE`
-        /// (`.jsonl`, `.csv`, `.parquet`, `.txt`), else a table on a
-        /// terminal and JSON lines on a pipe.
-        #[arg(long, value_enum)]
-        format: Option<Format>,
-        /// Write to FILE instead of standard output.
-        #[arg(short, long, value_name = "FILE")]
-        output: Option<PathBuf>,
+        #[command(flatten)]
+        out: cli::OutputArgs,
         /// Also write one JSON line per application read (its summary: id,
         /// log, lines, bytes, event counts) to FILE.
         #[arg(long, value_name = "FILE")]
@@ -118,14 +107,8 @@ enum Command {
         /// `orders-lineitem`, `orders.o_orderkey=lineitem.l_orderkey`.
         #[arg(long, value_name = "EDGE")]
         explain: Option<String>,
-        /// Output format; default: from the extension of `-o FILE`
-        /// (`.jsonl`, `.csv`, `.parquet`, `.txt`), else a table on a
-        /// terminal and JSON lines on a pipe.
-        #[arg(long, value_enum)]
-        format: Option<Format>,
-        /// Write to FILE instead of standard output.
-        #[arg(short, long, value_name = "FILE")]
-        output: Option<PathBuf>,
+        #[command(flatten)]
+        out: cli::OutputArgs,
     },
     /// Choose Liquid Clustering keys per table within rewrite and storage
     /// budgets, with the Delta SQL to apply them.
@@ -169,14 +152,8 @@ enum Command {
         /// How JIS is normalised for the comparison.
         #[arg(long, value_enum, default_value_t = drift_cmd::Normalize::Max)]
         normalize: drift_cmd::Normalize,
-        /// Output format; default: from the extension of `-o FILE`
-        /// (`.jsonl`, `.csv`, `.parquet`, `.txt`), else a table on a
-        /// terminal and JSON lines on a pipe.
-        #[arg(long, value_enum)]
-        format: Option<Format>,
-        /// Write to FILE instead of standard output.
-        #[arg(short, long, value_name = "FILE")]
-        output: Option<PathBuf>,
+        #[command(flatten)]
+        out: cli::OutputArgs,
     },
     /// Run everything and write queries, edges, drift, the plan, its SQL and
     /// a short report into DIR.
@@ -222,14 +199,8 @@ enum Command {
         inputs: Inputs,
         #[command(flatten)]
         args: whatif_cmd::WhatifArgs,
-        /// Output format; default: from the extension of `-o FILE`
-        /// (`.jsonl`, `.csv`, `.parquet`, `.txt`), else a table on a
-        /// terminal and JSON lines on a pipe.
-        #[arg(long, value_enum)]
-        format: Option<Format>,
-        /// Write to FILE instead of standard output.
-        #[arg(short, long, value_name = "FILE")]
-        output: Option<PathBuf>,
+        #[command(flatten)]
+        out: cli::OutputArgs,
     },
 }
 
@@ -255,37 +226,22 @@ fn run(cli: Cli) -> Result<ExitCode> {
             .map_err(|e| cli::UsageError(format!("--storage-option: {e}")))?;
     }
     let failed = match cli.command {
-        Command::Queries {
-            inputs,
-            format,
-            output,
-            apps,
-        } => {
-            let format = output::resolve_format(
-                format,
-                output.as_deref(),
-                cli::format_or_default(None, output.as_deref()),
-            )?;
-            queries::run(&inputs, format, output.as_deref(), apps.as_deref())?
+        Command::Queries { inputs, out, apps } => {
+            queries::run(&inputs, out.format()?, out.path(), apps.as_deref())?
         }
         Command::Edges {
             inputs,
             score,
             window,
             explain,
-            format,
-            output,
+            out,
         } => edges_cmd::run(
             &inputs,
             &score,
             window.as_deref(),
             explain.as_deref(),
-            output::resolve_format(
-                format,
-                output.as_deref(),
-                cli::format_or_default(None, output.as_deref()),
-            )?,
-            output.as_deref(),
+            out.format()?,
+            out.path(),
         )?,
         Command::Plan {
             plan,
@@ -308,20 +264,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
             window,
             threshold,
             normalize,
-            format,
-            output,
+            out,
         } => analyze::drift(
             &inputs,
             &score,
             &window,
             threshold,
             normalize,
-            output::resolve_format(
-                format,
-                output.as_deref(),
-                cli::format_or_default(None, output.as_deref()),
-            )?,
-            output.as_deref(),
+            out.format()?,
+            out.path(),
         )?,
         Command::Analyze {
             inputs,
@@ -333,21 +284,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             force,
         } => analyze::run(&inputs, &score, &plan, threshold, normalize, &out, force)?,
         Command::Tables(args) => tables_cmd::run(&args)?,
-        Command::Whatif {
-            inputs,
-            args,
-            format,
-            output,
-        } => whatif_cmd::run(
-            &inputs,
-            &args,
-            output::resolve_format(
-                format,
-                output.as_deref(),
-                cli::format_or_default(None, output.as_deref()),
-            )?,
-            output.as_deref(),
-        )?,
+        Command::Whatif { inputs, args, out } => {
+            whatif_cmd::run(&inputs, &args, out.format()?, out.path())?
+        }
     };
     Ok(ExitCode::from(if failed {
         cli::EXIT_INPUT
@@ -452,6 +391,7 @@ fn main() -> ExitCode {
                         c.downcast_ref::<serde_json::Error>()
                             .and_then(|j| j.io_error_kind())
                     })
+                    .or_else(|| c.downcast_ref::<tabular::Error>().and_then(|t| t.io_kind()))
                     == Some(std::io::ErrorKind::BrokenPipe)
             });
             if broken_pipe {

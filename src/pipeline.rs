@@ -1,32 +1,19 @@
-//! The shared first stages: read the logs, resolve each execution's
-//! relationships while its plans are alive, and hand the libraries what
-//! they need (graph facts, scan observations, table statistics).
+//! The shared first stages: the workload crate loads the executions; this
+//! module hands it the flags and joins the audited tables (`--tables`) and
+//! `--table-stats` to the logs' tables.
 
 use crate::edges_cmd::ScoreArgs;
-use crate::ingest::{ingest, Ingested};
 use crate::tables_cmd::{self, Audit, PolicyArg};
 use crate::Inputs;
 use anyhow::{Context, Result};
-use graph::edges::ExecFacts;
-use graph::execution::{execution_relationships, ExecutionPlans};
-use graph::relationships::Relationship;
-use graph::tables::Locations;
-use graph::time::{format_time, TimeRange};
 use parsers::events::ReadOptions;
-use parsers::record::{PlanSet, QueryRecord};
-use planner::{ScanObservation, TableStat, TableStats};
-use serde::Serialize;
+use planner::{TableStat, TableStats};
 use std::collections::BTreeMap;
-
-/// One execution with the relationships its plan resolves to.
-#[derive(Clone, Debug, Serialize, serde::Deserialize)]
-pub struct Exec {
-    /// The `queries` record.
-    #[serde(flatten)]
-    pub record: QueryRecord,
-    /// Join relationships resolved to base-table columns.
-    pub relationships: Vec<Relationship>,
-}
+use workload::edges::CostMeasure;
+use workload::exec::{Exec, Source};
+use workload::ingest::Ingested;
+use workload::time::{parse_duration, TimeRange};
+use workload::windows::EdgeTables;
 
 /// Read options from the shared flags.
 pub fn read_options(inputs: &Inputs) -> ReadOptions {
@@ -36,140 +23,37 @@ pub fn read_options(inputs: &Inputs) -> ReadOptions {
     }
 }
 
-/// Read all inputs; lineage runs while each execution's plans are alive.
-/// With `--records`, read the records a Spark map job wrote instead.
-/// Then one identity per location: a path read of a catalog table's
-/// location (seen in any input) is reported under the catalog name.
+/// Read all inputs (`workload::exec::load`): the logs, or with
+/// `--records` the records a Spark map job wrote.
 pub fn load(inputs: &Inputs) -> Result<Ingested<Exec>> {
-    let mut data = match &inputs.records {
-        Some(dir) => crate::records::load(dir)?,
-        None => read(inputs),
+    let options = read_options(inputs);
+    let source = match &inputs.records {
+        Some(dir) => Source::Records(dir),
+        None => Source::Logs {
+            paths: &inputs.paths,
+            stdin_name: inputs.name.as_deref(),
+            options: &options,
+        },
     };
-    let mut locations = Locations::default();
-    for e in &data.records {
-        for s in &e.record.scans {
-            locations.observe(&s.table, s.location.as_deref());
-        }
-    }
-    for e in &mut data.records {
-        rename_paths(&locations, e);
-    }
-    Ok(data)
+    Ok(workload::exec::load(source)?)
 }
 
-/// Report a path read of a catalog table's location under the catalog
-/// name (`locations` observed over every kept record).
-pub fn rename_paths(locations: &Locations, e: &mut Exec) {
-    if locations.is_empty() {
-        return;
-    }
-    for s in &mut e.record.scans {
-        if graph::tables::single_path(&s.table).is_some() {
-            s.table = locations.identity(&s.table);
-        }
-    }
-    for r in &mut e.relationships {
-        r.rename_tables(|t| locations.identity(t));
-    }
-    e.relationships.sort();
-    e.relationships.dedup();
-}
-
-/// An execution with its relationships, resolved while its plans are alive.
-pub fn exec_of(record: QueryRecord, plans: &PlanSet) -> Exec {
-    Exec {
-        relationships: execution_relationships(ExecutionPlans {
-            physical: plans.physical.as_ref(),
-            optimized: plans.optimized.as_ref(),
-            analyzed: plans.analyzed.as_ref(),
-        }),
-        record,
-    }
-}
-
-fn read(inputs: &Inputs) -> Ingested<Exec> {
-    ingest(
-        &inputs.paths,
-        inputs.name.as_deref(),
-        &read_options(inputs),
-        exec_of,
-    )
-}
-
-/// What an execution contributes to the join graph.
-pub fn facts(e: &Exec) -> ExecFacts {
-    let mut f = ExecFacts {
-        app_id: e.record.app_id.clone(),
-        execution_id: e.record.execution_id,
-        root_execution_id: e.record.root_execution_id,
-        start_ms: e.record.start_ms,
-        duration_ms: e.record.duration_ms,
-        cpu_ms: e.record.executor_cpu_ms,
-        relationships: e.relationships.clone(),
-        ..ExecFacts::default()
-    };
-    for s in &e.record.scans {
-        f.add_scan(&s.table, s.rows, s.bytes_read);
-    }
-    f
-}
-
-/// Executions in the `--since`/`--until` range, as graph facts.
-pub fn select(execs: &[Exec], args: &ScoreArgs) -> Result<Vec<ExecFacts>> {
+/// The run's edge tables (`workload::windows`), built once and shared:
+/// the executions in the `--since`/`--until` range, cut into windows of
+/// `window` when given, scored with `--cost` and the statistics' rows.
+pub fn edge_tables(
+    execs: &[Exec],
+    args: &ScoreArgs,
+    stats: &TableStats,
+    window: Option<&str>,
+) -> Result<EdgeTables> {
     let range = TimeRange::parse(args.since.as_deref(), args.until.as_deref())?;
-    Ok(execs
-        .iter()
-        .filter(|e| range.contains(e.record.start_ms))
-        .map(facts)
-        .collect())
-}
-
-/// A warning when `--since`/`--until` select no execution although the
-/// input has some: the range is empty, or lies outside the data.
-pub fn filter_warning(execs: &[Exec], args: &ScoreArgs) -> Result<Option<String>> {
-    let range = TimeRange::parse(args.since.as_deref(), args.until.as_deref())?;
-    if range.since.is_none() && range.until.is_none() {
-        return Ok(None);
-    }
-    if let (Some(s), Some(u)) = (range.since, range.until) {
-        if s >= u {
-            return Ok(Some(format!(
-                "--since {} is not before --until {}: the range selects no execution",
-                format_time(s),
-                format_time(u)
-            )));
-        }
-    }
-    if execs.is_empty() || execs.iter().any(|e| range.contains(e.record.start_ms)) {
-        return Ok(None);
-    }
-    let starts = execs.iter().filter_map(|e| e.record.start_ms);
-    let span = match starts.clone().min().zip(starts.max()) {
-        Some((a, b)) => format!("they start {} .. {}", format_time(a), format_time(b)),
-        None => "none has a start time".to_string(),
-    };
-    Ok(Some(format!(
-        "--since/--until select none of the {} executions read ({span})",
-        execs.len()
-    )))
-}
-
-/// Every scan of the logs, as table sizing sees it.
-pub fn scan_observations(execs: &[Exec]) -> impl Iterator<Item = ScanObservation<'_>> {
-    execs
-        .iter()
-        .flat_map(|e| &e.record.scans)
-        .map(|s| ScanObservation {
-            table: &s.table,
-            bytes: s.bytes_read,
-            rows: s.rows,
-            files: s.files_read,
-            full: planner::is_full_scan(
-                s.partition_filters.as_deref(),
-                s.data_filters.as_deref(),
-                s.pushed_filters.as_deref(),
-            ),
-        })
+    Ok(EdgeTables::build(
+        workload::exec::select(execs, &range),
+        window.map(parse_duration).transpose()?,
+        CostMeasure::from(args.cost),
+        stats.row_fallback(),
+    ))
 }
 
 /// Table facts from outside the logs: `--table-stats` and the audit of
@@ -189,9 +73,9 @@ pub struct TableInputs {
 /// else to its own name made canonical. Tables that cannot be read join
 /// `data.errors` (the others are still audited).
 pub fn table_inputs(args: &ScoreArgs, data: &mut Ingested<Exec>) -> Result<TableInputs> {
-    if let Some(w) = filter_warning(&data.records, args)? {
-        data.warnings.push(w);
-    }
+    let range = TimeRange::parse(args.since.as_deref(), args.until.as_deref())?;
+    data.warnings
+        .extend(workload::exec::filter_warning(&data.records, &range));
     let mut stats = table_stats(args)?;
     if args.tables.is_empty() {
         return Ok(TableInputs {
@@ -205,18 +89,11 @@ pub fn table_inputs(args: &ScoreArgs, data: &mut Ingested<Exec>) -> Result<Table
         ..tables::ReadOptions::default()
     };
     let audit = tables_cmd::audit(&args.tables, PolicyArg::All, None, opts);
-    let mut locations = Locations::default();
-    for e in &data.records {
-        for s in &e.record.scans {
-            locations.observe(&s.table, s.location.as_deref());
-        }
-    }
     let mut identity = BTreeMap::new();
     for s in &audit.state {
-        let location = std::fs::canonicalize(&s.location)
-            .ok()
-            .map(|p| format!("file:{}", p.display()));
-        let id = locations.identify(&s.table, location.as_deref());
+        let id = data
+            .locations
+            .identify_root(&s.table, std::path::Path::new(&s.location));
         stats.0.insert(
             id.clone(),
             TableStat {
@@ -250,37 +127,14 @@ fn table_stats(args: &ScoreArgs) -> Result<TableStats> {
 }
 
 /// Each table's format, by the logs' table identity: the audit's (`--tables`)
-/// where it has the table, else what the logs' scans show (a `parquet` scan
-/// through Delta's file index is a Delta table).
+/// where it has the table, else what the logs' scans show
+/// (`planner::ddl::scan_formats`).
 pub fn formats(execs: &[Exec], tables: &TableInputs) -> BTreeMap<String, planner::TableFormat> {
-    use planner::TableFormat;
-    let mut m = BTreeMap::new();
-    for s in execs.iter().flat_map(|e| &e.record.scans) {
-        let delta_index = s.location.as_deref().is_some_and(|l| {
-            [
-                "TahoeLogFileIndex",
-                "PreparedDeltaFileIndex",
-                "TahoeBatchFileIndex",
-            ]
-            .iter()
-            .any(|i| l.contains(i))
-        });
-        let f = if delta_index {
-            TableFormat::Delta
-        } else {
-            s.format
-                .as_deref()
-                .map_or(TableFormat::Unknown, TableFormat::from_name)
-        };
-        if f != TableFormat::Unknown {
-            m.entry(graph::tables::canonical_table(&s.table))
-                .or_insert(f);
-        }
-    }
+    let mut m = planner::ddl::scan_formats(execs);
     if let Some(a) = &tables.audit {
         for s in &a.state {
             let id = tables.identity.get(&s.table).unwrap_or(&s.table);
-            m.insert(id.clone(), TableFormat::from_name(s.format));
+            m.insert(id.clone(), planner::TableFormat::from_name(s.format));
         }
     }
     m

@@ -1,14 +1,12 @@
 //! `lakeaudit queries`: one record per SQL execution.
 
 use crate::output::{self, Col, Format};
-use crate::pipeline::{self, Exec};
+use crate::pipeline;
 use crate::{report_problems, Inputs};
-use anyhow::{Context, Result};
-use std::fs::File;
-use std::io::{BufWriter, Write};
-use std::os::unix::fs::FileExt;
+use anyhow::Result;
 use std::path::Path;
-use std::sync::Mutex;
+use workload::exec::Exec;
+use workload::spool::Spool;
 
 /// Run the command; returns whether some input failed.
 pub fn run(
@@ -34,103 +32,34 @@ pub fn run(
     Ok(data.failed())
 }
 
-/// Where one execution's JSON line sits in the spool file.
-#[derive(Clone, Copy)]
-struct Spooled {
-    at: u64,
-    len: u64,
-}
-
 /// Executions written per CSV batch.
 const CSV_BATCH: usize = 4096;
 
-/// `queries` to a stream (JSON lines or CSV): each execution is written to
-/// a spool file (an unlinked file in the temporary directory) the moment
-/// it ends, and only its place there is kept, 16 bytes, instead of the
-/// record (about 4 KB for a tiny execution). When every log is read, the
-/// records are written out in the same order and with the same bytes as
-/// from memory: sorted by (app id, execution id), duplicates of an
-/// application dropped, and path reads of a catalog table's location named
-/// by the catalog name (which needs every record seen, so nothing can be
-/// written before the last log ends).
+/// `queries` to a stream (JSON lines or CSV): the executions are spooled
+/// while the logs are read (`workload::spool`), then written out in the
+/// same order and with the same bytes as from memory.
 fn stream(
     inputs: &Inputs,
     format: Format,
     out: Option<&Path>,
     apps: Option<&Path>,
 ) -> Result<bool> {
-    let spool = spool_file()?;
-    let writer = Mutex::new((
-        BufWriter::with_capacity(1 << 20, spool.try_clone()?),
-        0u64,
-        None::<std::io::Error>,
-    ));
-    let data = crate::ingest::ingest(
+    let spool = Spool::read_logs(
         &inputs.paths,
         inputs.name.as_deref(),
         &pipeline::read_options(inputs),
-        |record, plans| {
-            let e = pipeline::exec_of(record, plans);
-            let line = serde_json::to_vec(&e).unwrap_or_default();
-            let mut w = writer.lock().unwrap_or_else(|p| p.into_inner());
-            let at = w.1;
-            if let Err(err) = w.0.write_all(&line) {
-                w.2.get_or_insert(err);
-            }
-            w.1 += line.len() as u64;
-            Spooled {
-                at,
-                len: line.len() as u64,
-            }
-        },
-    );
-    let (mut w, _, failed) = writer.into_inner().unwrap_or_else(|p| p.into_inner());
-    if let Some(e) = failed {
-        return Err(e).context("cannot write the spool file in the temporary directory");
-    }
-    w.flush()
-        .context("cannot write the spool file in the temporary directory")?;
-    drop(w);
+    )?;
+    let data = &spool.data;
     if let Some(p) = apps {
         output::write_to(Some(p), |w| output::write_jsonl(&data.apps, w))?;
     }
-    let read = |s: &Spooled| -> Result<Vec<u8>> {
-        let mut buf = vec![0; s.len as usize];
-        spool
-            .read_exact_at(&mut buf, s.at)
-            .context("cannot read the spool file back")?;
-        Ok(buf)
-    };
-    // Pass 1: the locations of the kept records' scans.
-    #[derive(serde::Deserialize)]
-    struct ScanAt {
-        table: String,
-        location: Option<String>,
-    }
-    #[derive(serde::Deserialize)]
-    struct Scans {
-        scans: Vec<ScanAt>,
-    }
-    let mut locations = graph::tables::Locations::default();
-    for s in &data.records {
-        let scans: Scans = serde_json::from_slice(&read(s)?)?;
-        for sc in scans.scans {
-            locations.observe(&sc.table, sc.location.as_deref());
-        }
-    }
-    // Pass 2: the records, in order.
-    let exec = |bytes: &[u8]| -> Result<Exec> {
-        let mut e: Exec = serde_json::from_slice(bytes)?;
-        pipeline::rename_paths(&locations, &mut e);
-        Ok(e)
-    };
     output::write_to(out, |o| {
         match format {
             Format::Csv => {
                 let mut batch = Vec::with_capacity(CSV_BATCH.min(data.records.len()));
                 let mut header = true;
                 for (i, s) in data.records.iter().enumerate() {
-                    batch.push(exec(&read(s)?)?);
+                    batch.push(spool.exec(s)?);
                     if batch.len() == CSV_BATCH || i + 1 == data.records.len() {
                         output::write_csv(&columns(&batch, false), o, header)?;
                         header = false;
@@ -141,15 +70,15 @@ fn stream(
                     output::write_csv(&columns(&[], false), o, true)?;
                 }
             }
-            _ if locations.is_empty() => {
+            _ if !spool.renames() => {
                 for s in &data.records {
-                    o.write_all(&read(s)?)?;
+                    o.write_all(&spool.raw(s)?)?;
                     o.write_all(b"\n")?;
                 }
             }
             _ => {
                 for s in &data.records {
-                    serde_json::to_writer(&mut *o, &exec(&read(s)?)?)?;
+                    serde_json::to_writer(&mut *o, &spool.exec(s)?)?;
                     o.write_all(b"\n")?;
                 }
             }
@@ -158,32 +87,6 @@ fn stream(
     })?;
     report_problems(&data.errors, &data.warnings);
     Ok(data.failed())
-}
-
-/// A new file in the temporary directory, unlinked at once: it holds the
-/// spooled records while it is open and disappears with the process.
-fn spool_file() -> Result<File> {
-    let dir = std::env::temp_dir();
-    for n in 0..100u32 {
-        let p = dir.join(format!(".lakeaudit-spool-{}-{n}", std::process::id()));
-        match std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(&p)
-        {
-            Ok(f) => {
-                let _ = std::fs::remove_file(&p);
-                return Ok(f);
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => {
-                return Err(e)
-                    .with_context(|| format!("cannot create a spool file in {}", dir.display()))
-            }
-        }
-    }
-    anyhow::bail!("cannot create a spool file in {}", dir.display())
 }
 
 /// Tabular view of records: scalar fields as columns, `scans`, `joins` and

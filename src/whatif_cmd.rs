@@ -6,12 +6,15 @@ use crate::output::{self, Col, Format};
 use crate::pipeline;
 use crate::{report_problems, Inputs};
 use anyhow::Result;
-use graph::tables::{short_table, Locations};
+use graph::tables::short_table;
 use rayon::prelude::*;
 use skipping::{Engine, ScanRow};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use workload::exec::Exec;
+use workload::identity::Locations;
+use workload::ingest::Ingested;
 
 /// `--engine`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -164,16 +167,15 @@ pub fn run(inputs: &Inputs, args: &WhatifArgs, format: Format, out: Option<&Path
 /// (app id, execution id, scan, engine). Table errors and warnings go
 /// into `data`.
 pub fn rows(
-    data: &mut crate::ingest::Ingested<pipeline::Exec>,
+    data: &mut Ingested<Exec>,
     args: &WhatifArgs,
     layouts: &[(String, Vec<String>)],
 ) -> Whatif {
     let mut out = Whatif::default();
-    let mut locations = Locations::default();
+    let locations = data.locations.clone();
     let mut wanted = BTreeSet::new();
     for e in &data.records {
         for s in &e.record.scans {
-            locations.observe(&s.table, s.location.as_deref());
             wanted.extend(s.columns.iter().map(|c| column_name(c).to_string()));
         }
     }
@@ -204,10 +206,7 @@ pub fn rows(
                 t.stats_unreadable
             ));
         }
-        let location = std::fs::canonicalize(&t.location)
-            .ok()
-            .map(|p| format!("file:{}", p.display()));
-        let id = locations.identify(&t.name, location.as_deref());
+        let id = locations.identify_root(&t.name, &t.location);
         by_id.insert(id, t);
     }
     let (induced, warnings) = induced(data, &locations, &by_id, args.build_rows);
@@ -359,7 +358,7 @@ type InducedByScan = BTreeMap<(usize, usize, String), Vec<skipping::joins::Induc
 /// computed once per (table, key, filters), in parallel. Returns them and
 /// the warnings of build sides that could not be read.
 fn induced(
-    data: &crate::ingest::Ingested<pipeline::Exec>,
+    data: &Ingested<Exec>,
     locations: &Locations,
     by_id: &BTreeMap<String, tables::TableState>,
     build_rows: u64,
@@ -554,7 +553,7 @@ pub fn measured(rows: &[ScanRow]) -> Vec<planner::MeasuredKey> {
 /// Databricks ran it, else `minmax`; [`rows`]), and for the planner the
 /// measured keys (none with `--pricing assumed`).
 pub fn measure(
-    data: &mut crate::ingest::Ingested<pipeline::Exec>,
+    data: &mut Ingested<Exec>,
     score: &crate::edges_cmd::ScoreArgs,
     pricing: crate::plan_cmd::Pricing,
 ) -> (Whatif, Vec<planner::MeasuredKey>) {
@@ -646,7 +645,7 @@ struct Usage<'a> {
 }
 
 impl<'a> Usage<'a> {
-    fn of(data: &'a crate::ingest::Ingested<pipeline::Exec>, locations: &Locations) -> Self {
+    fn of(data: &'a Ingested<Exec>, locations: &Locations) -> Self {
         let mut u = Usage::default();
         for e in &data.records {
             for s in &e.record.scans {

@@ -1,15 +1,13 @@
 //! What one SQL execution contributes: its relationships, resolved through
-//! whichever of its plans the log carries, and its per-table volumes.
+//! whichever of its plans the log carries.
 //!
 //! A `CommandResult` execution (`spark.sql("INSERT ...").collect()` logs the
 //! command, then an execution whose plan is `CommandResult` over the
 //! command's tree) contributes no relationships: the joins ran once, in the
 //! command's execution.
 
-use crate::edges::{ExecFacts, TableVolume};
 use crate::lineage::Lineage;
 use crate::relationships::{relationships, relationships_with, Relationship};
-use crate::tables::canonical_table;
 use plan::Plan;
 
 /// The plans one execution's log carries.
@@ -74,42 +72,4 @@ pub fn defines_a_view(plan: &Plan) -> bool {
                 "CreateViewCommand" | "AlterViewAsCommand" | "CreateTempViewUsing"
             )
         })
-}
-
-impl ExecFacts {
-    /// Count one scan of `table` (any spelling): its output rows and bytes
-    /// read add to the table's volume in this execution (saturating; a
-    /// metric no scan reported stays `None`).
-    pub fn add_scan(&mut self, table: &str, rows: Option<i64>, bytes: Option<i64>) {
-        let v: &mut TableVolume = self.tables.entry(canonical_table(table)).or_default();
-        let add = |acc: Option<i64>, x: Option<i64>| match x {
-            Some(x) => Some(acc.unwrap_or(0).saturating_add(x)),
-            None => acc,
-        };
-        v.rows = add(v.rows, rows);
-        v.bytes = add(v.bytes, bytes);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn scans_of_one_table_add_up_under_its_canonical_name() {
-        let mut f = ExecFacts::default();
-        f.add_scan("orders", Some(10), None);
-        f.add_scan("spark_catalog.default.orders", Some(5), Some(100));
-        f.add_scan("lineitem", None, None);
-        f.add_scan("nation", Some(i64::MAX), None);
-        f.add_scan("nation", Some(1), None);
-        let o = f.tables["spark_catalog.default.orders"];
-        assert_eq!((o.rows, o.bytes), (Some(15), Some(100)));
-        let l = f.tables["spark_catalog.default.lineitem"];
-        assert_eq!((l.rows, l.bytes), (None, None));
-        assert_eq!(
-            f.tables["spark_catalog.default.nation"].rows,
-            Some(i64::MAX)
-        );
-    }
 }

@@ -1,18 +1,14 @@
-//! Column lineage through Spark plans, join relationships, and the weighted
-//! join graph (METHOD.md stages 2 and 3).
+//! Column lineage through Spark plans and join relationships (METHOD.md
+//! stage 2); the weighted join graph built from them is the workload
+//! crate's (`lakeaudit-workload`).
 //!
 //! - [`lineage`] maps every attribute exprId of a plan to the base-table
 //!   columns it comes from, through every node kind of the plan IR.
 //! - [`relationships`] extracts equi-join relationships resolved to base
 //!   columns (composite keys together, expression sides marked non-simple).
-//! - [`execution`] chooses which of an execution's plans lineage reads and
-//!   sums its per-table volumes.
-//! - [`edges`] aggregates relationships of many executions into the edge
-//!   table (F, D, C, JIS) per time window; [`score`] holds the JIS maths.
+//! - [`execution`] chooses which of an execution's plans lineage reads.
 //! - [`tables`] makes `orders`, `default.orders` and
 //!   `spark_catalog.default.orders` one table.
-//! - [`time`] reads the times and window lengths users give and aligns
-//!   windows on the calendar.
 //!
 //! ```
 //! use graph::relationships::relationships;
@@ -38,13 +34,7 @@
 //! ```
 #![deny(missing_docs)]
 
-pub mod edges;
-pub mod error;
 pub mod execution;
 pub mod lineage;
 pub mod relationships;
-pub mod score;
 pub mod tables;
-pub mod time;
-
-pub use error::{Error, Result};

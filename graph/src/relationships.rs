@@ -209,10 +209,10 @@ impl Relationship {
             .collect()
     }
 
-    /// Rename both sides' tables with `identity` (see
-    /// [`crate::tables::Locations`]; a non-simple side's `a+b` per table)
-    /// and restore the canonical orientation: the smaller `table.column`
-    /// list on the left.
+    /// Rename both sides' tables with `identity` (the workload crate's
+    /// `identity::Locations`; a non-simple side's `a+b` per table) and
+    /// restore the canonical orientation: the smaller `table.column` list
+    /// on the left.
     pub fn rename_tables(&mut self, identity: impl Fn(&str) -> String) {
         let rename = |t: &str| {
             if t.is_empty() {

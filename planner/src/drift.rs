@@ -4,17 +4,16 @@
 //! missing from a window has JIS 0):
 //! `(1/|E_k ∪ E_k+1|) Σ |JIS_k − JIS_k+1| / max(JIS_k, JIS_k+1, ε)`.
 //! The per-window JIS itself (F̂·D̂·Ĉ, min–max normalised) is computed by
-//! the graph crate (`graph::score`), which builds the edge table;
+//! the workload crate (`workload::score`), which builds the edge table;
 //! [`windowed`] cuts the workload into windows and compares consecutive
 //! ones under one of three [`Normalize`] choices.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use graph::edges::{
-    build_edges, data_align, windows, CostMeasure, EdgeRow, ExecFacts, RowFallback,
-};
-use graph::score;
 use serde::{Deserialize, Serialize};
+use workload::edges::{CostMeasure, EdgeRow};
+use workload::score;
+use workload::windows::{EdgeTable, Windowed};
 
 /// METHOD.md's default drift threshold δ: above it, re-plan.
 pub const DEFAULT_DRIFT_THRESHOLD: f64 = 0.10;
@@ -219,39 +218,28 @@ fn joint(a: &[EdgeRow], b: &[EdgeRow]) -> (BTreeMap<String, f64>, BTreeMap<Strin
     (one(a), one(b))
 }
 
-/// Drift between every pair of consecutive windows of `width_ms` that have
-/// executions (an empty window says nothing about the workload; the row
-/// counts the empty windows skipped in `gap_windows`), each window's edges
-/// built from `facts` as the edge table builds them. Windows are aligned
-/// to the data: the last one ends at the last execution ([`data_align`]).
-pub fn windowed(
-    facts: &[ExecFacts],
-    width_ms: i64,
-    cost: CostMeasure,
-    fallback: &RowFallback,
-    threshold: f64,
-    normalize: Normalize,
-) -> Vec<DriftRow> {
-    let wins: Vec<(i64, i64, Vec<EdgeRow>, usize)> =
-        windows(facts, width_ms, data_align(facts, width_ms))
-            .into_iter()
-            .filter(|(_, _, ex)| !ex.is_empty())
-            .map(|(s, e, ex)| (s, e, build_edges(&ex, cost, fallback), ex.len()))
-            .collect();
+/// Drift between every pair of consecutive windows that have executions
+/// (an empty window says nothing about the workload; the row counts the
+/// empty windows skipped in `gap_windows`), each compared on the edge
+/// table its window already has. Windows are aligned to the data: the
+/// last one ends at the last execution (`workload::edges::data_align`).
+pub fn windowed(windows: &Windowed, threshold: f64, normalize: Normalize) -> Vec<DriftRow> {
+    let wins: Vec<&EdgeTable> = windows.non_empty().collect();
     wins.windows(2)
-        .map(|pair| {
-            let (a, b) = (&pair[0], &pair[1]);
+        .filter_map(|pair| {
+            let (a, b) = (pair[0], pair[1]);
+            let ((a_start, _), (b_start, b_end)) = (a.window?, b.window?);
             let (pa, pb) = match normalize {
-                Normalize::Window => (window_scores(&a.2), window_scores(&b.2)),
-                Normalize::Joint => joint(&a.2, &b.2),
-                Normalize::Max => (max_scaled(&a.2), max_scaled(&b.2)),
+                Normalize::Window => (window_scores(&a.edges), window_scores(&b.edges)),
+                Normalize::Joint => joint(&a.edges, &b.edges),
+                Normalize::Max => (max_scaled(&a.edges), max_scaled(&b.edges)),
             };
             let rep = drift(&pa, &pb, score::EPSILON);
-            DriftRow {
-                prev_window_start_ms: a.0,
-                gap_windows: u64::try_from((b.0 - a.0) / width_ms - 1).unwrap_or(0),
-                window_start_ms: b.0,
-                window_end_ms: b.1,
+            Some(DriftRow {
+                prev_window_start_ms: a_start,
+                gap_windows: u64::try_from((b_start - a_start) / windows.width_ms - 1).unwrap_or(0),
+                window_start_ms: b_start,
+                window_end_ms: b_end,
                 drift: rep.value,
                 replan: rep.value > threshold,
                 moved: rep
@@ -263,13 +251,13 @@ pub fn windowed(
                 new_edges: rep.new_edges,
                 gone_edges: rep.gone_edges,
                 edges: rep.edges,
-                executions: b.3,
+                executions: b.facts.len(),
                 normalize,
-                cost: match cost {
+                cost: match windows.cost {
                     CostMeasure::Duration => "duration".into(),
                     CostMeasure::Cpu => "cpu".into(),
                 },
-            }
+            })
         })
         .collect()
 }

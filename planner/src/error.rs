@@ -65,9 +65,6 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
-    /// A time or window length the graph crate refused.
-    #[error(transparent)]
-    Time(#[from] graph::Error),
 }
 
 /// `Result` with this crate's [`Error`].

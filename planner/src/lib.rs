@@ -16,7 +16,8 @@
 //! Around the planner: [`stats`] reads `--table-stats`, [`profile`] sizes
 //! tables from it and from the logs' scans, [`workload`] turns a window's
 //! edge table into demands, plans it and names the paying edges left out,
-//! [`drift`] compares consecutive windows, [`ddl`] writes the SQL.
+//! [`drift`] compares consecutive windows, [`ddl`] writes the SQL, and
+//! [`savings`] prices a plan's served edges in executor time.
 //!
 //! ```
 //! use planner::{plan, ddl, EdgeDemand, PlannerConfig, TableProfile};
@@ -52,6 +53,7 @@ mod knapsack;
 pub mod model;
 mod problem;
 pub mod profile;
+pub mod savings;
 pub mod size;
 mod split;
 mod state;
@@ -79,8 +81,8 @@ pub use size::{human, human_budget, parse_size};
 pub use split::EXACT_NODE_LIMIT;
 pub use stats::{TableStat, TableStats};
 pub use workload::{
-    demands, plan_latest_window, LeftOut, LeftOutReason, MeasuredKey, MeasuredWindow, PlanJson,
-    Planned, Reads,
+    demands, plan_window, LeftOut, LeftOutReason, MeasuredKey, MeasuredWindow, PlanJson, Planned,
+    Reads,
 };
 
 /// Plan with the default (improved) planner.

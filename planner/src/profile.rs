@@ -10,6 +10,7 @@ use crate::model::TableProfile;
 use crate::stats::TableStats;
 use graph::tables::canonical_table;
 use std::collections::BTreeMap;
+use workload::exec::Exec;
 
 /// One scan of a table in the logs, as sizing needs it.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -43,6 +44,24 @@ pub fn is_full_scan(
         })
     };
     empty(partition_filters) && empty(data_filters) && empty(pushed_filters)
+}
+
+/// Every scan of the logs, as table sizing sees it.
+pub fn scan_observations(execs: &[Exec]) -> impl Iterator<Item = ScanObservation<'_>> {
+    execs
+        .iter()
+        .flat_map(|e| &e.record.scans)
+        .map(|s| ScanObservation {
+            table: &s.table,
+            bytes: s.bytes_read,
+            rows: s.rows,
+            files: s.files_read,
+            full: is_full_scan(
+                s.partition_filters.as_deref(),
+                s.data_filters.as_deref(),
+                s.pushed_filters.as_deref(),
+            ),
+        })
 }
 
 #[derive(Default)]

@@ -172,7 +172,7 @@ impl TableStats {
     }
 
     /// Row counts by table, for the data-volume fallback of the edge table.
-    pub fn row_fallback(&self) -> graph::edges::RowFallback {
+    pub fn row_fallback(&self) -> workload::edges::RowFallback {
         self.0
             .iter()
             .filter_map(|(t, s)| s.rows.map(|r| (t.clone(), r)))

@@ -6,11 +6,10 @@ use crate::curve::BudgetCurve;
 use crate::model::{Algorithm, EdgeDemand, LeaveAlone, Plan, PlannerConfig, TableProfile};
 use crate::problem::Problem;
 use crate::Result;
-use graph::edges::{
-    build_edges, data_align, windows, CostMeasure, EdgeRow, ExecFacts, RowFallback,
-};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
+use workload::edges::{EdgeRow, ExecFacts};
+use workload::windows::EdgeTable;
 
 /// Planner demands from an edge table, one per edge, in the table's order.
 pub fn demands(rows: &[EdgeRow]) -> Vec<EdgeDemand> {
@@ -424,35 +423,25 @@ impl std::fmt::Display for LeftOutReason {
     }
 }
 
-/// Plan for the most recent window of `width_ms`, which ends at the last
-/// execution (windows are aligned to the data: [`data_align`]), or for the
-/// whole input when no execution has a start time; the window's edges are
-/// built with `cost` and `fallback`, and the tables with measured keys are
-/// priced by them ([`with_measured`]).
-pub fn plan_latest_window(
-    facts: Vec<ExecFacts>,
-    (width_ms, cost, fallback): (i64, CostMeasure, &RowFallback),
+/// Plan for one edge table of the workload (the most recent window with
+/// executions, or the whole input when no execution has a start time:
+/// `workload::windows::EdgeTables::latest`); the tables with measured keys
+/// are priced by them ([`with_measured`]).
+pub fn plan_window(
+    table: &EdgeTable,
     profiles: Vec<TableProfile>,
     config: PlannerConfig,
     algorithm: Algorithm,
     measured: &[MeasuredKey],
 ) -> Result<Planned> {
-    let wins = windows(&facts, width_ms, data_align(&facts, width_ms));
-    let (window, facts) = match wins.into_iter().rev().find(|(_, _, ex)| !ex.is_empty()) {
-        Some((s, e, ex)) => (Some((s, e)), ex),
-        None => (None, facts),
-    };
-    let (demands, measured, replaced) = with_measured(
-        demands(&build_edges(&facts, cost, fallback)),
-        &facts,
-        measured,
-    );
+    let (demands, measured, replaced) =
+        with_measured(demands(&table.edges), &table.facts, measured);
     let config = crate::settle(&profiles, &demands, &config, algorithm)?;
     let (plan, curve) = crate::plan_and_curve(&profiles, &demands, &config, algorithm)?;
     let left_out = left_out(&profiles, &demands, &config, &plan)?;
     Ok(Planned {
         profiles,
-        window,
+        window: table.window,
         demands,
         config,
         plan,

@@ -26,7 +26,7 @@ pub use policy::{
     compaction, iceberg_call, table_parts, CompactionRow, Policy, Settings, ICEBERG_CATALOG,
 };
 pub use state::{summarize, TableStateRow};
-pub use upkeep::{upkeep, Action, TableUpkeep, UpkeepStep, Workload};
+pub use upkeep::{upkeep, upkeep_for_plan, Action, Audited, TableUpkeep, UpkeepStep, Workload};
 
 /// 1 MiB.
 pub const MIB: u64 = 1 << 20;

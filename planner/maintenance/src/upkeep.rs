@@ -14,7 +14,10 @@
 //! rank after the others, by `overhead × bytes`.
 
 use crate::{CompactionRow, DeleteFileRow, DeleteRollup, TableStateRow};
+use planner::Planned;
 use serde::Serialize;
+use std::collections::BTreeMap;
+use workload::exec::Exec;
 
 /// What the logs say about one table.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -313,6 +316,78 @@ fn step(t: &TableUpkeep<'_>) -> Option<(f64, UpkeepStep)> {
     out.rewrites = what.join("; ");
     out.statement = statements.join("; ");
     Some((weight, out))
+}
+
+/// An audit's rows, as [`upkeep_for_plan`] joins them to a plan.
+#[derive(Clone, Copy, Debug)]
+pub struct Audited<'a> {
+    /// One `table_state` row per audited table.
+    pub state: &'a [TableStateRow],
+    /// Compaction rows.
+    pub compaction: &'a [CompactionRow],
+    /// Data files with deletes.
+    pub deletes: &'a [DeleteFileRow],
+    /// Delete roll-ups per table.
+    pub rollups: &'a [DeleteRollup],
+}
+
+/// The maintenance plan of the audited tables joined to a layout plan:
+/// what the logs (`execs`) read from each table, its join importance in
+/// the plan's demands, and the plan's reclusters. `identity` maps an
+/// audited table's name to its identity in the logs.
+pub fn upkeep_for_plan(
+    audit: Audited<'_>,
+    identity: &BTreeMap<String, String>,
+    execs: &[Exec],
+    planned: &Planned,
+) -> Vec<UpkeepStep> {
+    let mut scanned: BTreeMap<&str, u64> = BTreeMap::new();
+    for s in planner::profile::scan_observations(execs) {
+        *scanned.entry(s.table).or_default() += s.bytes.unwrap_or(0).max(0) as u64;
+    }
+    let tables: Vec<TableUpkeep<'_>> = audit
+        .state
+        .iter()
+        .map(|s| {
+            let id = identity
+                .get(&s.table)
+                .cloned()
+                .unwrap_or_else(|| s.table.clone());
+            let jis = planned
+                .demands
+                .iter()
+                .filter(|d| d.left_table == id || d.right_table == id)
+                .map(|d| d.jis)
+                .sum();
+            TableUpkeep {
+                workload: Workload {
+                    scanned_bytes: scanned.get(id.as_str()).copied().unwrap_or(0),
+                    jis,
+                },
+                recluster: planned
+                    .plan
+                    .tables
+                    .iter()
+                    .find(|t| t.changed && t.table == id)
+                    .map(|t| t.keys.clone()),
+                min_table_bytes: planned.config.min_table_bytes,
+                state: s,
+                compaction: audit
+                    .compaction
+                    .iter()
+                    .filter(|c| c.table == s.table)
+                    .collect(),
+                deletes: audit
+                    .deletes
+                    .iter()
+                    .filter(|d| d.table == s.table)
+                    .collect(),
+                rollup: audit.rollups.iter().find(|r| r.table == s.table),
+                table: id,
+            }
+        })
+        .collect();
+    upkeep(&tables)
 }
 
 #[cfg(test)]

@@ -2,9 +2,9 @@
 //! plotters escapes it).
 
 use crate::{Error, Result};
-use graph::time::format_time;
 use planner::{human, BudgetCurve, DriftRow};
 use plotters::prelude::*;
+use workload::time::format_time;
 
 const FONT: &str = "sans-serif";
 const INK: RGBColor = RGBColor(0x1b, 0x26, 0x31);

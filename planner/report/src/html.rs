@@ -10,10 +10,10 @@
 use crate::joingraph::{self, layout_text};
 use crate::{charts, ReportData, Result};
 use base64::Engine as _;
-use graph::time::format_time;
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 use planner::{human, human_budget};
 use sha2::{Digest, Sha256};
+use workload::time::format_time;
 
 /// Edges listed in the page's edge table.
 pub const MAX_EDGE_ROWS: usize = 500;

@@ -12,12 +12,12 @@
 
 use crate::layout;
 use crate::ReportData;
-use graph::edges::EdgeRow;
 use graph::tables::short_table;
 use maud::{html, Markup};
 use petgraph::graph::{NodeIndex, UnGraph};
 use planner::{human, Layout};
 use std::collections::{BTreeMap, BTreeSet};
+use workload::edges::EdgeRow;
 
 /// Most tables drawn.
 pub const MAX_TABLES: usize = 40;

@@ -5,6 +5,8 @@
 //! budget curve) and this crate renders it:
 //!
 //! - [`markdown`]: the short Markdown summary;
+//! - [`plan_text`]: the plan as text (`lakeaudit plan`);
+//! - [`explain`]: why an edge scored what it did (`edges --explain`);
 //! - [`html`]: one self-contained page (no network, no external file; it
 //!   opens from a mail attachment): the join graph as an SVG picture laid
 //!   out deterministically, the drift chart, the budget curve, the plan with
@@ -66,17 +68,22 @@
 
 mod charts;
 pub mod error;
+pub mod explain;
 mod html;
 pub mod joingraph;
 pub mod layout;
 pub mod markdown;
+pub mod plan_text;
 
 pub use error::{Error, Result};
 pub use html::html;
 
-use graph::edges::EdgeRow;
+use parsers::events::{AppSummary, EventKind};
 use planner::{DriftRow, Planned};
 use std::collections::BTreeMap;
+use workload::edges::EdgeRow;
+use workload::exec::Exec;
+use workload::ingest::Ingested;
 
 /// Everything the reports show, assembled by the binary.
 #[derive(Clone, Debug)]
@@ -150,6 +157,34 @@ pub struct Money {
     pub cost_per_tb: Option<f64>,
     /// `--cost-per-hour`: price of one executor hour.
     pub cost_per_hour: Option<f64>,
+}
+
+impl InputSummary {
+    /// What was read: applications, executions, queries and their span.
+    pub fn of(data: &Ingested<Exec>) -> InputSummary {
+        let starts = data.records.iter().filter_map(|e| e.record.start_ms);
+        InputSummary {
+            applications: data.apps.len(),
+            executions: data.records.len(),
+            queries: data.records.iter().filter(|e| !e.record.is_command).count(),
+            span: starts.clone().min().zip(starts.max()),
+        }
+    }
+}
+
+impl App {
+    /// One application as the reports show it.
+    pub fn of(a: &AppSummary) -> App {
+        App {
+            app_id: a.app_id.clone(),
+            name: a.app_name.clone(),
+            spark_version: a.spark_version.clone(),
+            lines: a.lines,
+            skipped_events: a.event_counts.get(&EventKind::Other).copied().unwrap_or(0),
+            unfinished_executions: a.unfinished_executions,
+            unknown_operators: a.unknown_operators.clone(),
+        }
+    }
 }
 
 /// A saving per week.
@@ -288,11 +323,11 @@ pub fn drift_now(drift: &[DriftRow], threshold: f64) -> String {
     };
     let latest = format!(
         "the latest window ({} .. {}) drifted {:.3} from the one before ({} .. {}){gap}",
-        graph::time::format_time(r.window_start_ms),
-        graph::time::format_time(r.window_end_ms),
+        workload::time::format_time(r.window_start_ms),
+        workload::time::format_time(r.window_end_ms),
         r.drift,
-        graph::time::format_time(r.prev_window_start_ms),
-        graph::time::format_time(r.prev_window_start_ms + width),
+        workload::time::format_time(r.prev_window_start_ms),
+        workload::time::format_time(r.prev_window_start_ms + width),
     );
     if r.replan {
         format!("Action needed now: re-plan; {latest}, above the threshold {threshold}.")

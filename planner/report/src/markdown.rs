@@ -9,10 +9,10 @@
 //! unchanged, so the report of a normal workload reads as it always did.
 
 use crate::ReportData;
-use graph::time::format_time;
 use planner::{human, human_budget, BudgetCurve, CurvePoint};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use workload::time::format_time;
 
 /// `s` as Markdown text that renders as exactly `s`: `<`, `>` and `&`
 /// become entities (no HTML can start), and the characters with Markdown

@@ -15,9 +15,9 @@
 //! merged by the same rule (`parsers::events::merge_apps`: one copy of an
 //! application read twice), so every later stage sees the same input.
 
+use crate::error::{Error, Result};
+use crate::exec::Exec;
 use crate::ingest::Ingested;
-use crate::pipeline::Exec;
-use anyhow::{bail, Context, Result};
 use parsers::events::{merge_apps, AppResult, AppSummary};
 use parsers::record::QueryRecord;
 use polars::prelude::{Column, DataFrame};
@@ -58,8 +58,12 @@ const RECORD_COLUMNS: &[&str] = &[
 /// Read the records under `path` (a job's output directory, a directory of
 /// records Parquet files, or one Parquet file).
 pub fn load(path: &Path) -> Result<Ingested<Exec>> {
+    let input = |reason| Error::RecordsInput {
+        path: path.to_path_buf(),
+        reason,
+    };
     if !path.exists() {
-        bail!("--records {}: no such file or directory", path.display());
+        return Err(input("no such file or directory"));
     }
     let (records_dir, apps_dir, errors_dir) = if path.join("records").is_dir() {
         (
@@ -72,10 +76,7 @@ pub fn load(path: &Path) -> Result<Ingested<Exec>> {
     };
     let files = parquet_files(&records_dir)?;
     if files.is_empty() {
-        bail!(
-            "--records {}: no Parquet files of records found",
-            path.display()
-        );
+        return Err(input("no Parquet files of records found"));
     }
     // Records grouped by the log they came from: the unit the map read.
     let mut by_log: BTreeMap<String, Vec<Exec>> = BTreeMap::new();
@@ -147,6 +148,7 @@ pub fn load(path: &Path) -> Result<Ingested<Exec>> {
         records: merged.records,
         errors,
         warnings,
+        locations: Default::default(),
     })
 }
 
@@ -159,17 +161,19 @@ fn parquet_files(path: &Path) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     let mut stack = vec![path.to_path_buf()];
     while let Some(dir) = stack.pop() {
-        let entries =
-            std::fs::read_dir(&dir).with_context(|| format!("cannot read {}", dir.display()))?;
-        for entry in entries {
-            let entry = entry.with_context(|| format!("cannot read {}", dir.display()))?;
+        let io = |source| Error::Io {
+            path: dir.clone(),
+            source,
+        };
+        for entry in std::fs::read_dir(&dir).map_err(io)? {
+            let entry = entry.map_err(io)?;
             let name = entry.file_name();
             let name = name.to_string_lossy();
             if name.starts_with('_') || name.starts_with('.') {
                 continue;
             }
             let p = entry.path();
-            if entry.file_type()?.is_dir() {
+            if entry.file_type().map_err(io)?.is_dir() {
                 stack.push(p);
             } else if name.ends_with(".parquet") {
                 out.push(p);
@@ -184,23 +188,27 @@ fn parquet_files(path: &Path) -> Result<Vec<PathBuf>> {
 /// footer is checked first (`tables::parquet_footer`): polars aborts or
 /// panics on column chunks a lying footer places past the file's end.
 fn read_columns(path: &Path, columns: &[&str]) -> Result<DataFrame> {
-    let (mut file, len) = tables::scope::open_regular(path, path, u64::MAX)
-        .with_context(|| "cannot open a records file".to_string())?;
-    tables::parquet_footer::read_checked(&mut file, len)
-        .map_err(|e| anyhow::anyhow!("{}: not a records Parquet file: {e}", path.display()))?;
+    let (mut file, len) =
+        tables::scope::open_regular(path, path, u64::MAX).map_err(|e| Error::Open(Box::new(e)))?;
+    let not_records =
+        |why: &dyn std::fmt::Display| bad(path, format!("not a records Parquet file: {why}"));
+    tables::parquet_footer::read_checked(&mut file, len).map_err(|e| not_records(&e))?;
     // polars' page decoders panic on malformed pages: caught and named.
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         ParquetReader::new(file)
             .with_columns(Some(columns.iter().map(|c| c.to_string()).collect()))
             .finish()
     }))
-    .map_err(|_| {
-        anyhow::anyhow!(
-            "{}: not a records Parquet file: malformed page data (the decoder panicked)",
-            path.display()
-        )
-    })?
-    .with_context(|| format!("{}: not a records Parquet file", path.display()))
+    .map_err(|_| not_records(&"malformed page data (the decoder panicked)"))?
+    .map_err(|e| not_records(&e))
+}
+
+/// A records file (or a row of one) that is not what the reader expects.
+fn bad(path: &Path, reason: String) -> Error {
+    Error::Records {
+        path: path.to_path_buf(),
+        reason,
+    }
 }
 
 /// Typed access to one column of a file, naming the file in errors.
@@ -213,31 +221,30 @@ impl<'a> Cols<'a> {
     fn col(&self, name: &str) -> Result<&'a Column> {
         self.df
             .column(name)
-            .with_context(|| format!("{}: no column `{name}`", self.path.display()))
+            .map_err(|e| bad(self.path, format!("no column `{name}`: {e}")))
+    }
+
+    fn typed<T>(
+        &self,
+        name: &str,
+        what: &str,
+        cast: impl FnOnce(&'a Column) -> polars::prelude::PolarsResult<T>,
+    ) -> Result<T> {
+        cast(self.col(name)?).map_err(|e| bad(self.path, format!("column `{name}` is {what}: {e}")))
     }
 
     fn str(&self, name: &str) -> Result<Vec<Option<&'a str>>> {
-        let c = self
-            .col(name)?
-            .str()
-            .with_context(|| format!("{}: column `{name}` is not text", self.path.display()))?;
+        let c = self.typed(name, "not text", |c| c.str())?;
         Ok((0..c.len()).map(|i| c.get(i)).collect())
     }
 
     fn int(&self, name: &str) -> Result<Vec<Option<i64>>> {
-        let c = self.col(name)?.i64().with_context(|| {
-            format!(
-                "{}: column `{name}` is not a 64-bit integer",
-                self.path.display()
-            )
-        })?;
+        let c = self.typed(name, "not a 64-bit integer", |c| c.i64())?;
         Ok((0..c.len()).map(|i| c.get(i)).collect())
     }
 
     fn bool(&self, name: &str) -> Result<Vec<Option<bool>>> {
-        let c = self.col(name)?.bool().with_context(|| {
-            format!("{}: column `{name}` is not a boolean", self.path.display())
-        })?;
+        let c = self.typed(name, "not a boolean", |c| c.bool())?;
         Ok((0..c.len()).map(|i| c.get(i)).collect())
     }
 }
@@ -271,16 +278,17 @@ fn read_records(path: &Path) -> Result<Vec<Exec>> {
     let owned = |v: Option<&str>| v.map(str::to_string);
     let mut out = Vec::with_capacity(df.height());
     for i in 0..df.height() {
-        let row = || format!("{}: row {}", path.display(), i + 1);
-        let json = |name: &str, v: Option<&'_ str>| {
-            v.map(str::to_string)
-                .with_context(|| format!("{}: `{name}` is null", row()))
+        let row = |reason: String| bad(path, format!("row {}: {reason}", i + 1));
+        let null = |name: &str| row(format!("`{name}` is null"));
+        let json = |name: &str, v: Option<&str>| -> Result<String> {
+            v.map(str::to_string).ok_or_else(|| null(name))
         };
         let id = execution_id[i]
             .and_then(|x| u64::try_from(x).ok())
-            .with_context(|| format!("{}: `execution_id` is null or negative", row()))?;
+            .ok_or_else(|| row("`execution_id` is null or negative".into()))?;
+        let de = |name: &str, e: serde_json::Error| row(format!("`{name}`: {e}"));
         let record = QueryRecord {
-            app_id: owned(app_id[i]).with_context(|| format!("{}: `app_id` is null", row()))?,
+            app_id: owned(app_id[i]).ok_or_else(|| null("app_id"))?,
             app_name: owned(app_name[i]).unwrap_or_default(),
             spark_version: owned(spark_version[i]),
             log: owned(log[i]).unwrap_or_default(),
@@ -293,11 +301,10 @@ fn read_records(path: &Path) -> Result<Vec<Exec>> {
             description: owned(description[i]),
             plan_source: match plan_source[i] {
                 None => None,
-                Some(p) => Some(plan::PlanSource::parse(p).with_context(|| {
-                    format!(
-                        "{}: `plan_source` {p:?} is not formatted, extended, spark_plan_info or tree_json",
-                        row()
-                    )
+                Some(p) => Some(plan::PlanSource::parse(p).ok_or_else(|| {
+                    row(format!(
+                        "`plan_source` {p:?} is not formatted, extended, spark_plan_info or tree_json"
+                    ))
                 })?),
             },
             adaptive_final: adaptive_final[i].unwrap_or(false),
@@ -306,15 +313,13 @@ fn read_records(path: &Path) -> Result<Vec<Exec>> {
             root_node: owned(root_node[i]),
             is_command: is_command[i].unwrap_or(false),
             result_of: result_of[i].and_then(|x| u64::try_from(x).ok()),
-            scans: serde_json::from_str(&json("scans", scans[i])?)
-                .with_context(|| format!("{}: `scans`", row()))?,
-            joins: serde_json::from_str(&json("joins", joins[i])?)
-                .with_context(|| format!("{}: `joins`", row()))?,
+            scans: serde_json::from_str(&json("scans", scans[i])?).map_err(|e| de("scans", e))?,
+            joins: serde_json::from_str(&json("joins", joins[i])?).map_err(|e| de("joins", e))?,
             plan_error: owned(plan_error[i]),
             incomplete: owned(incomplete[i]),
         };
         let relationships = serde_json::from_str(&json("relationships", relationships[i])?)
-            .with_context(|| format!("{}: `relationships`", row()))?;
+            .map_err(|e| de("relationships", e))?;
         out.push(Exec {
             record,
             relationships,
@@ -330,10 +335,9 @@ fn read_apps(path: &Path) -> Result<Vec<AppSummary>> {
         .into_iter()
         .enumerate()
         .map(|(i, s)| {
-            let s =
-                s.with_context(|| format!("{}: row {}: `summary` is null", path.display(), i + 1))?;
-            serde_json::from_str(s)
-                .with_context(|| format!("{}: row {}: `summary`", path.display(), i + 1))
+            let row = |reason: String| bad(path, format!("row {}: `summary`{reason}", i + 1));
+            let s = s.ok_or_else(|| row(" is null".into()))?;
+            serde_json::from_str(s).map_err(|e| row(format!(": {e}")))
         })
         .collect()
 }

@@ -5,9 +5,9 @@
 //! counters and sums in `f64` accumulated in (app id, execution id) order,
 //! so the same input always gives byte-identical output.
 
-use crate::relationships::Relationship;
 use crate::score;
-use crate::tables::{canonical_table, is_table, short_table};
+use graph::relationships::Relationship;
+use graph::tables::{canonical_table, is_table, short_table};
 use plan::JoinStrategy;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -213,6 +213,39 @@ fn qualified((t, cols): &(String, Vec<String>)) -> Vec<String> {
     cols.iter().map(|c| format!("{t}.{c}")).collect()
 }
 
+/// The `n` labels closest to `pattern` (edit distance, ignoring case and
+/// spaces), closest first.
+pub fn closest_labels(pattern: &str, labels: &[String], n: usize) -> Vec<String> {
+    let norm = |s: &str| -> Vec<char> {
+        s.chars()
+            .filter(|c| !c.is_whitespace())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let p = norm(pattern);
+    let mut scored: Vec<(usize, &String)> = labels
+        .iter()
+        .map(|l| (edit_distance(&p, &norm(l)), l))
+        .collect();
+    scored.sort();
+    scored.into_iter().take(n).map(|(_, l)| l.clone()).collect()
+}
+
+/// Levenshtein distance.
+fn edit_distance(a: &[char], b: &[char]) -> usize {
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
 #[derive(Default)]
 struct Acc {
     execs: Vec<String>,
@@ -382,6 +415,21 @@ pub fn windows(
     out
 }
 
+impl ExecFacts {
+    /// Count one scan of `table` (any spelling): its output rows and bytes
+    /// read add to the table's volume in this execution (saturating; a
+    /// metric no scan reported stays `None`).
+    pub fn add_scan(&mut self, table: &str, rows: Option<i64>, bytes: Option<i64>) {
+        let v: &mut TableVolume = self.tables.entry(canonical_table(table)).or_default();
+        let add = |acc: Option<i64>, x: Option<i64>| match x {
+            Some(x) => Some(acc.unwrap_or(0).saturating_add(x)),
+            None => acc,
+        };
+        v.rows = add(v.rows, rows);
+        v.bytes = add(v.bytes, bytes);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -392,7 +440,7 @@ mod tests {
             left_columns: l.1.iter().map(|s| s.to_string()).collect(),
             right_table: r.0.into(),
             right_columns: r.1.iter().map(|s| s.to_string()).collect(),
-            join_type: crate::relationships::Relation::Join(plan::JoinType::Inner),
+            join_type: graph::relationships::Relation::Join(plan::JoinType::Inner),
             strategy,
             non_simple: false,
             left_expr: String::new(),
@@ -562,5 +610,23 @@ mod tests {
         assert_eq!(w.last().unwrap().1, 2 * day + 6);
         assert_eq!(w.first().unwrap().0, 6);
         assert_eq!(w.iter().map(|x| x.2.len()).sum::<usize>(), 2);
+    }
+
+    #[test]
+    fn scans_of_one_table_add_up_under_its_canonical_name() {
+        let mut f = ExecFacts::default();
+        f.add_scan("orders", Some(10), None);
+        f.add_scan("spark_catalog.default.orders", Some(5), Some(100));
+        f.add_scan("lineitem", None, None);
+        f.add_scan("nation", Some(i64::MAX), None);
+        f.add_scan("nation", Some(1), None);
+        let o = f.tables["spark_catalog.default.orders"];
+        assert_eq!((o.rows, o.bytes), (Some(15), Some(100)));
+        let l = f.tables["spark_catalog.default.lineitem"];
+        assert_eq!((l.rows, l.bytes), (None, None));
+        assert_eq!(
+            f.tables["spark_catalog.default.nation"].rows,
+            Some(i64::MAX)
+        );
     }
 }

@@ -2,35 +2,22 @@
 //! their task time, and the share of their bytes read that clustering
 //! saves (the same share the byte saving uses).
 
-use crate::edges_cmd::ScoreArgs;
-use crate::pipeline::{self, Exec};
-use crate::plan_cmd::PlanArgs;
-use anyhow::Result;
-use graph::edges::{build_edges, CostMeasure};
-use graph::time::parse_duration;
-use planner::{Planned, TableStats};
+use crate::workload::{MeasuredKey, Planned};
 use std::collections::{BTreeMap, BTreeSet};
+use workload::exec::Exec;
+use workload::windows::EdgeTable;
 
-/// The savings view of `planned`: window length, executor time saved per
-/// served edge, and the prices given.
-pub fn money(
+/// Executor (task) time, ms, each edge `planned` serves saves per window,
+/// by the edge's index in its demands: `planned` was made for
+/// `planned_for` (its window's executions and edge table), and `execs`
+/// give each execution's task time.
+pub fn executor_ms(
     execs: &[Exec],
-    score: &ScoreArgs,
-    args: &PlanArgs,
-    stats: &TableStats,
+    planned_for: &EdgeTable,
     planned: &Planned,
-    measured: &[planner::MeasuredKey],
-) -> Result<report::Money> {
-    let window_ms = parse_duration(&args.window)?;
-    let facts: Vec<_> = pipeline::select(execs, score)?
-        .into_iter()
-        .filter(|f| match (planned.window, f.start_ms) {
-            (Some((a, b)), Some(t)) => t >= a && t < b,
-            (Some(_), None) => false,
-            (None, _) => true,
-        })
-        .collect();
-    let rows = build_edges(&facts, CostMeasure::from(score.cost), &stats.row_fallback());
+    measured: &[MeasuredKey],
+) -> BTreeMap<usize, f64> {
+    let (facts, rows) = (&planned_for.facts, &planned_for.edges);
     let run_ms: BTreeMap<String, i64> = execs
         .iter()
         .map(|e| {
@@ -40,7 +27,7 @@ pub fn money(
             )
         })
         .collect();
-    let by_id: BTreeMap<String, &graph::edges::ExecFacts> = facts
+    let by_id: BTreeMap<String, &workload::edges::ExecFacts> = facts
         .iter()
         .map(|f| (format!("{}:{}", f.app_id, f.execution_id), f))
         .collect();
@@ -112,10 +99,5 @@ pub fn money(
         }
         executor_ms.insert(i, ms);
     }
-    Ok(report::Money {
-        window_ms,
-        executor_ms,
-        cost_per_tb: args.cost_per_tb,
-        cost_per_hour: args.cost_per_hour,
-    })
+    executor_ms
 }

@@ -1,6 +1,7 @@
 //! Discover logs, read them in parallel (one application per thread), and
 //! keep errors per input.
 
+use crate::identity::Locations;
 use indicatif::{ProgressBar, ProgressStyle};
 use parsers::events::{self, merge_apps, AppResult, AppSummary, ReadOptions};
 use parsers::io;
@@ -18,6 +19,9 @@ pub struct Ingested<T> {
     pub errors: Vec<String>,
     /// Warning lines.
     pub warnings: Vec<String>,
+    /// Table identity by location, observed over every kept execution's
+    /// scans ([`crate::exec::load`] fills it; empty otherwise).
+    pub locations: Locations,
 }
 
 impl<T> Ingested<T> {
@@ -90,6 +94,7 @@ where
             .chain(merged.errors.iter().map(|e| e.to_string()))
             .collect(),
         warnings: merged.warnings,
+        locations: Locations::default(),
     }
 }
 

@@ -1,0 +1,82 @@
+//! The workload crate's error type.
+
+use std::path::PathBuf;
+
+/// What can go wrong in the workload crate: reading a time or a duration
+/// the user gave, or the records of `--records`.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A time that is neither epoch milliseconds nor an ISO 8601 / RFC 3339
+    /// date or date-time.
+    #[error("cannot read time {input:?}: {reason} (use epoch ms, YYYY-MM-DD, YYYY-MM-DDTHH:MM:SS[Z|±HH:MM])")]
+    Time {
+        /// The text given.
+        input: String,
+        /// Why it was refused.
+        reason: String,
+    },
+    /// A window length that is not a positive span such as `7d`, `1w`,
+    /// `12h` or `30m`.
+    #[error("cannot read window {input:?}: {reason} (use e.g. 7d, 1w, 12h, 30m)")]
+    Duration {
+        /// The text given.
+        input: String,
+        /// Why it was refused.
+        reason: String,
+    },
+    /// A `--records` path that holds no records.
+    #[error("--records {}: {reason}", path.display())]
+    RecordsInput {
+        /// The path given.
+        path: PathBuf,
+        /// What is missing.
+        reason: &'static str,
+    },
+    /// A directory of records that cannot be listed.
+    #[error("cannot read {}", path.display())]
+    Io {
+        /// The directory.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A records file that cannot be opened (not a regular file, or
+    /// unreadable).
+    #[error("cannot open a records file")]
+    Open(#[source] Box<tables::Error>),
+    /// The spool file of streamed executions could not be written or read.
+    #[error("{what}")]
+    Spool {
+        /// What failed.
+        what: &'static str,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// No spool file could be created in the temporary directory.
+    #[error("cannot create a spool file in {}", dir.display())]
+    SpoolCreate {
+        /// The temporary directory.
+        dir: PathBuf,
+        /// Why (none when every name tried was taken).
+        #[source]
+        source: Option<std::io::Error>,
+    },
+    /// A spooled execution that is not the JSON it was written as.
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    /// A file that is not a records Parquet file, or a row of one that
+    /// cannot be the record it stands for.
+    #[error("{}: {reason}", path.display())]
+    Records {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong (`row 3: `app_id` is null`).
+        reason: String,
+    },
+}
+
+/// Results of the workload crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

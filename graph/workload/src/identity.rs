@@ -1,0 +1,195 @@
+//! Table identity across the input: one identity per table, whatever
+//! location or name a scan or an audited table gives it.
+//!
+//! A path read of a directory that is a catalog table's location is that
+//! catalog table ([`Locations`]); names go through
+//! [`graph::tables::canonical_table`].
+
+use graph::tables::{canonical_table, is_path, is_table, JDBC_PREFIX};
+
+/// One identity per location: a path read of a directory that is a catalog
+/// table's location is that catalog table.
+///
+/// Formatted plans print a catalog scan's `Location` (`InMemoryFileIndex
+/// [file:/w/orders]`); [`Locations::observe`] every scan of the input (and
+/// every location table metadata gives), then [`Locations::identity`] maps
+/// a path read of `file:/w/orders` to `spark_catalog.default.orders`. A
+/// path no catalog table has stays the identity.
+///
+/// ```
+/// use workload::identity::Locations;
+/// let mut l = Locations::default();
+/// l.observe("spark_catalog.default.orders", Some("file:/w/orders"));
+/// assert_eq!(l.identity("file:/w/orders/"), "spark_catalog.default.orders");
+/// assert_eq!(l.identity("file:/w/lineitem"), "file:/w/lineitem");
+/// assert_eq!(l.identity("orders"), "spark_catalog.default.orders");
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Locations {
+    /// Normalised location -> canonical catalog names found there.
+    by_path: std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
+}
+
+impl Locations {
+    /// Record that `table` (as a scan names it) reads `location` (one
+    /// path, as [`location_path`] gives it). Only catalog tables with a
+    /// single-directory location are recorded: a partitioned table's
+    /// location lists partition directories.
+    pub fn observe(&mut self, table: &str, location: Option<&str>) {
+        let Some(loc) = location.and_then(single_path) else {
+            return;
+        };
+        if is_path(table) || !is_table(table) || table.starts_with(JDBC_PREFIX) {
+            return;
+        }
+        self.by_path
+            .entry(normalise(loc))
+            .or_default()
+            .insert(canonical_table(table));
+    }
+
+    /// The identity of a scan's table: the catalog table at its location
+    /// when it is a path read of exactly one catalog table's location,
+    /// else its canonical name.
+    pub fn identity(&self, table: &str) -> String {
+        let t = table.trim();
+        if is_path(t) {
+            if let Some(names) = self.by_path.get(&normalise(t)) {
+                if names.len() == 1 {
+                    if let Some(n) = names.iter().next() {
+                        return n.clone();
+                    }
+                }
+            }
+        }
+        canonical_table(t)
+    }
+
+    /// The identity of a table known by another name and location (a
+    /// Delta or Iceberg table found on disk): the one catalog table the
+    /// logs saw reading `location` (`file:/w/orders`, any trailing `/`),
+    /// else the canonical form of `name`.
+    ///
+    /// ```
+    /// use workload::identity::Locations;
+    /// let mut l = Locations::default();
+    /// l.observe("sales.orders", Some("file:/w/orders"));
+    /// assert_eq!(l.identify("orders", Some("file:///w/orders/")), "spark_catalog.sales.orders");
+    /// assert_eq!(l.identify("orders", Some("file:/elsewhere")), "spark_catalog.default.orders");
+    /// ```
+    pub fn identify(&self, name: &str, location: Option<&str>) -> String {
+        if let Some(names) = location.and_then(|l| self.by_path.get(&normalise(l))) {
+            if names.len() == 1 {
+                if let Some(n) = names.iter().next() {
+                    return n.clone();
+                }
+            }
+        }
+        canonical_table(name)
+    }
+
+    /// The identity of a table found on disk at `root` (a Delta or
+    /// Iceberg table directory) and named `name` by its metadata:
+    /// [`Locations::identify`] with the directory's canonical `file:` path.
+    pub fn identify_root(&self, name: &str, root: &std::path::Path) -> String {
+        let location = std::fs::canonicalize(root)
+            .ok()
+            .map(|p| format!("file:{}", p.display()));
+        self.identify(name, location.as_deref())
+    }
+
+    /// Whether no location is known.
+    pub fn is_empty(&self) -> bool {
+        self.by_path.is_empty()
+    }
+}
+
+/// The one path of a location as scans print it (`InMemoryFileIndex
+/// [file:/a]`, `InMemoryFileIndex(1 paths)[file:/a]`, or the bare path);
+/// `None` for a list of several paths or partition directories.
+pub fn single_path(location: &str) -> Option<&str> {
+    let l = location.trim();
+    let l = match (l.find('['), l.rfind(']')) {
+        (Some(a), Some(b)) if b > a => l[a + 1..b].trim(),
+        _ => l,
+    };
+    let partition_dir = l.rsplit('/').next().is_some_and(|last| last.contains('='));
+    (!l.is_empty() && !l.contains(", ") && !partition_dir && is_path(l)).then_some(l)
+}
+
+/// `file:///a/b/` and `file:/a/b` are one location.
+fn normalise(path: &str) -> String {
+    let p = path.trim().trim_end_matches('/');
+    match p.strip_prefix("file:///") {
+        Some(rest) => format!("file:/{rest}"),
+        None => p.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn path_reads_of_a_catalog_location_are_the_catalog_table() {
+        let mut l = Locations::default();
+        // Spark 4.0.1, tests/data/lineage: the catalog scan prints its
+        // location; the V1 path read prints only the location, the V2 one
+        // `BatchScan parquet file:/...` (named by its path).
+        l.observe(
+            "spark_catalog.default.orders",
+            Some("InMemoryFileIndex [file:/tmp/lakeaudit-lineage/warehouse/orders]"),
+        );
+        l.observe(
+            "spark_catalog.default.sales",
+            Some("InMemoryFileIndex [file:/w/sales/sa_month=199606, ... 77 entries]"),
+        );
+        l.observe("file:/w/customer", Some("file:/w/customer"));
+        assert_eq!(
+            l.identity("file:/tmp/lakeaudit-lineage/warehouse/orders"),
+            "spark_catalog.default.orders"
+        );
+        assert_eq!(
+            l.identity("file:///tmp/lakeaudit-lineage/warehouse/orders/"),
+            "spark_catalog.default.orders"
+        );
+        assert_eq!(l.identity("file:/w/customer"), "file:/w/customer");
+        assert_eq!(l.identity("file:/w/sales"), "file:/w/sales");
+        assert_eq!(
+            l.identity("rdd:ParallelCollectionRDD[41]"),
+            "rdd:ParallelCollectionRDD[41]"
+        );
+        assert_eq!(l.identity("jdbc:TBLS"), "jdbc:TBLS");
+        assert!(!graph::tables::is_table("rdd:ParallelCollectionRDD[41]"));
+        assert!(!graph::tables::is_table(""));
+        assert!(graph::tables::is_table("jdbc:TBLS"));
+        // Two catalog tables at one location: ambiguous, the path stays.
+        l.observe("t1", Some("file:/w/x"));
+        l.observe("t2", Some("file:/w/x"));
+        assert_eq!(l.identity("file:/w/x"), "file:/w/x");
+    }
+
+    #[test]
+    fn an_audited_directory_is_the_catalog_table_the_logs_read_there() {
+        let dir = std::env::temp_dir().join(format!("lakeaudit-identity-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("orders")).unwrap();
+        let root = std::fs::canonicalize(dir.join("orders")).unwrap();
+        let mut l = Locations::default();
+        l.observe(
+            "shop.orders",
+            Some(&format!("InMemoryFileIndex [file:{}]", root.display())),
+        );
+        // Through a path that is not canonical (`..`), as `--tables` may give it.
+        let given = dir.join("orders").join("..").join("orders");
+        assert_eq!(
+            l.identify_root("orders", &given),
+            "spark_catalog.shop.orders"
+        );
+        // A directory the logs never read keeps its own name.
+        assert_eq!(
+            l.identify_root("lineitem", &dir.join("missing")),
+            "spark_catalog.default.lineitem"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
