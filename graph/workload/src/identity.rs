@@ -28,6 +28,9 @@ use graph::tables::{canonical_table, is_path, is_table, JDBC_PREFIX};
 pub struct Locations {
     /// Normalised location -> canonical catalog names found there.
     by_path: std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
+    /// Normalised location -> the identity of a path read of it (the path
+    /// as the scan prints it).
+    path_reads: std::collections::BTreeMap<String, String>,
 }
 
 impl Locations {
@@ -36,6 +39,13 @@ impl Locations {
     /// single-directory location are recorded: a partitioned table's
     /// location lists partition directories.
     pub fn observe(&mut self, table: &str, location: Option<&str>) {
+        if is_path(table) {
+            if let Some(p) = single_path(table) {
+                self.path_reads
+                    .entry(normalise(p))
+                    .or_insert_with(|| canonical_table(table));
+            }
+        }
         let Some(loc) = location.and_then(single_path) else {
             return;
         };
@@ -85,16 +95,26 @@ impl Locations {
                 }
             }
         }
+        // A table the logs read by its path (`spark.read.load(path)`).
+        if let Some(p) = location.and_then(|l| self.path_reads.get(&normalise(l))) {
+            return p.clone();
+        }
         canonical_table(name)
     }
 
-    /// The identity of a table found on disk at `root` (a Delta or
-    /// Iceberg table directory) and named `name` by its metadata:
-    /// [`Locations::identify`] with the directory's canonical `file:` path.
+    /// The identity of a table found at `root` (a Delta or Iceberg table
+    /// directory, or its object-store URL) and named `name` by its
+    /// metadata: [`Locations::identify`] with the directory's canonical
+    /// `file:` path, or the URL.
     pub fn identify_root(&self, name: &str, root: &std::path::Path) -> String {
-        let location = std::fs::canonicalize(root)
-            .ok()
-            .map(|p| format!("file:{}", p.display()));
+        let text = root.to_string_lossy();
+        let location = if text.contains("://") && !text.starts_with("file:") {
+            Some(text.into_owned())
+        } else {
+            std::fs::canonicalize(root)
+                .ok()
+                .map(|p| format!("file:{}", p.display()))
+        };
         self.identify(name, location.as_deref())
     }
 
@@ -117,18 +137,57 @@ pub fn single_path(location: &str) -> Option<&str> {
     (!l.is_empty() && !l.contains(", ") && !partition_dir && is_path(l)).then_some(l)
 }
 
-/// `file:///a/b/` and `file:/a/b` are one location.
+/// `file:///a/b/` and `file:/a/b` are one location; so are `s3a://b/t`
+/// (Hadoop's name), `s3n://b/t` and `s3://b/t`, and `abfs://` and
+/// `abfss://` (the same store without and with TLS).
 fn normalise(path: &str) -> String {
     let p = path.trim().trim_end_matches('/');
-    match p.strip_prefix("file:///") {
-        Some(rest) => format!("file:/{rest}"),
-        None => p.to_string(),
+    if let Some(rest) = p.strip_prefix("file:///") {
+        return format!("file:/{rest}");
     }
+    for (from, to) in [
+        ("s3a://", "s3://"),
+        ("s3n://", "s3://"),
+        ("abfs://", "abfss://"),
+    ] {
+        if let Some(rest) = p
+            .get(..from.len())
+            .filter(|s| s.eq_ignore_ascii_case(from))
+            .and_then(|_| p.get(from.len()..))
+        {
+            return format!("{to}{rest}");
+        }
+    }
+    p.to_string()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_table_on_a_store_is_the_one_the_logs_read_there() {
+        let mut l = Locations::default();
+        // A catalog table whose location Hadoop names with s3a://.
+        l.observe("sales.orders", Some("InMemoryFileIndex[s3a://b/wh/orders]"));
+        // A table read by its path.
+        l.observe("s3a://b/raw/events", Some("s3a://b/raw/events"));
+        let root = std::path::Path::new("s3://b/wh/orders/");
+        assert_eq!(
+            l.identify_root("orders", root),
+            "spark_catalog.sales.orders"
+        );
+        let root = std::path::Path::new("s3://b/raw/events");
+        assert_eq!(l.identify_root("events", root), "s3a://b/raw/events");
+        let root = std::path::Path::new("s3://b/elsewhere");
+        assert_eq!(l.identify_root("x", root), "spark_catalog.default.x");
+        // A local table read by its path.
+        let dir = std::env::temp_dir();
+        let canon = std::fs::canonicalize(&dir).unwrap();
+        let printed = format!("file:{}", canon.display());
+        l.observe(&printed, Some(&printed));
+        assert_eq!(l.identify_root("t", &dir), printed);
+    }
 
     #[test]
     fn path_reads_of_a_catalog_location_are_the_catalog_table() {
