@@ -857,3 +857,57 @@ fn url_path(url: &str) -> String {
     }
     String::from_utf8(out).expect("utf-8")
 }
+
+#[test]
+fn records_on_s3_give_the_outputs_of_the_local_records() {
+    let Some(endpoint) = s3() else { return };
+    if env("LAKEAUDIT_TEST_STORES_UPLOAD").is_none() {
+        eprintln!("skipped: LAKEAUDIT_TEST_STORES_UPLOAD unset");
+        return;
+    }
+    // The samples' records, written as a Spark map's job output would be
+    // laid out (records/ with a _SUCCESS marker beside the part file).
+    let dir = scratch("records-s3").join("job");
+    let parts = dir.join("records");
+    std::fs::create_dir_all(&parts).unwrap();
+    std::fs::write(parts.join("_SUCCESS"), b"").unwrap();
+    let part = parts.join("part-00000.parquet");
+    let made = local(&[
+        "queries",
+        "samples",
+        "--format",
+        "parquet",
+        "-o",
+        part.to_str().unwrap(),
+    ]);
+    assert!(made.status.success(), "{}", text(&made.stderr));
+    upload(&endpoint, &["records-run", dir.to_str().unwrap()]);
+    let url = "s3://logs/records-run/job";
+    for cmd in [
+        &["edges", "--format", "jsonl"][..],
+        &["plan", "--format", "json"],
+    ] {
+        let there = lakeaudit_s3(&endpoint, &[cmd, &["--records", url]].concat());
+        let here = local(&[cmd, &["--records", dir.to_str().unwrap()]].concat());
+        assert!(there.status.success(), "{cmd:?}: {}", text(&there.stderr));
+        assert_eq!(text(&there.stdout), text(&here.stdout), "{cmd:?}");
+        assert!(!there.stdout.is_empty(), "{cmd:?}");
+    }
+    // One records object by its URL, and a prefix with no records.
+    let one = format!("{url}/records/part-00000.parquet");
+    let there = lakeaudit_s3(
+        &endpoint,
+        &["edges", "--format", "jsonl", "--records", &one],
+    );
+    assert!(there.status.success(), "{}", text(&there.stderr));
+    let none = lakeaudit_s3(
+        &endpoint,
+        &["edges", "--records", "s3://logs/no-such-prefix"],
+    );
+    assert_eq!(none.status.code(), Some(2), "{}", text(&none.stderr));
+    assert!(
+        text(&none.stderr).contains("s3://logs/no-such-prefix"),
+        "{}",
+        text(&none.stderr)
+    );
+}

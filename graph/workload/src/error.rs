@@ -46,6 +46,10 @@ pub enum Error {
     /// unreadable).
     #[error("cannot open a records file")]
     Open(#[source] Box<tables::Error>),
+    /// A `--records` URL on an object store that could not be listed or
+    /// read (the error names the URL).
+    #[error("--records {0}")]
+    Store(Box<stores::Error>),
     /// The spool file of streamed executions could not be written or read.
     #[error("{what}")]
     Spool {

@@ -62,19 +62,34 @@ pub fn load(path: &Path) -> Result<Ingested<Exec>> {
         path: path.to_path_buf(),
         reason,
     };
-    if !path.exists() {
-        return Err(input("no such file or directory"));
-    }
-    let (records_dir, apps_dir, errors_dir) = if path.join("records").is_dir() {
-        (
-            path.join("records"),
-            Some(path.join("apps")),
-            Some(path.join("errors")),
-        )
+    let text = path.to_string_lossy();
+    let (files, apps, errors_files) = if stores::is_remote(&text) {
+        remote_files(&text)?
     } else {
-        (path.to_path_buf(), None, None)
+        if !path.exists() {
+            return Err(input("no such file or directory"));
+        }
+        let (records_dir, apps_dir, errors_dir) = if path.join("records").is_dir() {
+            (
+                path.join("records"),
+                Some(path.join("apps")),
+                Some(path.join("errors")),
+            )
+        } else {
+            (path.to_path_buf(), None, None)
+        };
+        let local = |d: Option<PathBuf>| -> Result<Vec<PathBuf>> {
+            match d.filter(|d| d.is_dir()) {
+                Some(d) => parquet_files(&d),
+                None => Ok(Vec::new()),
+            }
+        };
+        (
+            parquet_files(&records_dir)?,
+            local(apps_dir)?,
+            local(errors_dir)?,
+        )
     };
-    let files = parquet_files(&records_dir)?;
     if files.is_empty() {
         return Err(input("no Parquet files of records found"));
     }
@@ -86,28 +101,24 @@ pub fn load(path: &Path) -> Result<Ingested<Exec>> {
         }
     }
     let mut summaries: BTreeMap<String, AppSummary> = BTreeMap::new();
-    if let Some(dir) = apps_dir.filter(|d| d.is_dir()) {
-        for f in parquet_files(&dir)? {
-            for s in read_apps(&f)? {
-                summaries.insert(s.log.clone(), s);
-            }
+    for f in &apps {
+        for s in read_apps(f)? {
+            summaries.insert(s.log.clone(), s);
         }
     }
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
-    if let Some(dir) = errors_dir.filter(|d| d.is_dir()) {
-        for f in parquet_files(&dir)? {
-            for (log, reason, level) in read_errors(&f)? {
-                let line = if reason.starts_with(&log) {
-                    reason
-                } else {
-                    format!("{log}: {reason}")
-                };
-                if level == "warning" {
-                    warnings.push(line);
-                } else {
-                    errors.push(line);
-                }
+    for f in &errors_files {
+        for (log, reason, level) in read_errors(f)? {
+            let line = if reason.starts_with(&log) {
+                reason
+            } else {
+                format!("{log}: {reason}")
+            };
+            if level == "warning" {
+                warnings.push(line);
+            } else {
+                errors.push(line);
             }
         }
     }
@@ -152,6 +163,45 @@ pub fn load(path: &Path) -> Result<Ingested<Exec>> {
     })
 }
 
+/// Largest records object read from a store (it is read whole: polars
+/// reads a Parquet file from memory).
+const MAX_REMOTE_OBJECT: u64 = 1 << 30;
+
+/// The records, apps and errors Parquet objects under a store URL: a job's
+/// output prefix (`records/`, `apps/`, `errors/`), a prefix of records
+/// files, or one records object; in key order, names starting with `_` or
+/// `.` skipped.
+type Files = (Vec<PathBuf>, Vec<PathBuf>, Vec<PathBuf>);
+
+fn remote_files(url: &str) -> Result<Files> {
+    let failed = |e: stores::Error| Error::Store(Box::new(e));
+    let listed = match stores::locate(url).map_err(failed)? {
+        stores::Found::Object { .. } => return Ok((vec![PathBuf::from(url)], vec![], vec![])),
+        stores::Found::Prefix(listed) => listed,
+    };
+    let hidden = |rel: &str| {
+        rel.split('/')
+            .any(|c| c.starts_with('_') || c.starts_with('.'))
+    };
+    let parquet: Vec<&stores::Listed> = listed
+        .iter()
+        .filter(|l| l.rel.ends_with(".parquet") && !hidden(&l.rel))
+        .collect();
+    let under = |dir: &str| -> Vec<PathBuf> {
+        parquet
+            .iter()
+            .filter(|l| l.rel.strip_prefix(dir).is_some_and(|r| r.starts_with('/')))
+            .map(|l| PathBuf::from(&l.url))
+            .collect()
+    };
+    let records = under("records");
+    if records.is_empty() {
+        let all = parquet.iter().map(|l| PathBuf::from(&l.url)).collect();
+        return Ok((all, vec![], vec![]));
+    }
+    Ok((records, under("apps"), under("errors")))
+}
+
 /// Parquet files under `path` (or `path` itself), in path order; names
 /// starting with `_` or `.` (Spark's `_SUCCESS`, `.crc` files) are skipped.
 fn parquet_files(path: &Path) -> Result<Vec<PathBuf>> {
@@ -188,8 +238,25 @@ fn parquet_files(path: &Path) -> Result<Vec<PathBuf>> {
 /// footer is checked first (`tables::parquet_footer`): polars aborts or
 /// panics on column chunks a lying footer places past the file's end.
 fn read_columns(path: &Path, columns: &[&str]) -> Result<DataFrame> {
-    let (mut file, len) =
+    let text = path.to_string_lossy();
+    if stores::is_remote(&text) {
+        let bytes =
+            stores::read_capped(&text, MAX_REMOTE_OBJECT).map_err(|e| Error::Store(Box::new(e)))?;
+        let len = bytes.len() as u64;
+        return read_parquet(std::io::Cursor::new(bytes), len, path, columns);
+    }
+    let (file, len) =
         tables::scope::open_regular(path, path, u64::MAX).map_err(|e| Error::Open(Box::new(e)))?;
+    read_parquet(file, len, path, columns)
+}
+
+/// [`read_columns`] of an open file or of an object's bytes.
+fn read_parquet<R: polars_io::mmap::MmapBytesReader>(
+    mut file: R,
+    len: u64,
+    path: &Path,
+    columns: &[&str],
+) -> Result<DataFrame> {
     let not_records =
         |why: &dyn std::fmt::Display| bad(path, format!("not a records Parquet file: {why}"));
     tables::parquet_footer::read_checked(&mut file, len).map_err(|e| not_records(&e))?;
