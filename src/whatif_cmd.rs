@@ -539,11 +539,25 @@ pub fn measured(rows: &[ScanRow]) -> Vec<planner::MeasuredKey> {
         e.bytes_after += r.bytes_read;
         e.files_after += r.files_read;
     }
+    let mut engines: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for r in rows {
+        engines
+            .entry(r.table_id.as_str())
+            .or_default()
+            .insert(r.engine.as_str());
+    }
     keys.into_iter()
-        .map(|((table, key), per_exec)| planner::MeasuredKey {
-            table,
-            key,
-            per_exec,
+        .map(|((table, key), per_exec)| {
+            let engine = engines
+                .get(table.as_str())
+                .map(|e| e.iter().copied().collect::<Vec<_>>().join("+"))
+                .unwrap_or_default();
+            planner::MeasuredKey {
+                table,
+                key,
+                per_exec,
+                engine,
+            }
         })
         .collect()
 }

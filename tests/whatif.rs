@@ -303,6 +303,8 @@ fn the_plan_prices_audited_tables_by_what_their_scans_would_skip() {
         .find(|w| w["table"] == "spark_catalog.default.lineitem" && w["key"][0] == "l_shipdate")
         .unwrap();
     assert!(li["bytes_after"].as_u64() < li["bytes_now"].as_u64());
+    // Apache Spark's executions: the min/max engine (`--engine auto`).
+    assert_eq!(li["engine"], "minmax");
     let text = ok(&[
         "plan",
         &events(),
@@ -311,7 +313,10 @@ fn the_plan_prices_audited_tables_by_what_their_scans_would_skip() {
         "--min-table-size",
         "0",
     ]);
-    assert!(text.contains("measured (table statistics"), "{text}");
+    assert!(
+        text.contains("measured (table statistics, minmax engine;"),
+        "{text}"
+    );
 }
 
 #[test]

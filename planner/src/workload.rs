@@ -78,6 +78,9 @@ pub struct MeasuredKey {
     pub key: Vec<String>,
     /// Per execution (`app_id:execution_id`), what its scans read.
     pub per_exec: BTreeMap<String, Reads>,
+    /// The engine behaviour the reads assume (`minmax`, `values`, or both
+    /// joined by `+` where the executions ran on different engines).
+    pub engine: String,
 }
 
 /// One measured key over the window planned for.
@@ -92,6 +95,8 @@ pub struct MeasuredWindow {
     /// What they read now and under the key.
     #[serde(flatten)]
     pub reads: Reads,
+    /// The engine behaviour the reads assume ([`MeasuredKey::engine`]).
+    pub engine: String,
 }
 
 /// The demands with measured tables priced by measurement: every join
@@ -136,6 +141,7 @@ pub fn with_measured(
             key: m.key.clone(),
             executions,
             reads,
+            engine: m.engine.clone(),
         });
         if saving == 0 {
             // Nothing to gain: not a demand (the table keeps its layout).

@@ -173,6 +173,14 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
             .collect();
         skipping_svgs.push((t.table.clone(), charts::skipping(now, &bars)?));
     }
+    let engines: Vec<&str> = d
+        .planned
+        .measured
+        .iter()
+        .map(|w| w.engine.as_str())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
     let page = html! {
         (DOCTYPE)
         html lang="en" {
@@ -263,7 +271,7 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                     }
                     @if changed.iter().any(|t| d.planned.measured.iter().any(|w| w.table == t.table)) {
                         h3 { "Measured on the audited tables" }
-                        p { "File statistics of the tables, and the files a rewrite would write simulated from their rows; a min/max engine; per scan in " code { "skipping.csv" } "." }
+                        p { "File statistics of the tables, and the files a rewrite would write simulated from their rows; engine: " (engines.join(", ")) "; per scan in " code { "skipping.csv" } "." }
                         table class="sortable" id="measured" {
                             thead { tr {
                                 th { "table" } th { "key" } th class="num" { "executions" }

@@ -11,6 +11,7 @@
 use crate::ReportData;
 use planner::{human, human_budget, BudgetCurve, CurvePoint};
 use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use workload::time::format_time;
 
@@ -226,9 +227,12 @@ fn measured_section(s: &mut String, d: &ReportData<'_>) {
     if !changed.iter().any(|t| m.iter().any(|w| w.table == t.table)) {
         return;
     }
+    let engines: BTreeSet<&str> = m.iter().map(|w| w.engine.as_str()).collect();
+    let engines: Vec<&str> = engines.into_iter().collect();
     let _ = writeln!(
         s,
-        "\nMeasured on the audited tables (their file statistics, and the files a rewrite would write simulated from their rows; a min/max engine; details per scan in `skipping.csv`):\n"
+        "\nMeasured on the audited tables (their file statistics, and the files a rewrite would write simulated from their rows; engine: {}; details per scan in `skipping.csv`):\n",
+        engines.join(", ")
     );
     let _ = writeln!(
         s,

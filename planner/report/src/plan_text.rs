@@ -116,7 +116,8 @@ pub fn render(
                     let pct = |read: u64| r.skipped_pct(read);
                     let _ = writeln!(
                         s,
-                        "  measured (table statistics, min/max engine; {} executions this window): reads {} now ({:.1}% skipped, {} files), {} after ({:.1}% skipped, {} files)",
+                        "  measured (table statistics, {} engine; {} executions this window): reads {} now ({:.1}% skipped, {} files), {} after ({:.1}% skipped, {} files)",
+                        m.engine,
                         m.executions,
                         human(r.bytes_now as f64),
                         pct(r.bytes_now),
