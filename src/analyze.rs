@@ -161,6 +161,7 @@ pub fn run(
         edges_span: edge_tables.span(),
         money: &money,
         formats: &formats,
+        quality: &skipping.quality,
     };
     for (name, text) in [
         ("report.md", report::markdown::render(&rd)),

@@ -346,6 +346,22 @@ fn analyze_writes_skipping_and_layout_quality_that_tell_sorted_from_random() {
             let html = std::fs::read_to_string(format!("{out}/report.html")).unwrap();
             assert!(html.contains("<figure class=\"chart\"><svg"), "no chart");
             assert!(html.contains("scans read in the window"));
+            // And how the shuffled files lie today on the planned key,
+            // with the depth layout_quality.csv gives.
+            assert!(
+                html.contains("s files lie today on <code>l_shipdate</code>"),
+                "no depth histogram"
+            );
+            let q = std::fs::read_to_string(format!("{out}/layout_quality.csv")).unwrap();
+            let depth: f64 = q
+                .lines()
+                .find(|l| l.starts_with("lineitem,l_shipdate,"))
+                .and_then(|l| l.split(',').nth(6))
+                .unwrap()
+                .parse()
+                .unwrap();
+            assert!(depth > 5.0, "{depth}");
+            assert!(html.contains(&format!("average depth {depth:.1}")), "depth");
         }
         let skipping = std::fs::read_to_string(format!("{out}/skipping.csv")).unwrap();
         assert!(skipping.starts_with("app_id,execution_id,description,scan,table,layout,engine,"));

@@ -275,3 +275,55 @@ pub fn skipping(now: u64, candidates: &[(String, u64, bool)]) -> Result<String> 
     }
     Ok(buf)
 }
+
+/// A depth histogram of a table's files on one column (Snowflake's
+/// clustering depth: for each depth bucket, how many range end points that
+/// many files' ranges hold), as bars: a well-clustered column has its bars
+/// at depth 1.
+pub fn depth(histogram: &[(u64, u64)]) -> Result<String> {
+    let e = err("depth");
+    let mut buf = String::new();
+    let n = histogram.len().max(1);
+    let top = histogram.iter().map(|h| h.1).max().unwrap_or(0).max(1) as f64 * 1.12;
+    {
+        let width = (160 + 60 * n as u32).clamp(360, 1100);
+        let root = SVGBackend::with_string(&mut buf, (width, 240)).into_drawing_area();
+        root.fill(&WHITE).map_err(&e)?;
+        let mut chart = ChartBuilder::on(&root)
+            .margin(14)
+            .x_label_area_size(40)
+            .y_label_area_size(60)
+            .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), 0f64..top)
+            .map_err(&e)?;
+        let label = |x: &f64| {
+            let i = x.round();
+            if (x - i).abs() > 1e-6 || i < 0.0 || i as usize >= histogram.len() {
+                return String::new();
+            }
+            histogram[i as usize].0.to_string()
+        };
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .max_light_lines(1)
+            .light_line_style(GRID.mix(0.5))
+            .bold_line_style(GRID)
+            .x_labels(n)
+            .x_label_formatter(&label)
+            .y_labels(5)
+            .y_label_formatter(&|y| format!("{y:.0}"))
+            .y_desc("range end points")
+            .x_desc("depth (files holding the point), up to")
+            .label_style((FONT, 13).into_font().color(&INK))
+            .axis_desc_style((FONT, 13).into_font().color(&INK))
+            .draw()
+            .map_err(&e)?;
+        let bars = histogram.iter().enumerate().map(|(i, (_, count))| {
+            let x = i as f64;
+            Rectangle::new([(x - 0.35, 0.0), (x + 0.35, *count as f64)], LINE.filled())
+        });
+        chart.draw_series(bars).map_err(&e)?;
+        root.present().map_err(&e)?;
+    }
+    Ok(buf)
+}

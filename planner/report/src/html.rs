@@ -149,7 +149,8 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
     };
     let changed: Vec<_> = plan.tables.iter().filter(|t| t.changed).collect();
     // Per changed measured table: bytes read now and under each candidate.
-    let mut skipping_svgs: Vec<(String, String)> = Vec::new();
+    type Depth = Option<(String, f64, String)>;
+    let mut skipping_svgs: Vec<(String, String, Depth)> = Vec::new();
     for t in &changed {
         let mut cands: Vec<_> = d
             .planned
@@ -171,7 +172,21 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
             .iter()
             .map(|w| (w.key.join(","), w.reads.bytes_after, w.key == t.keys))
             .collect();
-        skipping_svgs.push((t.table.clone(), charts::skipping(now, &bars)?));
+        // How the files lie today on the plan's first key column.
+        let short = graph::tables::short_table(&t.table);
+        let depth = match t.keys.first().and_then(|c| {
+            d.quality
+                .iter()
+                .find(|q| q.table == short && q.column.eq_ignore_ascii_case(c))
+        }) {
+            Some(q) if !q.depth_histogram.is_empty() => Some((
+                q.column.clone(),
+                q.average_depth,
+                charts::depth(&q.depth_histogram)?,
+            )),
+            _ => None,
+        };
+        skipping_svgs.push((t.table.clone(), charts::skipping(now, &bars)?, depth));
     }
     let engines: Vec<&str> = d
         .planned
@@ -299,10 +314,16 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                                 }
                             }
                         }
-                        @for (table, svg) in &skipping_svgs {
+                        @for (table, svg, depth) in &skipping_svgs {
                             figure class="chart" {
                                 (PreEscaped(svg))
                                 figcaption { "Bytes " code { (table) } "'s scans read in the window: now (grey), and laid out by each candidate key (the plan's in orange)." }
+                            }
+                            @if let Some((column, average, svg)) = depth {
+                                figure class="chart" {
+                                    (PreEscaped(svg))
+                                    figcaption { "How " code { (table) } "'s files lie today on " code { (column) } ": range end points by how many files' ranges hold them (average depth " (format!("{average:.1}")) "; 1 is perfectly clustered, the file count is unclustered)." }
+                                }
                             }
                         }
                     }

@@ -57,6 +57,7 @@
 //!     money: &report::Money::default(),
 //!     formats: &[("db.orders".to_string(), planner::TableFormat::Delta),
 //!                ("db.lineitem".to_string(), planner::TableFormat::Delta)].into_iter().collect(),
+//!     quality: &[],
 //! };
 //! let md = report::markdown::render(&data);
 //! assert!(md.contains("CLUSTER BY (&lt;b&gt;key)"));
@@ -120,6 +121,10 @@ pub struct ReportData<'a> {
     /// Each table's format (from the table audit, else the logs' scans);
     /// a table missing here is of unknown format.
     pub formats: &'a BTreeMap<String, planner::TableFormat>,
+    /// Layout quality of the audited tables on the columns the workload
+    /// filters or joins on (`--tables`; empty otherwise): the report draws
+    /// the depth histogram of each changed table's key.
+    pub quality: &'a [skipping::quality::Quality],
 }
 
 impl ReportData<'_> {
