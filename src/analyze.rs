@@ -21,8 +21,8 @@ pub fn plan(
     out: Option<&Path>,
 ) -> Result<bool> {
     let mut data = pipeline::load(inputs)?;
-    let tables = pipeline::table_inputs(score, &mut data)?;
-    let (_, measured) = whatif_cmd::measure(&mut data, score, args.pricing);
+    let mut tables = pipeline::table_inputs(score, &mut data, true)?;
+    let (_, measured) = whatif_cmd::measure(&mut data, score, args.pricing, tables.read.take());
     let edge_tables =
         pipeline::edge_tables(&data.records, score, &tables.stats, Some(&args.window))?;
     let planned = plan_cmd::make_plan(&data.records, &edge_tables, args, &tables.stats, &measured)?;
@@ -55,7 +55,7 @@ pub fn drift(
     out: Option<&Path>,
 ) -> Result<bool> {
     let mut data = pipeline::load(inputs)?;
-    let stats = pipeline::table_inputs(score, &mut data)?.stats;
+    let stats = pipeline::table_inputs(score, &mut data, false)?.stats;
     let edge_tables = pipeline::edge_tables(&data.records, score, &stats, Some(window))?;
     let rows = drift_cmd::compute(&edge_tables, threshold, normalize);
     match format {
@@ -85,9 +85,10 @@ pub fn run(
     // The directory is checked before any input is read.
     let mut out = output::OutDir::prepare(dir, ANALYZE_OUTPUTS, force)?;
     let mut data = pipeline::load(inputs)?;
-    let tables = pipeline::table_inputs(score, &mut data)?;
+    let mut tables = pipeline::table_inputs(score, &mut data, true)?;
+    let read = tables.read.take();
     let stats = &tables.stats;
-    let (skipping, measured) = whatif_cmd::measure(&mut data, score, args.pricing);
+    let (skipping, measured) = whatif_cmd::measure(&mut data, score, args.pricing, read);
     // table audit
     if let Some(a) = &tables.audit {
         a.write_into(&mut out, Format::Csv)?;

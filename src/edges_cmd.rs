@@ -70,7 +70,7 @@ pub fn run(
     out: Option<&Path>,
 ) -> Result<bool> {
     let mut data = pipeline::load(inputs)?;
-    let stats = pipeline::table_inputs(args, &mut data)?.stats;
+    let stats = pipeline::table_inputs(args, &mut data, false)?.stats;
     let built = pipeline::edge_tables(&data.records, args, &stats, window)?;
     let tables = built.tables();
     if let Some(pattern) = explain {

@@ -66,13 +66,22 @@ pub struct TableInputs {
     pub audit: Option<Audit>,
     /// Audited table name -> its identity in the logs.
     pub identity: BTreeMap<String, String>,
+    /// The tables as read, with the statistics of the scans' columns,
+    /// when asked for (`whatif`'s skipping reuses them).
+    pub read: Option<tables_cmd::ReadTables>,
 }
 
 /// `--table-stats` and `--tables` for the loaded logs: each audited table
 /// is matched to the catalog table the logs saw reading its location,
 /// else to its own name made canonical. Tables that cannot be read join
-/// `data.errors` (the others are still audited).
-pub fn table_inputs(args: &ScoreArgs, data: &mut Ingested<Exec>) -> Result<TableInputs> {
+/// `data.errors` (the others are still audited). With `keep`, the tables
+/// are read once with the statistics `whatif` needs and kept
+/// ([`TableInputs::read`]).
+pub fn table_inputs(
+    args: &ScoreArgs,
+    data: &mut Ingested<Exec>,
+    keep: bool,
+) -> Result<TableInputs> {
     let range = TimeRange::parse(args.since.as_deref(), args.until.as_deref())?;
     data.warnings
         .extend(workload::exec::filter_warning(&data.records, &range));
@@ -82,13 +91,26 @@ pub fn table_inputs(args: &ScoreArgs, data: &mut Ingested<Exec>) -> Result<Table
             stats,
             audit: None,
             identity: BTreeMap::new(),
+            read: None,
         });
     }
-    let opts = tables::ReadOptions {
-        allow_outside_table: args.allow_outside_table,
-        ..tables::ReadOptions::default()
+    let (audit, read) = if keep {
+        let read =
+            crate::whatif_cmd::read_tables(data, &args.tables, args.allow_outside_table, &[]);
+        (
+            tables_cmd::audit_read(&read, PolicyArg::All, None),
+            Some(read),
+        )
+    } else {
+        let opts = tables::ReadOptions {
+            allow_outside_table: args.allow_outside_table,
+            ..tables::ReadOptions::default()
+        };
+        (
+            tables_cmd::audit(&args.tables, PolicyArg::All, None, opts),
+            None,
+        )
     };
-    let audit = tables_cmd::audit(&args.tables, PolicyArg::All, None, opts);
     let mut identity = BTreeMap::new();
     for s in &audit.state {
         let id = data
@@ -113,6 +135,7 @@ pub fn table_inputs(args: &ScoreArgs, data: &mut Ingested<Exec>) -> Result<Table
         stats,
         audit: Some(audit),
         identity,
+        read,
     })
 }
 

@@ -173,38 +173,36 @@ pub fn read_each<T: Send>(
     (results, errors)
 }
 
-/// Discover and audit the tables under `paths` ([`read_each`]).
-pub fn audit(
-    paths: &[PathBuf],
-    policy: PolicyArg,
-    target: Option<u64>,
-    opts: tables::ReadOptions,
-) -> Audit {
-    let policies = policy.policies();
-    #[derive(Default)]
-    struct One {
-        state: Option<maintenance::TableStateRow>,
-        compaction: Vec<maintenance::CompactionRow>,
-        deletes: Vec<maintenance::DeleteFileRow>,
-        rollup: Option<maintenance::DeleteRollup>,
-        errors: Vec<String>,
-        warnings: Vec<String>,
+/// What the audit makes of one table.
+#[derive(Default)]
+struct One {
+    state: Option<maintenance::TableStateRow>,
+    compaction: Vec<maintenance::CompactionRow>,
+    deletes: Vec<maintenance::DeleteFileRow>,
+    rollup: Option<maintenance::DeleteRollup>,
+    errors: Vec<String>,
+    warnings: Vec<String>,
+}
+
+/// The audit of one table under `policies`.
+fn judge(t: &tables::TableState, policies: &[maintenance::Policy], target: Option<u64>) -> One {
+    let compaction = policies
+        .iter()
+        .flat_map(|&p| maintenance::compaction(t, p, &Settings::for_table(t, p, target)))
+        .collect();
+    let (deletes, rollup) = maintenance::deletes(t);
+    One {
+        state: Some(maintenance::summarize(t, target)),
+        compaction,
+        deletes,
+        rollup: Some(rollup),
+        errors: t.problems.iter().map(ToString::to_string).collect(),
+        warnings: t.warnings.clone(),
     }
-    let (results, errors) = read_each(paths, &opts, |t| {
-        let compaction = policies
-            .iter()
-            .flat_map(|&p| maintenance::compaction(&t, p, &Settings::for_table(&t, p, target)))
-            .collect();
-        let (deletes, rollup) = maintenance::deletes(&t);
-        One {
-            state: Some(maintenance::summarize(&t, target)),
-            compaction,
-            deletes,
-            rollup: Some(rollup),
-            errors: t.problems.iter().map(ToString::to_string).collect(),
-            warnings: t.warnings.clone(),
-        }
-    });
+}
+
+/// The tables' audits gathered, in order, after the search's `errors`.
+fn gather(results: Vec<Result<One, String>>, errors: Vec<String>) -> Audit {
     let mut a = Audit {
         errors,
         ..Default::default()
@@ -222,6 +220,45 @@ pub fn audit(
         a.warnings.extend(r.warnings);
     }
     a
+}
+
+/// Discover and audit the tables under `paths` ([`read_each`]), each table
+/// dropped once judged.
+pub fn audit(
+    paths: &[PathBuf],
+    policy: PolicyArg,
+    target: Option<u64>,
+    opts: tables::ReadOptions,
+) -> Audit {
+    let policies = policy.policies();
+    let (results, errors) = read_each(paths, &opts, |t| judge(&t, &policies, target));
+    gather(results, errors)
+}
+
+/// Tables already read ([`read_each`]'s results and search errors), kept
+/// for another use (`whatif`'s skipping).
+pub type ReadTables = (Vec<Result<tables::TableState, String>>, Vec<String>);
+
+/// [`audit`] of tables already read: each judged in parallel, a panic
+/// while judging one being that table's error.
+pub fn audit_read(read: &ReadTables, policy: PolicyArg, target: Option<u64>) -> Audit {
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+    let policies = policy.policies();
+    let results = read
+        .0
+        .par_iter()
+        .map(|r| match r {
+            Ok(t) => catch_unwind(AssertUnwindSafe(|| judge(t, &policies, target))).map_err(|p| {
+                format!(
+                    "{}: internal error while auditing the table: {}",
+                    t.location.display(),
+                    panic_text(p.as_ref())
+                )
+            }),
+            Err(e) => Err(e.clone()),
+        })
+        .collect();
+    gather(results, read.1.clone())
 }
 
 impl Audit {

@@ -171,8 +171,18 @@ pub fn rows(
     args: &WhatifArgs,
     layouts: &[(String, Vec<String>)],
 ) -> Whatif {
-    let mut out = Whatif::default();
-    let locations = data.locations.clone();
+    let read = read_tables(data, &args.tables, args.allow_outside_table, layouts);
+    rows_of(data, args, layouts, read, true)
+}
+
+/// Read the tables under `paths` with the statistics of every column the
+/// workload's scans (and `layouts`) name, for [`rows_of`].
+pub fn read_tables(
+    data: &Ingested<Exec>,
+    paths: &[std::path::PathBuf],
+    allow_outside_table: bool,
+    layouts: &[(String, Vec<String>)],
+) -> crate::tables_cmd::ReadTables {
     let mut wanted = BTreeSet::new();
     for e in &data.records {
         for s in &e.record.scans {
@@ -181,24 +191,44 @@ pub fn rows(
     }
     wanted.extend(layouts.iter().flat_map(|(_, c)| c.iter().cloned()));
     let opts = tables::ReadOptions {
-        allow_outside_table: args.allow_outside_table,
+        allow_outside_table,
         stats_columns: Some(Arc::new(wanted)),
         ..tables::ReadOptions::default()
     };
-    let (read, errors) = crate::tables_cmd::read_each(&args.tables, &opts, |t| t);
-    data.errors.extend(errors);
+    crate::tables_cmd::read_each(paths, &opts, |t| t)
+}
+
+/// [`rows`] on tables already read ([`read_tables`]); with `report_tables`
+/// their errors and warnings go into `data` (without it, the table audit
+/// that read them reports them).
+pub fn rows_of(
+    data: &mut Ingested<Exec>,
+    args: &WhatifArgs,
+    layouts: &[(String, Vec<String>)],
+    (read, errors): crate::tables_cmd::ReadTables,
+    report_tables: bool,
+) -> Whatif {
+    let mut out = Whatif::default();
+    let locations = data.locations.clone();
+    if report_tables {
+        data.errors.extend(errors);
+    }
     let mut by_id: BTreeMap<String, tables::TableState> = BTreeMap::new();
     for t in read {
         let t = match t {
             Ok(t) => t,
             Err(e) => {
-                data.errors.push(e);
+                if report_tables {
+                    data.errors.push(e);
+                }
                 continue;
             }
         };
-        data.errors
-            .extend(t.problems.iter().map(ToString::to_string));
-        data.warnings.extend(t.warnings.iter().cloned());
+        if report_tables {
+            data.errors
+                .extend(t.problems.iter().map(ToString::to_string));
+            data.warnings.extend(t.warnings.iter().cloned());
+        }
         if t.stats_unreadable > 0 {
             data.warnings.push(format!(
                 "{}: {} file statistics could not be read; those files are never skipped on those columns",
@@ -562,18 +592,20 @@ pub fn measured(rows: &[ScanRow]) -> Vec<planner::MeasuredKey> {
         .collect()
 }
 
-/// What `--tables` measures: the generated candidates of every audited
-/// table under each execution's engine (`--engine auto`: `values` where
+/// What `--tables` measures, on the tables the audit read
+/// ([`crate::pipeline::table_inputs`], which reports their errors): the
+/// generated candidates of every audited table under each execution's engine (`--engine auto`: `values` where
 /// Databricks ran it, else `minmax`; [`rows`]), and for the planner the
 /// measured keys (none with `--pricing assumed`).
 pub fn measure(
     data: &mut Ingested<Exec>,
     score: &crate::edges_cmd::ScoreArgs,
     pricing: crate::plan_cmd::Pricing,
+    read: Option<crate::tables_cmd::ReadTables>,
 ) -> (Whatif, Vec<planner::MeasuredKey>) {
-    if score.tables.is_empty() {
+    let Some(read) = read.filter(|_| !score.tables.is_empty()) else {
         return (Whatif::default(), Vec::new());
-    }
+    };
     let args = WhatifArgs {
         tables: score.tables.clone(),
         allow_outside_table: score.allow_outside_table,
@@ -583,7 +615,7 @@ pub fn measure(
         sample_rows: DEFAULT_SAMPLE_ROWS,
         current_only: false,
     };
-    let w = rows(data, &args, &[]);
+    let w = rows_of(data, &args, &[], read, false);
     let m = match pricing {
         crate::plan_cmd::Pricing::Measured => measured(&w.rows),
         crate::plan_cmd::Pricing::Assumed => Vec::new(),
