@@ -237,7 +237,7 @@ pub fn audit(
 
 /// Tables already read ([`read_each`]'s results and search errors), kept
 /// for another use (`whatif`'s skipping).
-pub type ReadTables = (Vec<Result<tables::TableState, String>>, Vec<String>);
+pub use skipping::workload::ReadTables;
 
 /// [`audit`] of tables already read: each judged in parallel, a panic
 /// while judging one being that table's error.

@@ -6,14 +6,13 @@ use crate::output::{self, Col, Format};
 use crate::pipeline;
 use crate::{report_problems, Inputs};
 use anyhow::Result;
-use graph::tables::short_table;
-use rayon::prelude::*;
+use skipping::workload::{
+    measured, rows_of, wanted_columns, Engines, Options, ReadTables, Whatif, MAX_KEY_COLUMNS,
+};
 use skipping::{Engine, ScanRow};
-use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use workload::exec::Exec;
-use workload::identity::Locations;
 use workload::ingest::Ingested;
 
 /// `--engine`.
@@ -40,33 +39,34 @@ pub enum EngineArg {
 }
 
 impl EngineArg {
-    /// The engines evaluated for execution `r`.
-    fn engines(self, r: &parsers::record::QueryRecord) -> Vec<Engine> {
+    /// The engines evaluated.
+    fn engines(self) -> Engines {
         match self {
-            EngineArg::Auto if databricks(r) => vec![Engine::Values],
-            EngineArg::Auto | EngineArg::Minmax => vec![Engine::MinMax],
-            EngineArg::None => vec![Engine::None],
-            EngineArg::JoinRange => vec![Engine::JoinRange],
-            EngineArg::Values => vec![Engine::Values],
-            EngineArg::All => vec![
+            EngineArg::Auto => Engines::Auto,
+            EngineArg::Minmax => Engines::Fixed(vec![Engine::MinMax]),
+            EngineArg::None => Engines::Fixed(vec![Engine::None]),
+            EngineArg::JoinRange => Engines::Fixed(vec![Engine::JoinRange]),
+            EngineArg::Values => Engines::Fixed(vec![Engine::Values]),
+            EngineArg::All => Engines::Fixed(vec![
                 Engine::None,
                 Engine::MinMax,
                 Engine::JoinRange,
                 Engine::Values,
-            ],
+            ]),
         }
     }
 }
 
-/// Whether Databricks ran execution `r`: its runtime names the version,
-/// or Photon ran one of its joins.
-fn databricks(r: &parsers::record::QueryRecord) -> bool {
-    r.spark_version
-        .as_deref()
-        .is_some_and(|v| v.starts_with("databricks-"))
-        || r.joins
-            .iter()
-            .any(|j| j.engine == plan::registry::Engine::Photon)
+impl WhatifArgs {
+    /// The evaluation's options.
+    fn options(&self) -> Options {
+        Options {
+            engines: self.engine.engines(),
+            build_rows: self.build_rows,
+            sample_rows: self.sample_rows,
+            current_only: self.current_only,
+        }
+    }
 }
 
 /// `lakeaudit whatif` arguments besides the inputs.
@@ -110,11 +110,6 @@ const DEFAULT_SAMPLE_ROWS: u64 = 1_000_000;
 /// `--build-rows` by default.
 const DEFAULT_BUILD_ROWS: u64 = 10_000_000;
 
-/// Most columns a candidate layout has (Delta liquid clustering's limit).
-const MAX_KEY_COLUMNS: usize = 4;
-/// Generated candidates per table, most used first.
-const MAX_CANDIDATES: usize = 5;
-
 /// `--layout` values as (table, columns) pairs.
 fn parse_layouts(flags: &[String]) -> Result<Vec<(String, Vec<String>)>> {
     let mut out = Vec::new();
@@ -145,11 +140,6 @@ fn parse_layouts(flags: &[String]) -> Result<Vec<(String, Vec<String>)>> {
     Ok(out)
 }
 
-/// The column name of a scan's output attribute (`l_shipdate#19`).
-fn column_name(attr: &str) -> &str {
-    attr.split('#').next().unwrap_or(attr)
-}
-
 /// Run the command; returns whether some input failed.
 pub fn run(inputs: &Inputs, args: &WhatifArgs, format: Format, out: Option<&Path>) -> Result<bool> {
     let layouts = parse_layouts(&args.layout)?;
@@ -172,7 +162,7 @@ pub fn rows(
     layouts: &[(String, Vec<String>)],
 ) -> Whatif {
     let read = read_tables(data, &args.tables, args.allow_outside_table, layouts);
-    rows_of(data, args, layouts, read, true)
+    rows_of(data, &args.options(), layouts, read, true)
 }
 
 /// Read the tables under `paths` with the statistics of every column the
@@ -182,414 +172,14 @@ pub fn read_tables(
     paths: &[std::path::PathBuf],
     allow_outside_table: bool,
     layouts: &[(String, Vec<String>)],
-) -> crate::tables_cmd::ReadTables {
-    let mut wanted = BTreeSet::new();
-    for e in &data.records {
-        for s in &e.record.scans {
-            wanted.extend(s.columns.iter().map(|c| column_name(c).to_string()));
-        }
-    }
-    wanted.extend(layouts.iter().flat_map(|(_, c)| c.iter().cloned()));
+) -> ReadTables {
+    let wanted = wanted_columns(data, layouts);
     let opts = tables::ReadOptions {
         allow_outside_table,
         stats_columns: Some(Arc::new(wanted)),
         ..tables::ReadOptions::default()
     };
     crate::tables_cmd::read_each(paths, &opts, |t| t)
-}
-
-/// [`rows`] on tables already read ([`read_tables`]); with `report_tables`
-/// their errors and warnings go into `data` (without it, the table audit
-/// that read them reports them).
-pub fn rows_of(
-    data: &mut Ingested<Exec>,
-    args: &WhatifArgs,
-    layouts: &[(String, Vec<String>)],
-    (read, errors): crate::tables_cmd::ReadTables,
-    report_tables: bool,
-) -> Whatif {
-    let mut out = Whatif::default();
-    let locations = data.locations.clone();
-    if report_tables {
-        data.errors.extend(errors);
-    }
-    let mut by_id: BTreeMap<String, tables::TableState> = BTreeMap::new();
-    for t in read {
-        let t = match t {
-            Ok(t) => t,
-            Err(e) => {
-                if report_tables {
-                    data.errors.push(e);
-                }
-                continue;
-            }
-        };
-        if report_tables {
-            data.errors
-                .extend(t.problems.iter().map(ToString::to_string));
-            data.warnings.extend(t.warnings.iter().cloned());
-        }
-        if t.stats_unreadable > 0 {
-            data.warnings.push(format!(
-                "{}: {} file statistics could not be read; those files are never skipped on those columns",
-                t.location.display(),
-                t.stats_unreadable
-            ));
-        }
-        let id = locations.identify_root(&t.name, &t.location);
-        by_id.insert(id, t);
-    }
-    let (induced, warnings) = induced(data, &locations, &by_id, args.build_rows);
-    data.warnings.extend(warnings);
-    let usage = Usage::of(data, &locations);
-    // Layout quality on every column the workload filters or joins on.
-    for (id, t) in &by_id {
-        let mut cols = usage.predicate_columns(id, t);
-        cols.extend(usage.join_columns(id, t));
-        for c in cols {
-            if let Some(mut q) = skipping::quality::quality(t, &c) {
-                q.table = short_table(id);
-                out.quality.push(q);
-            }
-        }
-    }
-    // Each audited table's candidate layouts, simulated once per table,
-    // tables in parallel.
-    let mut jobs = Vec::new();
-    if !args.current_only {
-        for (id, t) in &by_id {
-            let short = short_table(id);
-            let keys: Vec<Vec<String>> = if layouts.is_empty() {
-                usage.generated(id, t)
-            } else {
-                layouts
-                    .iter()
-                    .filter(|(name, _)| {
-                        name.eq_ignore_ascii_case(&short)
-                            || name.eq_ignore_ascii_case(id)
-                            || name.eq_ignore_ascii_case(&t.name)
-                    })
-                    .map(|(_, c)| table_names(t, c))
-                    .collect()
-            };
-            if keys.is_empty() {
-                continue;
-            }
-            let mut needed: BTreeSet<String> = keys.iter().flatten().cloned().collect();
-            needed.extend(usage.predicate_columns(id, t));
-            needed.extend(
-                induced
-                    .iter()
-                    .filter(|((_, _, probe), _)| probe == id)
-                    .flat_map(|(_, i)| i.iter().map(|i| i.column.clone())),
-            );
-            jobs.push((id.as_str(), t, keys, needed.into_iter().collect::<Vec<_>>()));
-        }
-    }
-    let done: Vec<(&str, Simulated, Vec<String>)> = jobs
-        .into_par_iter()
-        .map(|(id, t, keys, needed)| {
-            let mut sample = skipping::simulate::sample(t, &needed, args.sample_rows);
-            let warnings = std::mem::take(&mut sample.warnings);
-            if sample.rows() == 0 {
-                return (id, Vec::new(), warnings);
-            }
-            let per_file = skipping::simulate::rows_per_file(t, &sample);
-            let ranked = skipping::simulate::rank_all(&mut sample);
-            let sim = |k: &[String], half| {
-                let files = skipping::simulate::layout(&sample, &ranked, k, per_file, half);
-                skipping::simulate::simulated_table(t, &sample, files)
-            };
-            let sims = keys
-                .iter()
-                .map(|k| {
-                    (
-                        k.join(","),
-                        sim(k, false),
-                        sim(k, true),
-                        sample.rows() as u64,
-                    )
-                })
-                .collect();
-            (id, sims, warnings)
-        })
-        .collect();
-    let mut simulated: BTreeMap<&str, Simulated> = BTreeMap::new();
-    for (id, sims, warnings) in done {
-        data.warnings.extend(warnings);
-        simulated.insert(id, sims);
-    }
-    for (k, e) in data.records.iter().enumerate() {
-        let r = &e.record;
-        let engines = args.engine.engines(r);
-        for (i, s) in r.scans.iter().enumerate() {
-            let id = locations.identity(&s.table);
-            let Some(t) = by_id.get(&id) else {
-                continue;
-            };
-            let joined = induced
-                .get(&(k, i, id.clone()))
-                .map_or(&[][..], Vec::as_slice);
-            let current = std::iter::once(("current", t, None));
-            let sims = simulated
-                .get(id.as_str())
-                .into_iter()
-                .flatten()
-                .map(|(name, st, half, n)| (name.as_str(), st, Some((half, *n))));
-            for ((layout, t, half), &engine) in current
-                .chain(sims)
-                .flat_map(|l| engines.iter().map(move |e| (l, e)))
-            {
-                let data =
-                    skipping::data_filters(s.pushed_filters.as_deref(), s.data_filters.as_deref());
-                let (reading, unknown, join_predicates) =
-                    skipping::current(t, data, s.partition_filters.as_deref(), joined, engine);
-                let half_read = half.map(|(h, _)| {
-                    skipping::current(h, data, s.partition_filters.as_deref(), joined, engine)
-                        .0
-                        .files_read
-                });
-                out.rows.push(ScanRow {
-                    app_id: r.app_id.clone(),
-                    execution_id: r.execution_id,
-                    description: r.description.clone(),
-                    scan: i as u32,
-                    table: short_table(&id),
-                    table_id: id.clone(),
-                    layout: layout.into(),
-                    engine,
-                    files_total: reading.files_total,
-                    files_read: reading.files_read,
-                    bytes_total: reading.bytes_total,
-                    bytes_read: reading.bytes_read,
-                    files_without_stats: reading.files_without_stats,
-                    unknown_predicates: unknown,
-                    join_predicates: join_predicates.join("; "),
-                    logged_files_read: s.files_read,
-                    logged_bytes_read: s.bytes_read,
-                    sample_rows: half.map(|(_, n)| n),
-                    files_read_half_sample: half_read,
-                });
-            }
-        }
-    }
-    out
-}
-
-/// The join-induced predicates of each scan of an audited table, by
-/// (execution index, scan index, table identity).
-type InducedByScan = BTreeMap<(usize, usize, String), Vec<skipping::joins::Induced>>;
-
-/// The join-induced predicates of every scan ([`skipping::joins`]): for
-/// each join of an execution between two audited tables, the side it
-/// filters (the probe: a semi-join's preserved side, an inner join's larger
-/// table, scanned once in the execution) takes the keys of the other
-/// side's rows that pass that side's scans' filters. Build sides are
-/// computed once per (table, key, filters), in parallel. Returns them and
-/// the warnings of build sides that could not be read.
-fn induced(
-    data: &Ingested<Exec>,
-    locations: &Locations,
-    by_id: &BTreeMap<String, tables::TableState>,
-    build_rows: u64,
-) -> (InducedByScan, Vec<String>) {
-    type Build<'a> = (&'a str, String, Vec<Filters<'a>>);
-    let mut builds: BTreeMap<Build, usize> = BTreeMap::new();
-    let mut wanted: Vec<((usize, usize, String), String, usize)> = Vec::new();
-    for (k, e) in data.records.iter().enumerate() {
-        let mut scans: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-        for (i, s) in e.record.scans.iter().enumerate() {
-            scans
-                .entry(locations.identity(&s.table))
-                .or_default()
-                .push(i);
-        }
-        for r in &e.relationships {
-            let sides = skipping::joins::probe_sides(r);
-            let (lid, rid) = (
-                locations.identity(&r.left_table),
-                locations.identity(&r.right_table),
-            );
-            if sides.is_empty() || lid == rid {
-                continue;
-            }
-            let (Some((lid, lt)), Some((rid, rt))) =
-                (by_id.get_key_value(&lid), by_id.get_key_value(&rid))
-            else {
-                continue;
-            };
-            let left = (lid, lt, &r.left_columns);
-            let right = (rid, rt, &r.right_columns);
-            let (lrows, rrows) = (
-                skipping::joins::table_rows(lt),
-                skipping::joins::table_rows(rt),
-            );
-            let (probe, build) = match sides {
-                [plan::node::Side::Left] => (left, right),
-                [plan::node::Side::Right] => (right, left),
-                // An inner join: the engine builds on the smaller side.
-                _ if lrows > rrows => (left, right),
-                _ if rrows > lrows => (right, left),
-                _ => continue,
-            };
-            let (Some([p]), Some(b)) = (scans.get(probe.0).map(Vec::as_slice), scans.get(build.0))
-            else {
-                continue;
-            };
-            let filters: Vec<Filters> = b
-                .iter()
-                .map(|&i| {
-                    let s = &e.record.scans[i];
-                    (
-                        skipping::data_filters(
-                            s.pushed_filters.as_deref(),
-                            s.data_filters.as_deref(),
-                        ),
-                        s.partition_filters.as_deref(),
-                    )
-                })
-                .collect();
-            for (pc, bc) in table_names(probe.1, probe.2)
-                .into_iter()
-                .zip(table_names(build.1, build.2))
-            {
-                let has = |t: &tables::TableState, c: &str| t.columns.iter().any(|(n, _)| n == c);
-                if !has(probe.1, &pc) || !has(build.1, &bc) {
-                    continue;
-                }
-                let next = builds.len();
-                let b = *builds
-                    .entry((build.0.as_str(), bc, filters.clone()))
-                    .or_insert(next);
-                wanted.push(((k, *p, probe.0.clone()), pc, b));
-            }
-        }
-    }
-    // One pass per build table over its files, tables in parallel.
-    let mut per_table: BTreeMap<&str, Vec<(usize, skipping::joins::BuildRequest)>> =
-        BTreeMap::new();
-    for ((id, key, filters), &b) in &builds {
-        let t = &by_id[*id];
-        let scans = filters
-            .iter()
-            .map(|(pushed, partition)| skipping::predicates(*pushed, *partition, &t.columns))
-            .collect();
-        per_table.entry(id).or_default().push((
-            b,
-            skipping::joins::BuildRequest {
-                key: key.clone(),
-                scans,
-            },
-        ));
-    }
-    type Built = Result<Option<skipping::joins::BuildSide>, String>;
-    let done: Vec<Vec<(usize, Built)>> = per_table
-        .into_par_iter()
-        .map(|(id, requests)| {
-            let (slots, requests): (Vec<usize>, Vec<_>) = requests.into_iter().unzip();
-            let sides = skipping::joins::build_sides(&by_id[id], &requests, build_rows);
-            slots.into_iter().zip(sides).collect()
-        })
-        .collect();
-    let mut computed: Vec<Built> = (0..builds.len()).map(|_| Ok(None)).collect();
-    for (slot, side) in done.into_iter().flatten() {
-        computed[slot] = side;
-    }
-    let mut warnings = BTreeSet::new();
-    let computed: Vec<Option<Arc<skipping::joins::BuildSide>>> = computed
-        .into_iter()
-        .map(|c| match c {
-            Ok(b) => b.map(Arc::new),
-            Err(e) => {
-                warnings.insert(format!("{e}; its joins induce no predicate"));
-                None
-            }
-        })
-        .collect();
-    let mut out = InducedByScan::new();
-    for (scan, column, b) in wanted {
-        if let Some(build) = &computed[b] {
-            let list = out.entry(scan).or_default();
-            let i = skipping::joins::Induced {
-                column,
-                build: Arc::clone(build),
-            };
-            if !list.contains(&i) {
-                list.push(i);
-            }
-        }
-    }
-    (out, warnings.into_iter().collect())
-}
-
-/// A table's simulated layouts: name, the table laid out from the whole
-/// sample and from half of it, and the rows sampled.
-type Simulated = Vec<(String, tables::TableState, tables::TableState, u64)>;
-
-/// What `whatif` computes: the scan rows, and the layout quality of the
-/// audited tables on the columns the workload filters or joins on.
-#[derive(Default)]
-pub struct Whatif {
-    /// One row per scan of an audited table, layout and engine.
-    pub rows: Vec<ScanRow>,
-    /// Layout quality per (table, column).
-    pub quality: Vec<skipping::quality::Quality>,
-}
-
-/// The measured keys of `rows` (one engine's): per table and candidate
-/// layout, what each execution's scans read now and under it.
-pub fn measured(rows: &[ScanRow]) -> Vec<planner::MeasuredKey> {
-    type Id = (String, String);
-    let exec = |r: &ScanRow| format!("{}:{}", r.app_id, r.execution_id);
-    let mut now: BTreeMap<Id, planner::Reads> = BTreeMap::new();
-    for r in rows.iter().filter(|r| r.layout == "current") {
-        let e = now.entry((r.table_id.clone(), exec(r))).or_default();
-        e.bytes_now += r.bytes_read;
-        e.files_now += r.files_read;
-        e.bytes_scanned_table += r.bytes_total;
-    }
-    let mut keys: BTreeMap<(String, Vec<String>), BTreeMap<String, planner::Reads>> =
-        BTreeMap::new();
-    for r in rows.iter().filter(|r| r.layout != "current") {
-        let mut key: Vec<String> = r.layout.split(',').map(str::to_string).collect();
-        key.sort();
-        let id = exec(r);
-        let per = keys.entry((r.table_id.clone(), key)).or_default();
-        let e = per.entry(id.clone()).or_insert_with(|| {
-            let n = now
-                .get(&(r.table_id.clone(), id.clone()))
-                .copied()
-                .unwrap_or_default();
-            planner::Reads {
-                bytes_after: 0,
-                files_after: 0,
-                ..n
-            }
-        });
-        e.bytes_after += r.bytes_read;
-        e.files_after += r.files_read;
-    }
-    let mut engines: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
-    for r in rows {
-        engines
-            .entry(r.table_id.as_str())
-            .or_default()
-            .insert(r.engine.as_str());
-    }
-    keys.into_iter()
-        .map(|((table, key), per_exec)| {
-            let engine = engines
-                .get(table.as_str())
-                .map(|e| e.iter().copied().collect::<Vec<_>>().join("+"))
-                .unwrap_or_default();
-            planner::MeasuredKey {
-                table,
-                key,
-                per_exec,
-                engine,
-            }
-        })
-        .collect()
 }
 
 /// What `--tables` measures, on the tables the audit read
@@ -615,7 +205,7 @@ pub fn measure(
         sample_rows: DEFAULT_SAMPLE_ROWS,
         current_only: false,
     };
-    let w = rows_of(data, &args, &[], read, false);
+    let w = rows_of(data, &args.options(), &[], read, false);
     let m = match pricing {
         crate::plan_cmd::Pricing::Measured => measured(&w.rows),
         crate::plan_cmd::Pricing::Assumed => Vec::new(),
@@ -662,155 +252,6 @@ pub fn quality_columns(rows: &[skipping::quality::Quality]) -> Vec<Col> {
                 .collect(),
         ),
     ]
-}
-
-/// `cols` as the table names them (matched without regard to ASCII
-/// case); a column the table lacks is kept as given (it reads as null).
-fn table_names(t: &tables::TableState, cols: &[String]) -> Vec<String> {
-    cols.iter()
-        .map(|c| {
-            t.columns
-                .iter()
-                .find(|(n, _)| n.eq_ignore_ascii_case(c))
-                .map_or_else(|| c.clone(), |(n, _)| n.clone())
-        })
-        .collect()
-}
-
-/// A scan's printed data filters ([`skipping::data_filters`]) and
-/// partition filters.
-type Filters<'a> = (Option<&'a str>, Option<&'a str>);
-
-/// The workload's use of each table, gathered in one pass over the
-/// executions: its scans' printed filters, and the column lists its joins
-/// use, by table identity.
-#[derive(Default)]
-struct Usage<'a> {
-    filters: BTreeMap<String, Vec<Filters<'a>>>,
-    joins: BTreeMap<String, Vec<&'a [String]>>,
-}
-
-impl<'a> Usage<'a> {
-    fn of(data: &'a Ingested<Exec>, locations: &Locations) -> Self {
-        let mut u = Usage::default();
-        for e in &data.records {
-            for s in &e.record.scans {
-                u.filters
-                    .entry(locations.identity(&s.table))
-                    .or_default()
-                    .push((
-                        skipping::data_filters(
-                            s.pushed_filters.as_deref(),
-                            s.data_filters.as_deref(),
-                        ),
-                        s.partition_filters.as_deref(),
-                    ));
-            }
-            for r in &e.relationships {
-                for (table, cols) in [
-                    (&r.left_table, &r.left_columns),
-                    (&r.right_table, &r.right_columns),
-                ] {
-                    u.joins
-                        .entry(locations.identity(table))
-                        .or_default()
-                        .push(cols.as_slice());
-                }
-            }
-        }
-        u
-    }
-
-    /// The typed predicates of every scan of table `id`, one list per scan.
-    fn predicates<'s>(
-        &'s self,
-        id: &str,
-        t: &'s tables::TableState,
-    ) -> impl Iterator<Item = Vec<skipping::Predicate>> + 's {
-        self.filters
-            .get(id)
-            .into_iter()
-            .flatten()
-            .map(|(pushed, partition)| skipping::predicates(*pushed, *partition, &t.columns))
-    }
-
-    /// The columns the scans of table `id` test in a predicate that can
-    /// skip a file (comparisons, `IN`, prefixes), with how many scans test
-    /// each.
-    fn filtered(&self, id: &str, t: &tables::TableState) -> BTreeMap<String, usize> {
-        let mut out = BTreeMap::new();
-        for preds in self.predicates(id, t) {
-            let mut cols = BTreeSet::new();
-            for p in &preds {
-                skipping::range_columns(p, &mut cols);
-            }
-            for c in table_names(t, &cols.into_iter().collect::<Vec<_>>()) {
-                *out.entry(c).or_insert(0) += 1;
-            }
-        }
-        out
-    }
-
-    /// Every column a predicate of a scan of table `id` names.
-    fn predicate_columns(&self, id: &str, t: &tables::TableState) -> BTreeSet<String> {
-        let mut cols = BTreeSet::new();
-        for p in self.predicates(id, t).flatten() {
-            skipping::all_columns(&p, &mut cols);
-        }
-        table_names(t, &cols.into_iter().collect::<Vec<_>>())
-            .into_iter()
-            .filter(|c| t.columns.iter().any(|(n, _)| n == c))
-            .collect()
-    }
-
-    /// Each join's columns of table `id`, as the table names them.
-    fn join_keys<'s>(
-        &'s self,
-        id: &str,
-        t: &'s tables::TableState,
-    ) -> impl Iterator<Item = Vec<String>> + 's {
-        self.joins
-            .get(id)
-            .into_iter()
-            .flatten()
-            .map(move |cols| table_names(t, cols))
-    }
-
-    /// The columns of table `id` that the workload's joins use.
-    fn join_columns(&self, id: &str, t: &tables::TableState) -> BTreeSet<String> {
-        let mut out: BTreeSet<String> = self.join_keys(id, t).flatten().collect();
-        out.retain(|c| t.columns.iter().any(|(n, _)| n == c));
-        out
-    }
-
-    /// Candidate keys of table `id`: its filtered columns and its join
-    /// keys, one column each, the most used first (by scans filtering on
-    /// it plus joins on it), at most [`MAX_CANDIDATES`]; then the two and
-    /// the three most used together.
-    fn generated(&self, id: &str, t: &tables::TableState) -> Vec<Vec<String>> {
-        let mut uses = self.filtered(id, t);
-        for c in self.join_keys(id, t).flatten() {
-            *uses.entry(c).or_insert(0) += 1;
-        }
-        let mut ranked: Vec<(String, usize)> = uses
-            .into_iter()
-            .filter(|(c, _)| t.columns.iter().any(|(n, _)| n == c))
-            .collect();
-        ranked.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        let top: Vec<String> = ranked
-            .into_iter()
-            .take(MAX_CANDIDATES)
-            .map(|(c, _)| c)
-            .collect();
-        let mut keys: Vec<Vec<String>> = top.iter().map(|c| vec![c.clone()]).collect();
-        // The most used two and three together, along a Z-order curve.
-        for n in [2, 3] {
-            if top.len() >= n {
-                keys.push(top[..n].to_vec());
-            }
-        }
-        keys
-    }
 }
 
 /// Tabular view; on a terminal the description is cut and sizes are

@@ -50,6 +50,7 @@
 pub mod joins;
 pub mod quality;
 pub mod simulate;
+pub mod workload;
 
 pub use plan::predicate::Predicate;
 use plan::predicate::{is_catalyst, parse_catalyst, parse_filters, ColumnStats, ColumnType};
