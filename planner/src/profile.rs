@@ -27,23 +27,28 @@ pub struct ScanObservation<'a> {
     pub full: bool,
 }
 
-/// Whether a scan with these filters (as Spark prints them: `[a, b]`) read
-/// the whole table: no partition filter, and no data or pushed filter other
-/// than null checks.
+/// Whether a scan with these filters (as Spark prints them: `[a, b]`, data
+/// source or Catalyst form) read the whole table: no partition filter, and
+/// no data or pushed filter other than null checks.
 pub fn is_full_scan(
     partition_filters: Option<&str>,
     data_filters: Option<&str>,
     pushed_filters: Option<&str>,
 ) -> bool {
-    let empty = |f: Option<&str>| {
+    use plan::predicate::{is_catalyst, parse_catalyst, parse_filters, Predicate};
+    let only_null_checks = |f: Option<&str>| {
         f.is_none_or(|t| {
-            let t = t.trim().trim_start_matches('[').trim_end_matches(']');
-            t.split(", ").all(|p| {
-                p.trim().is_empty() || p.starts_with("isnotnull(") || p.starts_with("IsNotNull(")
-            })
+            let preds = if is_catalyst(t) {
+                parse_catalyst(t, &[])
+            } else {
+                parse_filters(t, &[])
+            };
+            preds.iter().all(|p| matches!(p, Predicate::IsNotNull(_)))
         })
     };
-    empty(partition_filters) && empty(data_filters) && empty(pushed_filters)
+    only_null_checks(partition_filters)
+        && only_null_checks(data_filters)
+        && only_null_checks(pushed_filters)
 }
 
 /// Every scan of the logs, as table sizing sees it.
@@ -149,6 +154,28 @@ mod tests {
             files: Some(1),
             full,
         }
+    }
+
+    #[test]
+    fn a_full_scan_has_null_checks_only_in_either_printed_form() {
+        assert!(is_full_scan(Some("[]"), None, Some("[]")));
+        assert!(is_full_scan(
+            Some("[]"),
+            Some("[isnotnull(o_orderkey#0L), isnotnull(o_custkey#1L)]"),
+            Some("[IsNotNull(o_orderkey), IsNotNull(o_custkey)]"),
+        ));
+        assert!(!is_full_scan(
+            None,
+            Some("[isnotnull(d#3), (d#3 >= 1995-01-01)]"),
+            Some("[IsNotNull(d), GreaterThanOrEqual(d,1995-01-01)]"),
+        ));
+        assert!(!is_full_scan(None, None, Some("[In(s, [A, B])]")));
+        // Dynamic partition pruning reads part of the table.
+        assert!(!is_full_scan(
+            Some("[isnotnull(p#1), dynamicpruningexpression(p#1 IN dynamicpruning#9)]"),
+            None,
+            None,
+        ));
     }
 
     #[test]

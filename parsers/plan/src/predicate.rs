@@ -565,8 +565,9 @@ fn catalyst_one(item: &str, schema: &[(String, ColumnType)], depth: u32) -> Pred
         if let Some((name, args)) = e.split_once('(') {
             let args = args.strip_suffix(')');
             match (name, args) {
-                ("isnotnull", Some(a)) => return Some(Predicate::IsNotNull(typed(a)?.0)),
-                ("isnull", Some(a)) => return Some(Predicate::IsNull(typed(a)?.0)),
+                // A null check needs no type (as the data source form).
+                ("isnotnull", Some(a)) => return Some(Predicate::IsNotNull(attr(a)?.into())),
+                ("isnull", Some(a)) => return Some(Predicate::IsNull(attr(a)?.into())),
                 ("StartsWith", Some(a)) => {
                     let (c, v) = a.split_once(", ")?;
                     let (column, ty) = typed(c)?;
