@@ -91,7 +91,7 @@ pub fn run(
     let (skipping, measured) = whatif_cmd::measure(&mut data, score, args.pricing, read);
     // table audit
     if let Some(a) = &tables.audit {
-        a.write_into(&mut out, Format::Csv)?;
+        crate::tables_cmd::write_into(a, &mut out, Format::Csv)?;
         let cols = whatif_cmd::columns(&skipping.rows, false);
         output::write_columns(&cols, Format::Csv, Some(&out.file("skipping.csv")))?;
         output::write_columns(&cols, Format::Parquet, Some(&out.file("skipping.parquet")))?;

@@ -3,9 +3,10 @@
 //! `--table-stats` to the logs' tables.
 
 use crate::edges_cmd::ScoreArgs;
-use crate::tables_cmd::{self, Audit, PolicyArg};
+use crate::tables_cmd::PolicyArg;
 use crate::Inputs;
 use anyhow::{Context, Result};
+use maintenance::audit::Audit;
 use parsers::events::ReadOptions;
 use planner::{TableStat, TableStats};
 use std::collections::BTreeMap;
@@ -68,7 +69,7 @@ pub struct TableInputs {
     pub identity: BTreeMap<String, String>,
     /// The tables as read, with the statistics of the scans' columns,
     /// when asked for (`whatif`'s skipping reuses them).
-    pub read: Option<tables_cmd::ReadTables>,
+    pub read: Option<maintenance::audit::ReadTables>,
 }
 
 /// `--table-stats` and `--tables` for the loaded logs: each audited table
@@ -98,7 +99,7 @@ pub fn table_inputs(
         let read =
             crate::whatif_cmd::read_tables(data, &args.tables, args.allow_outside_table, &[]);
         (
-            tables_cmd::audit_read(&read, PolicyArg::All, None),
+            maintenance::audit::audit_read(&read, &PolicyArg::All.policies(), None),
             Some(read),
         )
     } else {
@@ -107,7 +108,7 @@ pub fn table_inputs(
             ..tables::ReadOptions::default()
         };
         (
-            tables_cmd::audit(&args.tables, PolicyArg::All, None, opts),
+            maintenance::audit::audit(&args.tables, &PolicyArg::All.policies(), None, opts),
             None,
         )
     };

@@ -4,8 +4,8 @@
 
 use crate::output::{self, Col, Format};
 use anyhow::{bail, Result};
-use maintenance::{Policy, Settings};
-use rayon::prelude::*;
+use maintenance::audit::{audit, Audit};
+use maintenance::Policy;
 use serde::de::{Deserialize, MapAccess, Visitor};
 use serde::Serialize;
 use std::io::Write;
@@ -27,7 +27,7 @@ pub enum PolicyArg {
 }
 
 impl PolicyArg {
-    fn policies(self) -> Vec<Policy> {
+    pub fn policies(self) -> Vec<Policy> {
         match self {
             PolicyArg::Delta => vec![Policy::Delta],
             PolicyArg::Fabric => vec![Policy::Fabric],
@@ -84,19 +84,6 @@ pub struct TablesArgs {
     pub allow_outside_table: bool,
 }
 
-/// Everything the audit of a set of tables produces.
-#[derive(Default)]
-pub struct Audit {
-    pub state: Vec<maintenance::TableStateRow>,
-    pub compaction: Vec<maintenance::CompactionRow>,
-    pub deletes: Vec<maintenance::DeleteFileRow>,
-    pub rollups: Vec<maintenance::DeleteRollup>,
-    /// `lakeaudit: <path>: <reason>` lines, without the prefix.
-    pub errors: Vec<String>,
-    /// `lakeaudit: warning: <path>: <what>` lines, without the prefix.
-    pub warnings: Vec<String>,
-}
-
 /// One `table-stats` row, in the layout `--table-stats` reads.
 #[derive(Serialize)]
 struct StatsRow<'a> {
@@ -108,192 +95,37 @@ struct StatsRow<'a> {
     clustered_by: &'a str,
 }
 
-/// What a panic carried, for the table's error line.
-fn panic_text(p: &(dyn std::any::Any + Send)) -> &str {
-    p.downcast_ref::<&str>()
-        .copied()
-        .or_else(|| p.downcast_ref::<String>().map(String::as_str))
-        .unwrap_or("(no message)")
-}
-
-/// Discover the tables under `paths` and read each with `opts`, in
-/// parallel, handing each [`tables::TableState`] to `judge`. Each table
-/// keeps its own errors, so one broken table stops nothing: a table that
-/// cannot be read, and a panic while reading or judging one, is that
-/// table's error (`<dir>: internal error: ...`). Returns, in discovery
-/// order, what `judge` made of each table or the table's error line, and
-/// the errors of the search (lines without the `lakeaudit: ` prefix).
-pub fn read_each<T: Send>(
-    paths: &[PathBuf],
-    opts: &tables::ReadOptions,
-    judge: impl Fn(tables::TableState) -> T + Sync,
-) -> (Vec<Result<T, String>>, Vec<String>) {
-    use std::panic::{catch_unwind, AssertUnwindSafe};
-    let (found, discover_errors) = match catch_unwind(|| tables::discover(paths)) {
-        Ok(r) => r,
-        Err(p) => {
-            let error = format!(
-                "{}: internal error while searching for tables: {}",
-                paths
-                    .iter()
-                    .map(|p| p.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                panic_text(p.as_ref())
-            );
-            return (Vec::new(), vec![error]);
-        }
-    };
-    let results: Vec<Result<T, String>> = found
-        .par_iter()
-        .map(|f| {
-            catch_unwind(AssertUnwindSafe(|| {
-                // Fault injection for the tests (debug builds only), as for
-                // logs: a table whose directory contains this text panics.
-                #[cfg(debug_assertions)]
-                if let Ok(p) = std::env::var("LAKEAUDIT_TEST_PANIC_ON") {
-                    if !p.is_empty() && f.dir.display().to_string().contains(&p) {
-                        panic!("injected panic for {}", f.dir.display());
-                    }
-                }
-                tables::read_table(f, opts)
-                    .map(&judge)
-                    .map_err(|e| e.to_string())
-            }))
-            .unwrap_or_else(|p| {
-                Err(format!(
-                    "{}: internal error while reading the table: {}",
-                    f.dir.display(),
-                    panic_text(p.as_ref())
-                ))
-            })
-        })
-        .collect();
-    let errors = discover_errors.iter().map(ToString::to_string).collect();
-    (results, errors)
-}
-
-/// What the audit makes of one table.
-#[derive(Default)]
-struct One {
-    state: Option<maintenance::TableStateRow>,
-    compaction: Vec<maintenance::CompactionRow>,
-    deletes: Vec<maintenance::DeleteFileRow>,
-    rollup: Option<maintenance::DeleteRollup>,
-    errors: Vec<String>,
-    warnings: Vec<String>,
-}
-
-/// The audit of one table under `policies`.
-fn judge(t: &tables::TableState, policies: &[maintenance::Policy], target: Option<u64>) -> One {
-    let compaction = policies
-        .iter()
-        .flat_map(|&p| maintenance::compaction(t, p, &Settings::for_table(t, p, target)))
-        .collect();
-    let (deletes, rollup) = maintenance::deletes(t);
-    One {
-        state: Some(maintenance::summarize(t, target)),
-        compaction,
-        deletes,
-        rollup: Some(rollup),
-        errors: t.problems.iter().map(ToString::to_string).collect(),
-        warnings: t.warnings.clone(),
+/// The `--table-stats` CSV text of an audit.
+pub fn table_stats_csv(a: &Audit) -> String {
+    let mut w = csv_text(&[
+        "table",
+        "bytes",
+        "rows",
+        "files",
+        "partitioned_by",
+        "clustered_by",
+    ]);
+    for s in &a.state {
+        let r = StatsRow {
+            table: &s.table,
+            bytes: s.bytes,
+            rows: s.rows_live,
+            files: s.files,
+            partitioned_by: &s.partition_columns.join(";"),
+            clustered_by: &s.clustering_columns.join(";"),
+        };
+        // Text cells are made safe for spreadsheets (`--table-stats`
+        // undoes the prefix); numbers stay numbers.
+        w.push_str(&csv_line(&[
+            output::csv_safe(r.table).into_owned(),
+            r.bytes.to_string(),
+            r.rows.to_string(),
+            r.files.to_string(),
+            output::csv_safe(r.partitioned_by).into_owned(),
+            output::csv_safe(r.clustered_by).into_owned(),
+        ]));
     }
-}
-
-/// The tables' audits gathered, in order, after the search's `errors`.
-fn gather(results: Vec<Result<One, String>>, errors: Vec<String>) -> Audit {
-    let mut a = Audit {
-        errors,
-        ..Default::default()
-    };
-    for r in results {
-        let r = r.unwrap_or_else(|e| One {
-            errors: vec![e],
-            ..One::default()
-        });
-        a.state.extend(r.state);
-        a.compaction.extend(r.compaction);
-        a.deletes.extend(r.deletes);
-        a.rollups.extend(r.rollup);
-        a.errors.extend(r.errors);
-        a.warnings.extend(r.warnings);
-    }
-    a
-}
-
-/// Discover and audit the tables under `paths` ([`read_each`]), each table
-/// dropped once judged.
-pub fn audit(
-    paths: &[PathBuf],
-    policy: PolicyArg,
-    target: Option<u64>,
-    opts: tables::ReadOptions,
-) -> Audit {
-    let policies = policy.policies();
-    let (results, errors) = read_each(paths, &opts, |t| judge(&t, &policies, target));
-    gather(results, errors)
-}
-
-/// Tables already read ([`read_each`]'s results and search errors), kept
-/// for another use (`whatif`'s skipping).
-pub use skipping::workload::ReadTables;
-
-/// [`audit`] of tables already read: each judged in parallel, a panic
-/// while judging one being that table's error.
-pub fn audit_read(read: &ReadTables, policy: PolicyArg, target: Option<u64>) -> Audit {
-    use std::panic::{catch_unwind, AssertUnwindSafe};
-    let policies = policy.policies();
-    let results = read
-        .0
-        .par_iter()
-        .map(|r| match r {
-            Ok(t) => catch_unwind(AssertUnwindSafe(|| judge(t, &policies, target))).map_err(|p| {
-                format!(
-                    "{}: internal error while auditing the table: {}",
-                    t.location.display(),
-                    panic_text(p.as_ref())
-                )
-            }),
-            Err(e) => Err(e.clone()),
-        })
-        .collect();
-    gather(results, read.1.clone())
-}
-
-impl Audit {
-    /// The `--table-stats` CSV text.
-    pub fn table_stats_csv(&self) -> String {
-        let mut w = csv_text(&[
-            "table",
-            "bytes",
-            "rows",
-            "files",
-            "partitioned_by",
-            "clustered_by",
-        ]);
-        for s in &self.state {
-            let r = StatsRow {
-                table: &s.table,
-                bytes: s.bytes,
-                rows: s.rows_live,
-                files: s.files,
-                partitioned_by: &s.partition_columns.join(";"),
-                clustered_by: &s.clustering_columns.join(";"),
-            };
-            // Text cells are made safe for spreadsheets (`--table-stats`
-            // undoes the prefix); numbers stay numbers.
-            w.push_str(&csv_line(&[
-                output::csv_safe(r.table).into_owned(),
-                r.bytes.to_string(),
-                r.rows.to_string(),
-                r.files.to_string(),
-                output::csv_safe(r.partitioned_by).into_owned(),
-                output::csv_safe(r.clustered_by).into_owned(),
-            ]));
-        }
-        w
-    }
+    w
 }
 
 fn csv_cell(s: &str) -> String {
@@ -561,21 +393,19 @@ const ROLLUP: &[&str] = &[
     "violations",
 ];
 
-impl Audit {
-    /// Write every output into the output directory `dir`.
-    pub fn write_into(&self, dir: &mut output::OutDir, format: Format) -> Result<()> {
-        let ext = ext(format);
-        let mut p = |n: &str| dir.file(&format!("{n}.{ext}"));
-        write(&self.state, STATE, format, Some(&p("table_state")))?;
-        write(&self.compaction, COMPACTION, format, Some(&p("compaction")))?;
-        write(&self.deletes, DELETES, format, Some(&p("deletes")))?;
-        write(&self.rollups, ROLLUP, format, Some(&p("deletes_tables")))?;
-        let stats = dir.file("table_stats.csv");
-        output::write_to(Some(&stats), |w| {
-            Ok(w.write_all(self.table_stats_csv().as_bytes())?)
-        })?;
-        Ok(())
-    }
+/// Write every output of an audit into the output directory `dir`.
+pub fn write_into(a: &Audit, dir: &mut output::OutDir, format: Format) -> Result<()> {
+    let ext = ext(format);
+    let mut p = |n: &str| dir.file(&format!("{n}.{ext}"));
+    write(&a.state, STATE, format, Some(&p("table_state")))?;
+    write(&a.compaction, COMPACTION, format, Some(&p("compaction")))?;
+    write(&a.deletes, DELETES, format, Some(&p("deletes")))?;
+    write(&a.rollups, ROLLUP, format, Some(&p("deletes_tables")))?;
+    let stats = dir.file("table_stats.csv");
+    output::write_to(Some(&stats), |w| {
+        Ok(w.write_all(table_stats_csv(a).as_bytes())?)
+    })?;
+    Ok(())
 }
 
 fn ext(format: Format) -> &'static str {
@@ -628,10 +458,10 @@ pub fn run(args: &TablesArgs) -> Result<bool> {
         allow_outside_table: args.allow_outside_table,
         stats_columns: None,
     };
-    let a = audit(&args.paths, args.policy, args.target_size, opts);
+    let a = audit(&args.paths, &args.policy.policies(), args.target_size, opts);
     match dir {
         Some(mut dir) => {
-            a.write_into(&mut dir, format)?;
+            write_into(&a, &mut dir, format)?;
             dir.finish()?;
         }
         None => write(&a.state, STATE, format, args.output.as_deref())?,

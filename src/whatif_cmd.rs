@@ -179,7 +179,7 @@ pub fn read_tables(
         stats_columns: Some(Arc::new(wanted)),
         ..tables::ReadOptions::default()
     };
-    crate::tables_cmd::read_each(paths, &opts, |t| t)
+    maintenance::audit::read_each(paths, &opts, |t| t)
 }
 
 /// What `--tables` measures, on the tables the audit read
@@ -191,7 +191,7 @@ pub fn measure(
     data: &mut Ingested<Exec>,
     score: &crate::edges_cmd::ScoreArgs,
     pricing: crate::plan_cmd::Pricing,
-    read: Option<crate::tables_cmd::ReadTables>,
+    read: Option<ReadTables>,
 ) -> (Whatif, Vec<planner::MeasuredKey>) {
     let Some(read) = read.filter(|_| !score.tables.is_empty()) else {
         return (Whatif::default(), Vec::new());

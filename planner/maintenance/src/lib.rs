@@ -16,6 +16,7 @@
 //! assert!(rows.is_empty());
 //! ```
 
+pub mod audit;
 mod deletes;
 mod policy;
 mod state;

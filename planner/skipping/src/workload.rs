@@ -17,7 +17,6 @@ use parsers::record::QueryRecord;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
-use tables::TableState;
 use workload::exec::Exec;
 use workload::identity::Locations;
 use workload::ingest::Ingested;
@@ -29,7 +28,7 @@ pub const MAX_CANDIDATES: usize = 5;
 
 /// Tables as read (each its state or its error line) and the errors of
 /// the search for them.
-pub type ReadTables = (Vec<Result<TableState, String>>, Vec<String>);
+pub use maintenance::audit::ReadTables;
 
 /// Which engines each execution is evaluated under.
 #[derive(Clone, Debug, PartialEq, Eq)]
