@@ -18,7 +18,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
-use crate::model::{Algorithm, EdgeDemand, Plan, PlannerConfig, TableProfile};
+use crate::model::{Algorithm, EdgeDemand, LayoutPlan, PlannerConfig, TableProfile};
 use crate::problem::Problem;
 use crate::split::{Mode, Split, LADDER_LOCAL_SEARCH_MAX_EDGES};
 
@@ -68,12 +68,15 @@ pub fn plan_and_curve(
     edges: &[EdgeDemand],
     config: &PlannerConfig,
     algorithm: Algorithm,
-) -> Result<(Plan, BudgetCurve)> {
+) -> Result<(LayoutPlan, BudgetCurve)> {
     plan_and_curve_of(&Problem::build(profiles, edges, config)?, algorithm)
 }
 
 /// [`plan_and_curve`] on an indexed instance.
-pub(crate) fn plan_and_curve_of(p: &Problem, algorithm: Algorithm) -> Result<(Plan, BudgetCurve)> {
+pub(crate) fn plan_and_curve_of(
+    p: &Problem,
+    algorithm: Algorithm,
+) -> Result<(LayoutPlan, BudgetCurve)> {
     let x = crate::solve(p, algorithm)?;
     let plan = p.to_plan(&x, algorithm.name());
     let curve = build(p, &x, algorithm)?;

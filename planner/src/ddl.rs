@@ -44,7 +44,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 pub use sql::{one_line, quote_ident, quote_table, split_qualified};
 
-use crate::model::{Layout, Plan, TableDecision};
+use crate::model::{Layout, LayoutPlan, TableDecision};
 use workload::exec::Exec;
 
 /// A table's storage format as far as lakeaudit knows it: from the table
@@ -268,7 +268,7 @@ pub fn table_sql(d: &TableDecision, format: &TableFormat) -> TableSql {
 
 /// The statements for every changed table of `plan`, in the plan's order;
 /// a table missing from `formats` is of unknown format.
-pub fn statements(plan: &Plan, formats: &BTreeMap<String, TableFormat>) -> Vec<TableSql> {
+pub fn statements(plan: &LayoutPlan, formats: &BTreeMap<String, TableFormat>) -> Vec<TableSql> {
     plan.tables
         .iter()
         .filter(|d| d.changed)
@@ -354,7 +354,7 @@ fn runbook(out: &mut String, d: &TableDecision, format: &TableFormat) {
 /// (missing: unknown), tables in the plan's order (largest NPV
 /// contribution first, so a run stopped half-way has done the most
 /// valuable part). Tables a planning rule left alone are listed first.
-pub fn ddl_for(plan: &Plan, formats: &BTreeMap<String, TableFormat>) -> String {
+pub fn ddl_for(plan: &LayoutPlan, formats: &BTreeMap<String, TableFormat>) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -397,7 +397,7 @@ pub fn ddl_for(plan: &Plan, formats: &BTreeMap<String, TableFormat>) -> String {
 
 /// [`ddl_for`] with every table a Delta table (planning instances describe
 /// Delta tables).
-pub fn ddl(plan: &Plan) -> String {
+pub fn ddl(plan: &LayoutPlan) -> String {
     let formats = plan
         .tables
         .iter()
@@ -468,7 +468,7 @@ mod tests {
 
     #[test]
     fn ddl_snapshot() {
-        let plan = Plan {
+        let plan = LayoutPlan {
             tables: vec![
                 decision(
                     "spark_catalog.default.lineitem",
@@ -548,7 +548,7 @@ mod tests {
 
     #[test]
     fn nothing_to_do() {
-        let plan = Plan {
+        let plan = LayoutPlan {
             tables: vec![],
             total_npv: 0.0,
             rewrite_cost: 0,

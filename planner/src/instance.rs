@@ -33,7 +33,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::curve::{plan_and_curve_of, BudgetCurve};
 use crate::error::{Error, Result};
-use crate::model::{Algorithm, EdgeDemand, EdgeRef, Layout, Plan, PlannerConfig, TableProfile};
+use crate::model::{
+    Algorithm, EdgeDemand, EdgeRef, Layout, LayoutPlan, PlannerConfig, TableProfile,
+};
 use crate::problem::{annuity_factor, PEdge, PTable, Problem};
 use crate::workload::{left_out_of, LeftOut};
 
@@ -123,7 +125,7 @@ pub struct InstanceEdge {
 pub struct InstancePlan {
     /// The plan (tables that change or serve an edge, NPV, costs, budgets).
     #[serde(flatten)]
-    pub plan: Plan,
+    pub plan: LayoutPlan,
     /// The key every table of the instance ends up on (its current key when
     /// it does not change; empty for none).
     pub chosen_keys: BTreeMap<String, Vec<String>>,

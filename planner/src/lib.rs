@@ -16,7 +16,7 @@
 //! Around the planner: [`stats`] reads `--table-stats`, [`profile`] sizes
 //! tables from it and from the logs' scans, [`workload`] turns a window's
 //! edge table into demands, plans it and names the paying edges left out,
-//! [`drift`] compares consecutive windows, [`ddl`] writes the SQL, and
+//! [`mod@drift`] compares consecutive windows, [`mod@ddl`] writes the SQL, and
 //! [`savings`] prices a plan's served edges in executor time.
 //!
 //! ```
@@ -72,8 +72,8 @@ pub use error::{Error, Result};
 pub use exact::{MAX_COMBINATIONS, MAX_TABLES};
 pub use instance::{plan_instance, InstancePlan, PlanInstance};
 pub use model::{
-    Algorithm, EdgeDemand, EdgeRef, Layout, LeaveAlone, LeftAlone, Plan, PlannerConfig, ServedEdge,
-    SkippedEdge, TableDecision, TableProfile,
+    Algorithm, EdgeDemand, EdgeRef, Layout, LayoutPlan, LeaveAlone, LeftAlone, PlannerConfig,
+    ServedEdge, SkippedEdge, TableDecision, TableProfile,
 };
 pub use problem::annuity_factor;
 pub use profile::{is_full_scan, profiles, ScanObservation};
@@ -90,7 +90,7 @@ pub fn plan(
     profiles: &[TableProfile],
     edges: &[EdgeDemand],
     config: &PlannerConfig,
-) -> Result<Plan> {
+) -> Result<LayoutPlan> {
     plan_with(profiles, edges, config, Algorithm::Improved)
 }
 
@@ -113,7 +113,7 @@ pub fn plan_with(
     edges: &[EdgeDemand],
     config: &PlannerConfig,
     algorithm: Algorithm,
-) -> Result<Plan> {
+) -> Result<LayoutPlan> {
     let p = problem::Problem::build(profiles, edges, config)?;
     let x = solve(&p, algorithm)?;
     Ok(p.to_plan(&x, algorithm.name()))
@@ -269,7 +269,7 @@ mod tests {
         }
     }
 
-    fn all(profiles: &[TableProfile], edges: &[EdgeDemand], c: &PlannerConfig) -> Vec<Plan> {
+    fn all(profiles: &[TableProfile], edges: &[EdgeDemand], c: &PlannerConfig) -> Vec<LayoutPlan> {
         [
             Algorithm::Greedy,
             Algorithm::GreedyPerByte,
@@ -618,13 +618,13 @@ mod tests {
         let Ok(json) = serde_json::to_string(&a) else {
             panic!("serialises")
         };
-        let back: Plan = match serde_json::from_str(&json) {
+        let back: LayoutPlan = match serde_json::from_str(&json) {
             Ok(p) => p,
             Err(err) => panic!("{err}"),
         };
         // serde_json (without float_roundtrip) may move a float's last bit.
         assert!(close(back.total_npv, a.total_npv));
-        let names = |p: &Plan| {
+        let names = |p: &LayoutPlan| {
             p.tables
                 .iter()
                 .map(|d| (d.table.clone(), d.keys.clone(), d.previous.clone()))

@@ -242,7 +242,7 @@ pub enum Algorithm {
 }
 
 impl Algorithm {
-    /// The name used in [`Plan::algorithm`].
+    /// The name used in [`LayoutPlan::algorithm`].
     pub fn name(self) -> &'static str {
         match self {
             Algorithm::Greedy => "greedy",
@@ -305,7 +305,7 @@ pub struct TableDecision {
     pub edges_served: Vec<ServedEdge>,
     /// This table's share of the NPV: half the discounted saving of each served edge
     /// (all of it for a self join) minus its own rewrite and storage cost, so that the
-    /// contributions add up to [`Plan::total_npv`].
+    /// contributions add up to [`LayoutPlan::total_npv`].
     pub npv_contribution: f64,
 }
 
@@ -322,7 +322,7 @@ impl TableDecision {
 
 /// A layout plan.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Plan {
+pub struct LayoutPlan {
     /// Decisions for tables that change or that serve an edge, best contribution first.
     pub tables: Vec<TableDecision>,
     /// NPV of the plan in bytes.

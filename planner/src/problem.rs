@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::error::{Error, Result};
 use crate::model::{
-    EdgeDemand, EdgeRef, Layout, LeftAlone, Plan, PlannerConfig, ServedEdge, SkippedEdge,
+    EdgeDemand, EdgeRef, Layout, LayoutPlan, LeftAlone, PlannerConfig, ServedEdge, SkippedEdge,
     TableDecision, TableProfile,
 };
 
@@ -560,7 +560,7 @@ impl Problem {
     }
 
     /// Render an assignment as a [`Plan`].
-    pub fn to_plan(&self, x: &[usize], algorithm: &str) -> Plan {
+    pub fn to_plan(&self, x: &[usize], algorithm: &str) -> LayoutPlan {
         let mut served: BTreeMap<usize, Vec<(usize, f64)>> = BTreeMap::new();
         for e in &self.edges {
             if self.served(x, e) {
@@ -612,7 +612,7 @@ impl Problem {
                 .then_with(|| p.table.cmp(&q.table))
         });
         let (total_npv, _, _) = self.evaluate(x);
-        Plan {
+        LayoutPlan {
             tables: decisions,
             total_npv,
             rewrite_cost,

@@ -3,7 +3,7 @@
 //! paying edges the plan leaves out are named with what they would need.
 
 use crate::curve::BudgetCurve;
-use crate::model::{Algorithm, EdgeDemand, LeaveAlone, Plan, PlannerConfig, TableProfile};
+use crate::model::{Algorithm, EdgeDemand, LayoutPlan, LeaveAlone, PlannerConfig, TableProfile};
 use crate::problem::Problem;
 use crate::Result;
 use serde::Serialize;
@@ -180,10 +180,10 @@ pub struct Planned {
     /// The planner settings used.
     pub config: PlannerConfig,
     /// The plan.
-    pub plan: Plan,
+    pub plan: LayoutPlan,
     /// Paying edges the plan does not serve, best first (see [`left_out`]).
     pub left_out: Vec<LeftOut>,
-    /// NPV against rewrite budget, the plan's point marked (see [`crate::curve`]).
+    /// NPV against rewrite budget, the plan's point marked (see [`mod@crate::curve`]).
     pub curve: BudgetCurve,
     /// The measured keys over the window (tables priced by measurement).
     pub measured: Vec<MeasuredWindow>,
@@ -197,7 +197,7 @@ pub struct Planned {
 pub struct PlanJson<'a> {
     /// The plan.
     #[serde(flatten)]
-    pub plan: &'a Plan,
+    pub plan: &'a LayoutPlan,
     /// Start of the window planned for.
     pub window_start_ms: Option<i64>,
     /// End of that window.
@@ -234,7 +234,7 @@ pub fn left_out(
     profiles: &[TableProfile],
     demands: &[EdgeDemand],
     config: &PlannerConfig,
-    plan: &Plan,
+    plan: &LayoutPlan,
 ) -> Result<Vec<LeftOut>> {
     let problem = Problem::build(profiles, demands, config)?;
     let mut out = left_out_of(&problem, plan);
@@ -273,7 +273,7 @@ pub fn left_out(
 }
 
 /// [`left_out`] on an indexed instance.
-pub(crate) fn left_out_of(problem: &Problem, plan: &Plan) -> Vec<LeftOut> {
+pub(crate) fn left_out_of(problem: &Problem, plan: &LayoutPlan) -> Vec<LeftOut> {
     let served: BTreeSet<usize> = plan
         .tables
         .iter()

@@ -35,7 +35,7 @@ pub struct Locations {
 
 impl Locations {
     /// Record that `table` (as a scan names it) reads `location` (one
-    /// path, as [`location_path`] gives it). Only catalog tables with a
+    /// path, as [`single_path`] gives it). Only catalog tables with a
     /// single-directory location are recorded: a partitioned table's
     /// location lists partition directories.
     pub fn observe(&mut self, table: &str, location: Option<&str>) {

@@ -1,4 +1,4 @@
-//! Plan parsing: every plan form Spark writes becomes one [`Plan`].
+//! Plan parsing: every plan form Spark writes becomes one [`plan::node::Plan`] (the Spark plan).
 //!
 //! | source | module |
 //! |---|---|

@@ -64,7 +64,7 @@ pub fn open_data_file(table_dir: &std::path::Path, path: &std::path::Path) -> Re
         .map(|(f, _)| f)
 }
 
-/// Read one table found by [`discover`].
+/// Read one table found by [`fn@discover`].
 pub fn read_table(found: &Found, opts: &ReadOptions) -> Result<TableState> {
     match found.format {
         Format::Delta => delta::read(found, opts),

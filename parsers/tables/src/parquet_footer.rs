@@ -8,7 +8,7 @@
 //! files, `--records`) has its footer checked here first: the magic at
 //! both ends, the footer length, and every column chunk's offsets and
 //! sizes lying inside the file (and under
-//! [`MAX_PARQUET_CHUNK`](crate::scope::MAX_PARQUET_CHUNK)). Messages name
+//! [`crate::scope::MAX_PARQUET_CHUNK`]). Messages name
 //! the row group and column, never bytes of the file.
 
 use crate::scope::MAX_PARQUET_CHUNK;

@@ -6,7 +6,7 @@
 //! local paths (`s3://bucket/wh/t` joined with `_delta_log` is
 //! `s3://bucket/wh/t/_delta_log`), so the readers and their errors name a
 //! remote file as they name a local one. What differs is how a file is
-//! listed, sized and read, which this module and [`crate::scope::Scope`]
+//! listed, sized and read, which this module and the scope check (`scope::Scope`)
 //! decide: a directory is a prefix listing, an open file a [`Source`]
 //! whose reads are ranged GETs, a whole small file one GET whose size is
 //! checked before anything is allocated.

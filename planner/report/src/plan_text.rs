@@ -4,7 +4,7 @@
 //! curve.
 
 use crate::Money;
-use planner::{human, human_budget, BudgetCurve, LeftOut, Plan, Planned, TableProfile};
+use planner::{human, human_budget, BudgetCurve, LayoutPlan, LeftOut, Planned, TableProfile};
 use std::fmt::Write as _;
 use workload::time::format_time;
 
@@ -28,7 +28,7 @@ pub fn planned(
 /// A plan, the window it is for, the table profiles it used, the paying
 /// edges it leaves out and its budget curve, as text.
 pub fn render(
-    plan: &Plan,
+    plan: &LayoutPlan,
     window: Option<(i64, i64)>,
     profiles: &[TableProfile],
     missed: &[LeftOut],

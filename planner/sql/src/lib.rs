@@ -4,7 +4,7 @@
 //!
 //! * [`quote`]: identifiers backquoted per name part (backquotes doubled),
 //!   string literals with `\` and `'` escaped;
-//! * [`literal`]: a partition value as a literal of its column's type, or
+//! * [`mod@literal`]: a partition value as a literal of its column's type, or
 //!   an error (the statement is then not written);
 //! * [`check`]: splits a script into statements and checks each against the
 //!   statement forms lakeaudit writes, naming the tables each one touches.

@@ -139,7 +139,7 @@ pub fn write_jsonl<T: Serialize>(items: &[T], out: &mut dyn Write) -> Result<()>
 /// `+`, `-`, `@`, a tab or a carriage return (which spreadsheets take for
 /// a formula) gets a leading `'` (OWASP's CSV injection rule), and so does
 /// text starting with `'`, so that a reader can undo the prefix by
-/// dropping one leading `'` ([`csv_unprefix`]). Text that is a whole
+/// dropping one leading `'` (as `--table-stats` does). Text that is a whole
 /// number (`-5`, `-1.5e3`) stays as it is: a spreadsheet reads it as a
 /// number, not a formula. Only text cells are passed here; numeric columns
 /// are written as numbers.
