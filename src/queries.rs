@@ -201,3 +201,27 @@ pub fn columns(execs: &[Exec], terminal: bool) -> Vec<Col> {
     ));
     cols
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use workload::records::{RecordType, RECORD_SCHEMA};
+
+    #[test]
+    fn the_records_writer_follows_the_one_schema() {
+        let written: Vec<(&str, RecordType)> = columns(&[], false)
+            .iter()
+            .map(|c| {
+                let t = match c {
+                    Col::Int(..) => RecordType::Long,
+                    Col::Bool(..) => RecordType::Bool,
+                    Col::Str(..) | Col::Human(..) | Col::Float(..) => RecordType::Text,
+                };
+                (c.name(), t)
+            })
+            .collect();
+        let schema: Vec<(&str, RecordType)> =
+            RECORD_SCHEMA.iter().map(|(n, t, _)| (*n, *t)).collect();
+        assert_eq!(written, schema);
+    }
+}

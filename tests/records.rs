@@ -81,3 +81,38 @@ fn records_that_are_missing_or_not_records_are_clear_errors() {
         String::from_utf8_lossy(&o.stderr)
     );
 }
+
+#[test]
+fn the_spark_maps_records_follow_the_one_schema() {
+    use workload::records::{RecordType, RECORD_SCHEMA};
+    let map =
+        std::fs::read_to_string(testdata::repo_root().join("spark/lakeaudit_map.py")).unwrap();
+    let block = map
+        .split("RECORDS = StructType(")
+        .nth(1)
+        .and_then(|b| b.split("\n)").next())
+        .expect("the map's RECORDS schema");
+    let fields: Vec<(String, String)> = block
+        .split("StructField(\"")
+        .skip(1)
+        .map(|f| {
+            let (name, rest) = f.split_once('"').unwrap();
+            let ty = rest.trim_start_matches(", ").split('(').next().unwrap();
+            (name.to_string(), ty.to_string())
+        })
+        .collect();
+    let mut expected: Vec<(String, String)> = RECORD_SCHEMA
+        .iter()
+        .map(|(n, t, _)| {
+            let ty = match t {
+                RecordType::Text => "StringType",
+                RecordType::Long => "LongType",
+                RecordType::Bool => "BooleanType",
+            };
+            (n.to_string(), ty.to_string())
+        })
+        .collect();
+    // The map partitions its records by day.
+    expected.push(("date".into(), "StringType".into()));
+    assert_eq!(fields, expected);
+}

@@ -26,34 +26,61 @@ use polars_io::SerReader;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// Columns of a records table (those of `queries --format parquet` the
-/// records are rebuilt from; `tables`, `join_count` and
-/// `relationship_count` are derived and not read).
-const RECORD_COLUMNS: &[&str] = &[
-    "app_id",
-    "execution_id",
-    "root_execution_id",
-    "app_name",
-    "spark_version",
-    "start_ms",
-    "end_ms",
-    "duration_ms",
-    "executor_run_ms",
-    "executor_cpu_ms",
-    "plan_source",
-    "adaptive_final",
-    "root_node",
-    "error",
-    "incomplete",
-    "description",
-    "log",
-    "scans",
-    "joins",
-    "relationships",
-    "is_command",
-    "plan_error",
-    "result_of",
+/// A records column's type, as Parquet stores it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecordType {
+    /// UTF-8 text (lists and objects as JSON text).
+    Text,
+    /// A 64-bit integer.
+    Long,
+    /// A boolean.
+    Bool,
+}
+
+/// The records table's columns, in order: what `queries --format parquet`
+/// writes and the Spark map writes (`spark/lakeaudit_map.py`'s `RECORDS`,
+/// which adds its `date` partition column), each with its type and whether
+/// it is derived from the others (`tables`, `join_count`,
+/// `relationship_count`: written, never read back). One definition for
+/// the writers and this reader; the tests hold both writers to it.
+pub const RECORD_SCHEMA: &[(&str, RecordType, bool)] = &[
+    ("app_id", RecordType::Text, false),
+    ("execution_id", RecordType::Long, false),
+    ("root_execution_id", RecordType::Long, false),
+    ("app_name", RecordType::Text, false),
+    ("spark_version", RecordType::Text, false),
+    ("start_ms", RecordType::Long, false),
+    ("end_ms", RecordType::Long, false),
+    ("duration_ms", RecordType::Long, false),
+    ("executor_run_ms", RecordType::Long, false),
+    ("executor_cpu_ms", RecordType::Long, false),
+    ("plan_source", RecordType::Text, false),
+    ("adaptive_final", RecordType::Bool, false),
+    ("root_node", RecordType::Text, false),
+    ("tables", RecordType::Text, true),
+    ("join_count", RecordType::Long, true),
+    ("relationship_count", RecordType::Long, true),
+    ("error", RecordType::Text, false),
+    ("incomplete", RecordType::Text, false),
+    ("description", RecordType::Text, false),
+    ("log", RecordType::Text, false),
+    ("scans", RecordType::Text, false),
+    ("joins", RecordType::Text, false),
+    ("relationships", RecordType::Text, false),
+    ("is_command", RecordType::Bool, false),
+    ("plan_error", RecordType::Text, false),
+    ("result_of", RecordType::Long, false),
 ];
+
+/// The columns the records are rebuilt from: [`RECORD_SCHEMA`] without the
+/// derived ones.
+fn record_columns() -> Vec<&'static str> {
+    RECORD_SCHEMA
+        .iter()
+        .filter(|(_, _, derived)| !derived)
+        .map(|(n, _, _)| *n)
+        .collect()
+}
 
 /// Read the records under `path` (a job's output directory, a directory of
 /// records Parquet files, or one Parquet file).
@@ -317,7 +344,7 @@ impl<'a> Cols<'a> {
 }
 
 fn read_records(path: &Path) -> Result<Vec<Exec>> {
-    let df = read_columns(path, RECORD_COLUMNS)?;
+    let df = read_columns(path, &record_columns())?;
     let c = Cols { df: &df, path };
     let app_id = c.str("app_id")?;
     let execution_id = c.int("execution_id")?;
