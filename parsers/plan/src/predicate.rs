@@ -399,28 +399,7 @@ fn call(s: &str) -> Option<(&str, &str)> {
 /// The printed data source filters of one scan (`[IsNotNull(a), EqualTo(a,1)]`,
 /// or the same without brackets), each typed by `schema`.
 pub fn parse_filters(text: &str, schema: &[(String, ColumnType)]) -> Vec<Predicate> {
-    let t = text.trim();
-    let truncated = t.ends_with("...");
-    let body = t.trim_end_matches("...");
-    let body = body.strip_prefix('[').unwrap_or(body);
-    let body = if truncated {
-        body
-    } else {
-        body.strip_suffix(']').unwrap_or(body)
-    };
-    let items = split_list(body);
-    let n = items.len();
-    items
-        .into_iter()
-        .enumerate()
-        .map(|(i, item)| {
-            if truncated && i + 1 == n {
-                Predicate::Unknown(format!("{item}..."))
-            } else {
-                parse_one(item, schema, 0)
-            }
-        })
-        .collect()
+    parse_list(text, split_list, |item| parse_one(item, schema, 0))
 }
 
 /// Whether a printed filter list is in Catalyst's expression form
@@ -504,6 +483,21 @@ fn split_word<'a>(s: &'a str, word: &str) -> Option<(&'a str, &'a str)> {
 /// no attribute reference, so a comparison of two columns or of a column
 /// with an expression of columns is never read as one with a value.
 pub fn parse_catalyst(text: &str, schema: &[(String, ColumnType)]) -> Vec<Predicate> {
+    parse_list(
+        text,
+        |body| split_top(body, ',', false),
+        |item| catalyst_one(item, schema, 0),
+    )
+}
+
+/// A printed filter list (`[a, b]`, or without brackets) split by `split`
+/// and each item read by `one`; a list Spark cut short (`...` at its end)
+/// has its last, cut item [`Predicate::Unknown`].
+fn parse_list<'t>(
+    text: &'t str,
+    split: impl Fn(&'t str) -> Vec<&'t str>,
+    one: impl Fn(&str) -> Predicate,
+) -> Vec<Predicate> {
     let t = text.trim();
     let truncated = t.ends_with("...");
     let body = t.trim_end_matches("...");
@@ -513,7 +507,7 @@ pub fn parse_catalyst(text: &str, schema: &[(String, ColumnType)]) -> Vec<Predic
     } else {
         body.strip_suffix(']').unwrap_or(body)
     };
-    let items = split_top(body, ',', false);
+    let items = split(body);
     let n = items.len();
     items
         .into_iter()
@@ -522,7 +516,7 @@ pub fn parse_catalyst(text: &str, schema: &[(String, ColumnType)]) -> Vec<Predic
             if truncated && i + 1 == n {
                 Predicate::Unknown(format!("{item}..."))
             } else {
-                catalyst_one(item, schema, 0)
+                one(item)
             }
         })
         .collect()

@@ -206,74 +206,99 @@ pub fn budget(curve: &BudgetCurve, given: Option<u64>) -> Result<String> {
     Ok(buf)
 }
 
+/// A bar chart: one bar per label, in order, of its value and colour.
+struct Bars<'a> {
+    what: &'static str,
+    size: (u32, u32),
+    y_label_area: u32,
+    labels: Vec<String>,
+    bars: Vec<(f64, RGBColor)>,
+    y_format: &'a dyn Fn(&f64) -> String,
+    y_desc: &'static str,
+    x_desc: &'static str,
+}
+
+impl Bars<'_> {
+    fn draw(self) -> Result<String> {
+        let e = err(self.what);
+        let mut buf = String::new();
+        let n = self.labels.len().max(1);
+        let top = self.bars.iter().map(|b| b.0).fold(1.0, f64::max) * 1.12;
+        {
+            let root = SVGBackend::with_string(&mut buf, self.size).into_drawing_area();
+            root.fill(&WHITE).map_err(&e)?;
+            let mut chart = ChartBuilder::on(&root)
+                .margin(14)
+                .x_label_area_size(40)
+                .y_label_area_size(self.y_label_area)
+                .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), 0f64..top)
+                .map_err(&e)?;
+            let label = |x: &f64| {
+                let i = x.round();
+                if (x - i).abs() > 1e-6 || i < 0.0 || i as usize >= self.labels.len() {
+                    return String::new();
+                }
+                self.labels[i as usize].clone()
+            };
+            chart
+                .configure_mesh()
+                .disable_x_mesh()
+                .max_light_lines(1)
+                .light_line_style(GRID.mix(0.5))
+                .bold_line_style(GRID)
+                .x_labels(n)
+                .x_label_formatter(&label)
+                .y_labels(5)
+                .y_label_formatter(self.y_format)
+                .y_desc(self.y_desc)
+                .x_desc(self.x_desc)
+                .label_style((FONT, 13).into_font().color(&INK))
+                .axis_desc_style((FONT, 13).into_font().color(&INK))
+                .draw()
+                .map_err(&e)?;
+            let bars = self.bars.iter().enumerate().map(|(i, (b, c))| {
+                let x = i as f64;
+                Rectangle::new([(x - 0.35, 0.0), (x + 0.35, *b)], c.filled())
+            });
+            chart.draw_series(bars).map_err(&e)?;
+            root.present().map_err(&e)?;
+        }
+        Ok(buf)
+    }
+}
+
 /// What a measured table's scans read in the plan's window: now, and
 /// under each candidate key (the chosen one highlighted), as bars.
 pub fn skipping(now: u64, candidates: &[(String, u64, bool)]) -> Result<String> {
-    let e = err("skipping");
-    let mut buf = String::new();
     let n = candidates.len() + 1;
-    let top = candidates.iter().map(|c| c.1).fold(now, u64::max).max(1) as f64 * 1.12;
     // A long key is cut to fit under its bar (the table beside the chart
     // names it in full).
-    let name = |i: usize| -> String {
-        if i == 0 {
-            return "now".into();
-        }
-        let k = &candidates[i - 1].0;
+    let cut = |k: &String| -> String {
         if k.chars().count() > 22 {
             format!("{}…", k.chars().take(21).collect::<String>())
         } else {
             k.clone()
         }
     };
-    {
-        let width = (160 + 120 * n as u32).min(1100);
-        let root = SVGBackend::with_string(&mut buf, (width, 260)).into_drawing_area();
-        root.fill(&WHITE).map_err(&e)?;
-        let mut chart = ChartBuilder::on(&root)
-            .margin(14)
-            .x_label_area_size(40)
-            .y_label_area_size(72)
-            .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), 0f64..top)
-            .map_err(&e)?;
-        let label = |x: &f64| {
-            let i = x.round();
-            if (x - i).abs() > 1e-6 || i < 0.0 || i as usize >= n {
-                return String::new();
-            }
-            name(i as usize)
-        };
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .max_light_lines(1)
-            .light_line_style(GRID.mix(0.5))
-            .bold_line_style(GRID)
-            .x_labels(n)
-            .x_label_formatter(&label)
-            .y_labels(5)
-            .y_label_formatter(&|y| human(*y))
-            .y_desc("bytes read in the window")
-            .x_desc("layout")
-            .label_style((FONT, 13).into_font().color(&INK))
-            .axis_desc_style((FONT, 13).into_font().color(&INK))
-            .draw()
-            .map_err(&e)?;
-        let bars = std::iter::once((now, GRID))
+    Bars {
+        what: "skipping",
+        size: ((160 + 120 * n as u32).min(1100), 260),
+        y_label_area: 72,
+        labels: std::iter::once("now".to_string())
+            .chain(candidates.iter().map(|c| cut(&c.0)))
+            .collect(),
+        bars: std::iter::once((now as f64, GRID))
             .chain(
                 candidates
                     .iter()
-                    .map(|(_, b, chosen)| (*b, if *chosen { CHOSEN } else { LINE })),
+                    .map(|(_, b, chosen)| (*b as f64, if *chosen { CHOSEN } else { LINE })),
             )
-            .enumerate()
-            .map(|(i, (b, c))| {
-                let x = i as f64;
-                Rectangle::new([(x - 0.35, 0.0), (x + 0.35, b as f64)], c.filled())
-            });
-        chart.draw_series(bars).map_err(&e)?;
-        root.present().map_err(&e)?;
+            .collect(),
+        y_format: &|y| human(*y),
+        y_desc: "bytes read in the window",
+        x_desc: "layout",
     }
-    Ok(buf)
+    .draw()
 }
 
 /// A depth histogram of a table's files on one column (Snowflake's
@@ -281,49 +306,16 @@ pub fn skipping(now: u64, candidates: &[(String, u64, bool)]) -> Result<String> 
 /// many files' ranges hold), as bars: a well-clustered column has its bars
 /// at depth 1.
 pub fn depth(histogram: &[(u64, u64)]) -> Result<String> {
-    let e = err("depth");
-    let mut buf = String::new();
     let n = histogram.len().max(1);
-    let top = histogram.iter().map(|h| h.1).max().unwrap_or(0).max(1) as f64 * 1.12;
-    {
-        let width = (160 + 60 * n as u32).clamp(360, 1100);
-        let root = SVGBackend::with_string(&mut buf, (width, 240)).into_drawing_area();
-        root.fill(&WHITE).map_err(&e)?;
-        let mut chart = ChartBuilder::on(&root)
-            .margin(14)
-            .x_label_area_size(40)
-            .y_label_area_size(60)
-            .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), 0f64..top)
-            .map_err(&e)?;
-        let label = |x: &f64| {
-            let i = x.round();
-            if (x - i).abs() > 1e-6 || i < 0.0 || i as usize >= histogram.len() {
-                return String::new();
-            }
-            histogram[i as usize].0.to_string()
-        };
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .max_light_lines(1)
-            .light_line_style(GRID.mix(0.5))
-            .bold_line_style(GRID)
-            .x_labels(n)
-            .x_label_formatter(&label)
-            .y_labels(5)
-            .y_label_formatter(&|y| format!("{y:.0}"))
-            .y_desc("range end points")
-            .x_desc("depth (files holding the point), up to")
-            .label_style((FONT, 13).into_font().color(&INK))
-            .axis_desc_style((FONT, 13).into_font().color(&INK))
-            .draw()
-            .map_err(&e)?;
-        let bars = histogram.iter().enumerate().map(|(i, (_, count))| {
-            let x = i as f64;
-            Rectangle::new([(x - 0.35, 0.0), (x + 0.35, *count as f64)], LINE.filled())
-        });
-        chart.draw_series(bars).map_err(&e)?;
-        root.present().map_err(&e)?;
+    Bars {
+        what: "depth",
+        size: ((160 + 60 * n as u32).clamp(360, 1100), 240),
+        y_label_area: 60,
+        labels: histogram.iter().map(|h| h.0.to_string()).collect(),
+        bars: histogram.iter().map(|h| (h.1 as f64, LINE)).collect(),
+        y_format: &|y| format!("{y:.0}"),
+        y_desc: "range end points",
+        x_desc: "depth (files holding the point), up to",
     }
-    Ok(buf)
+    .draw()
 }
