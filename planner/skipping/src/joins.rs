@@ -53,6 +53,30 @@ pub struct BuildSide {
     pub values: Option<Arc<[Literal]>>,
     /// Build rows that pass the filters (and have a key).
     pub rows: u64,
+    /// `min <= key <= max`, built once for [`Induced::may_match`] (its
+    /// column is never looked up: the caller gives the statistics).
+    range: Predicate,
+}
+
+impl BuildSide {
+    /// The keys' range and, when known, the keys themselves.
+    pub fn new(min: Literal, max: Literal, values: Option<Arc<[Literal]>>, rows: u64) -> Self {
+        let bound = |op, value| {
+            Box::new(Predicate::Cmp {
+                column: String::new(),
+                op,
+                value,
+            })
+        };
+        let range = Predicate::And(bound(CmpOp::Ge, min.clone()), bound(CmpOp::Le, max.clone()));
+        BuildSide {
+            min,
+            max,
+            values,
+            rows,
+            range,
+        }
+    }
 }
 
 /// A probe scan's predicate from one join key: `column` takes only the
@@ -73,19 +97,7 @@ impl Induced {
         let Some(s) = s else {
             return true;
         };
-        let range = Predicate::And(
-            Box::new(Predicate::Cmp {
-                column: self.column.clone(),
-                op: CmpOp::Ge,
-                value: self.build.min.clone(),
-            }),
-            Box::new(Predicate::Cmp {
-                column: self.column.clone(),
-                op: CmpOp::Le,
-                value: self.build.max.clone(),
-            }),
-        );
-        if !range.may_match(&|_| Some(s.clone())) {
+        if !self.build.range.may_match(&|_| Some(s.clone())) {
             return false;
         }
         let (true, Some(keys), Some(lo), Some(hi), true) =
@@ -331,12 +343,7 @@ impl Acc {
             sort_dedup(&mut self.keys);
             (self.keys.len() <= MAX_VALUES).then(|| Arc::from(self.keys))
         };
-        Some(BuildSide {
-            min,
-            max,
-            values,
-            rows: self.rows,
-        })
+        Some(BuildSide::new(min, max, values, self.rows))
     }
 }
 
@@ -493,12 +500,12 @@ mod tests {
         let values: Vec<Literal> = keys.iter().map(|&k| Literal::Int(k)).collect();
         Induced {
             column: "k".into(),
-            build: Arc::new(BuildSide {
-                min: values[0].clone(),
-                max: values[values.len() - 1].clone(),
-                values: Some(values.into()),
-                rows: keys.len() as u64,
-            }),
+            build: Arc::new(BuildSide::new(
+                values[0].clone(),
+                values[values.len() - 1].clone(),
+                Some(values.clone().into()),
+                keys.len() as u64,
+            )),
         }
     }
 
