@@ -1,16 +1,17 @@
 //! `lakeaudit plan`, `lakeaudit drift` and the main job, `lakeaudit analyze`.
 
-use crate::drift_cmd::{self, Normalize};
-use crate::edges_cmd::{self, ScoreArgs};
+use crate::cli::Normalize;
+use crate::edges_cmd::ScoreArgs;
 use crate::output::{self, Format};
 use crate::pipeline;
 use crate::plan_cmd::{self, PlanArgs};
 use crate::whatif_cmd;
-use crate::{queries, report_problems, Inputs, PlanFormat};
+use crate::{report_problems, Inputs, PlanFormat};
 use anyhow::Result;
-use planner::human;
+use planner::{human, DriftRow};
 use std::io::Write;
 use std::path::Path;
+use workload::windows::EdgeTables;
 
 /// Run `plan`.
 pub fn plan(
@@ -57,11 +58,13 @@ pub fn drift(
     let mut data = pipeline::load(inputs)?;
     let stats = pipeline::table_inputs(score, &mut data, false)?.stats;
     let edge_tables = pipeline::edge_tables(&data.records, score, &stats, Some(window))?;
-    let rows = drift_cmd::compute(&edge_tables, threshold, normalize);
+    let rows = drift_rows(&edge_tables, threshold, normalize);
     match format {
-        Format::Jsonl => output::write_to(out, |w| output::write_jsonl(&rows, w))?,
-        Format::Table => drift_cmd::write_table(&rows, out)?,
-        other => output::write_columns(&drift_cmd::columns(&rows, false), other, out)?,
+        Format::Jsonl => output::write_records(&rows, out)?,
+        Format::Table => tabular::write_to(out, |w| {
+            report::columns::write_drift_table(&rows, w, tabular::format::width(out))
+        })?,
+        other => output::write_columns(&report::columns::drift(&rows, false), other, out)?,
     }
     report_problems(&data.errors, &data.warnings);
     let _ = writeln!(
@@ -91,12 +94,12 @@ pub fn run(
     let (skipping, measured) = whatif_cmd::measure(&mut data, score, args.pricing, read);
     // table audit
     if let Some(a) = &tables.audit {
-        crate::tables_cmd::write_into(a, &mut out, Format::Csv)?;
-        let cols = whatif_cmd::columns(&skipping.rows, false);
+        report::columns::audit::write_into(a, &mut out, Format::Csv)?;
+        let cols = report::columns::whatif(&skipping.rows, false);
         output::write_columns(&cols, Format::Csv, Some(&out.file("skipping.csv")))?;
         output::write_columns(&cols, Format::Parquet, Some(&out.file("skipping.parquet")))?;
         output::write_columns(
-            &whatif_cmd::quality_columns(&skipping.quality),
+            &report::columns::quality(&skipping.quality),
             Format::Csv,
             Some(&out.file("layout_quality.csv")),
         )?;
@@ -105,7 +108,7 @@ pub fn run(
 
     // queries
     output::write_columns(
-        &queries::columns(&data.records, false),
+        &report::columns::queries(&data.records, false),
         Format::Parquet,
         Some(&file("queries.parquet")),
     )?;
@@ -114,13 +117,13 @@ pub fn run(
     let edge_tables = pipeline::edge_tables(&data.records, score, stats, Some(&args.window))?;
     let edges = &edge_tables.whole().edges;
     let rows: Vec<_> = edges.iter().map(|r| (None, r)).collect();
-    let cols = edges_cmd::columns(&rows, false, false);
+    let cols = report::columns::edges(&rows, false, false);
     output::write_columns(&cols, Format::Parquet, Some(&file("edges.parquet")))?;
     output::write_columns(&cols, Format::Csv, Some(&file("edges.csv")))?;
     // drift
-    let drift = drift_cmd::compute(&edge_tables, threshold, normalize);
+    let drift = drift_rows(&edge_tables, threshold, normalize);
     output::write_columns(
-        &drift_cmd::columns(&drift, false),
+        &report::columns::drift(&drift, false),
         Format::Csv,
         Some(&file("drift.csv")),
     )?;
@@ -212,3 +215,13 @@ const ANALYZE_OUTPUTS: &[&str] = &[
     "deletes_tables.csv",
     "table_stats.csv",
 ];
+
+/// Drift rows for consecutive windows of the run's edge tables (none
+/// when they were built without a window length).
+fn drift_rows(tables: &EdgeTables, threshold: f64, normalize: Normalize) -> Vec<DriftRow> {
+    tables
+        .windowed
+        .as_ref()
+        .map(|w| planner::drift::windowed(w, threshold, normalize.into()))
+        .unwrap_or_default()
+}

@@ -5,7 +5,6 @@
 //! codes, the default output format and the terminal's width.
 
 use crate::output::Format;
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 /// Where a command's result goes and in which format (`queries`,
@@ -26,16 +25,40 @@ impl OutputArgs {
     /// The format: `--format`, else `-o FILE`'s extension, else the
     /// default ([`format_or_default`]); a contradiction is a usage error.
     pub fn format(&self) -> anyhow::Result<Format> {
-        crate::output::resolve_format(
+        Ok(tabular::format::resolve(
             self.format,
             self.path(),
-            format_or_default(None, self.path()),
-        )
+            tabular::format::default_for(self.path()),
+        )?)
     }
 
     /// `-o FILE`, or `None` for standard output.
     pub fn path(&self) -> Option<&Path> {
         self.output.as_deref()
+    }
+}
+
+/// `--normalize`: how JIS is normalised for the drift comparison.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Normalize {
+    /// The paper's min–max within each window (an edge smallest on one
+    /// axis scores 0, so unchanged edges can read as drift).
+    Window,
+    /// Both windows of a pair on their joint ranges, so an unchanged edge
+    /// keeps an unchanged score.
+    Joint,
+    /// Each factor divided by its window maximum, no min subtraction (the
+    /// default: it tells an unchanged week from a changed one best).
+    Max,
+}
+
+impl From<Normalize> for planner::Normalize {
+    fn from(n: Normalize) -> Self {
+        match n {
+            Normalize::Window => planner::Normalize::Window,
+            Normalize::Joint => planner::Normalize::Joint,
+            Normalize::Max => planner::Normalize::Max,
+        }
     }
 }
 
@@ -65,10 +88,14 @@ impl std::fmt::Display for UsageError {
 
 impl std::error::Error for UsageError {}
 
-/// The exit code for an error: [`EXIT_USAGE`] when a [`UsageError`] is in
-/// its chain, else [`EXIT_INPUT`].
+/// The exit code for an error: [`EXIT_USAGE`] when a [`UsageError`] (or
+/// the output's [`tabular::Error::Usage`]) is in its chain, else
+/// [`EXIT_INPUT`].
 pub fn exit_code(e: &anyhow::Error) -> u8 {
-    if e.chain().any(|c| c.is::<UsageError>()) {
+    let usage = |c: &(dyn std::error::Error + 'static)| {
+        c.is::<UsageError>() || matches!(c.downcast_ref(), Some(tabular::Error::Usage(_)))
+    };
+    if e.chain().any(usage) {
         EXIT_USAGE
     } else {
         EXIT_INPUT
@@ -159,34 +186,6 @@ pub fn non_negative(s: &str) -> Result<f64, String> {
     } else {
         Err("expected a number of at least 0".into())
     }
-}
-
-/// The format when none is given: a table on a terminal, JSON lines on a
-/// pipe or into a file.
-pub fn format_or_default(format: Option<Format>, out: Option<&Path>) -> Format {
-    format.unwrap_or(if out.is_none() && std::io::stdout().is_terminal() {
-        Format::Table
-    } else {
-        Format::Jsonl
-    })
-}
-
-/// Columns a table written to standard output may use: `COLUMNS` when
-/// set, else the terminal's width; `None` (no limit) on a pipe or file.
-pub fn width(out: Option<&Path>) -> Option<usize> {
-    if out.is_some() {
-        return None;
-    }
-    if let Some(n) = std::env::var("COLUMNS")
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .filter(|&n| n > 0)
-    {
-        return Some(n);
-    }
-    console::Term::stdout()
-        .size_checked()
-        .map(|(_, cols)| usize::from(cols))
 }
 
 #[cfg(test)]

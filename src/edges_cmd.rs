@@ -1,13 +1,13 @@
 //! `lakeaudit edges`: the weighted join-edge table.
 
-use crate::output::{self, Col, Format};
+use crate::output::{self, Format};
 use crate::pipeline;
 use crate::{report_problems, Inputs};
 use anyhow::{bail, Result};
+use report::columns::edges as columns;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use workload::edges::{CostMeasure, EdgeRow};
-use workload::time::format_time;
 
 /// Flags shared by every command that scores edges.
 #[derive(clap::Args, Debug, Clone)]
@@ -129,83 +129,4 @@ pub fn run(
     }
     report_problems(&data.errors, &data.warnings);
     Ok(data.failed())
-}
-
-/// Columns of the edge table (contract order first).
-pub fn columns(
-    rows: &[(Option<(i64, i64)>, &EdgeRow)],
-    windowed: bool,
-    terminal: bool,
-) -> Vec<Col> {
-    let s =
-        |f: &dyn Fn(&EdgeRow) -> String| rows.iter().map(|(_, r)| Some(f(r))).collect::<Vec<_>>();
-    let u =
-        |f: &dyn Fn(&EdgeRow) -> u64| rows.iter().map(|(_, r)| i64::try_from(f(r)).ok()).collect();
-    let fl = |f: &dyn Fn(&EdgeRow) -> f64| rows.iter().map(|(_, r)| Some(f(r))).collect();
-    let mut cols = Vec::new();
-    if windowed {
-        cols.push(Col::Str(
-            "window_start",
-            rows.iter()
-                .map(|(w, _)| w.map(|w| format_time(w.0)))
-                .collect(),
-        ));
-    }
-    if terminal {
-        // One column, the edge as every report prints it (and as
-        // `--explain` takes it), then the figures in human units.
-        cols.push(Col::Str("edge", s(&|r| r.key().label())));
-        cols.push(Col::Int("F", u(&|r| r.frequency)));
-        cols.push(Col::Human(
-            "D rows×rows",
-            s(&|r| format!("{:.3e}", r.data_volume)),
-        ));
-        cols.push(Col::Human("C mean", s(&|r| output::millis(r.cost))));
-        cols.push(Col::Human(
-            "scanned",
-            s(&|r| planner::human(r.scanned_bytes)),
-        ));
-        cols.push(Col::Human("JIS", s(&|r| format!("{:.3}", r.jis))));
-        cols.push(Col::Int("SMJ", u(&|r| r.smj_count)));
-        cols.push(Col::Int("BHJ", u(&|r| r.bhj_count)));
-        cols.push(Col::Int("other", u(&|r| r.other_count)));
-        return cols;
-    }
-    {
-        cols.push(Col::Str("left_table", s(&|r| r.left_table.clone())));
-    }
-    cols.push(Col::Str("left_columns", s(&|r| r.left_columns.join(","))));
-    cols.push(Col::Str("right_table", s(&|r| r.right_table.clone())));
-    cols.push(Col::Str("right_columns", s(&|r| r.right_columns.join(","))));
-    cols.push(Col::Int("frequency", u(&|r| r.frequency)));
-    cols.push(Col::Float("data_volume", fl(&|r| r.data_volume)));
-    cols.push(Col::Float("cost", fl(&|r| r.cost)));
-    cols.push(Col::Float("f_norm", fl(&|r| r.f_norm)));
-    cols.push(Col::Float("d_norm", fl(&|r| r.d_norm)));
-    cols.push(Col::Float("c_norm", fl(&|r| r.c_norm)));
-    cols.push(Col::Float("jis", fl(&|r| r.jis)));
-    cols.push(Col::Int("smj_count", u(&|r| r.smj_count)));
-    cols.push(Col::Int("bhj_count", u(&|r| r.bhj_count)));
-    cols.push(Col::Int("other_count", u(&|r| r.other_count)));
-    cols.push(Col::Int(
-        "first_seen_ms",
-        rows.iter().map(|(_, r)| r.first_seen_ms).collect(),
-    ));
-    cols.push(Col::Int(
-        "last_seen_ms",
-        rows.iter().map(|(_, r)| r.last_seen_ms).collect(),
-    ));
-    cols.push(Col::Float("scanned_bytes", fl(&|r| r.scanned_bytes)));
-    if windowed {
-        cols.push(Col::Int(
-            "window_start_ms",
-            rows.iter().map(|(w, _)| w.map(|w| w.0)).collect(),
-        ));
-        cols.push(Col::Int(
-            "window_end_ms",
-            rows.iter().map(|(w, _)| w.map(|w| w.1)).collect(),
-        ));
-    }
-    cols.push(Col::Str("executions", s(&|r| r.executions.join(" "))));
-    cols
 }

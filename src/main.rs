@@ -4,7 +4,6 @@
 
 mod analyze;
 mod cli;
-mod drift_cmd;
 mod edges_cmd;
 mod output;
 mod pipeline;
@@ -150,8 +149,8 @@ enum Command {
         #[arg(long, default_value_t = 0.10, value_parser = cli::non_negative, allow_hyphen_values = true)]
         threshold: f64,
         /// How JIS is normalised for the comparison.
-        #[arg(long, value_enum, default_value_t = drift_cmd::Normalize::Max)]
-        normalize: drift_cmd::Normalize,
+        #[arg(long, value_enum, default_value_t = cli::Normalize::Max)]
+        normalize: cli::Normalize,
         #[command(flatten)]
         out: cli::OutputArgs,
     },
@@ -171,8 +170,8 @@ enum Command {
         #[arg(long, default_value_t = 0.10, value_parser = cli::non_negative, allow_hyphen_values = true)]
         threshold: f64,
         /// How JIS is normalised for drift.
-        #[arg(long, value_enum, default_value_t = drift_cmd::Normalize::Max)]
-        normalize: drift_cmd::Normalize,
+        #[arg(long, value_enum, default_value_t = cli::Normalize::Max)]
+        normalize: cli::Normalize,
         /// Output directory (created if needed). A directory holding files
         /// lakeaudit did not write is refused; files an earlier run wrote
         /// and this one does not are removed (see `.lakeaudit-outputs`).

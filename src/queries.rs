@@ -1,11 +1,11 @@
 //! `lakeaudit queries`: one record per SQL execution.
 
-use crate::output::{self, Col, Format};
+use crate::output::{self, Format};
 use crate::pipeline;
 use crate::{report_problems, Inputs};
 use anyhow::Result;
+use report::columns::queries as columns;
 use std::path::Path;
-use workload::exec::Exec;
 use workload::spool::Spool;
 
 /// Run the command; returns whether some input failed.
@@ -20,10 +20,10 @@ pub fn run(
     }
     let data = pipeline::load(inputs)?;
     if let Some(p) = apps {
-        output::write_to(Some(p), |w| output::write_jsonl(&data.apps, w))?;
+        output::write_records(&data.apps, Some(p))?;
     }
     match format {
-        Format::Jsonl => output::write_to(out, |w| output::write_jsonl(&data.records, w))?,
+        Format::Jsonl => output::write_records(&data.records, out)?,
         other => {
             output::write_columns(&columns(&data.records, other == Format::Table), other, out)?
         }
@@ -51,7 +51,7 @@ fn stream(
     )?;
     let data = &spool.data;
     if let Some(p) = apps {
-        output::write_to(Some(p), |w| output::write_jsonl(&data.apps, w))?;
+        output::write_records(&data.apps, Some(p))?;
     }
     output::write_to(out, |o| {
         match format {
@@ -61,13 +61,13 @@ fn stream(
                 for (i, s) in data.records.iter().enumerate() {
                     batch.push(spool.exec(s)?);
                     if batch.len() == CSV_BATCH || i + 1 == data.records.len() {
-                        output::write_csv(&columns(&batch, false), o, header)?;
+                        tabular::write_csv(&columns(&batch, false), o, header)?;
                         header = false;
                         batch.clear();
                     }
                 }
                 if header {
-                    output::write_csv(&columns(&[], false), o, true)?;
+                    tabular::write_csv(&columns(&[], false), o, true)?;
                 }
             }
             _ if !spool.renames() => {
@@ -87,141 +87,4 @@ fn stream(
     })?;
     report_problems(&data.errors, &data.warnings);
     Ok(data.failed())
-}
-
-/// Tabular view of records: scalar fields as columns, `scans`, `joins` and
-/// `relationships` as JSON text (and a compact `tables` list) so CSV and
-/// Parquet keep them. The terminal table keeps the short columns only.
-pub fn columns(execs: &[Exec], terminal: bool) -> Vec<Col> {
-    let recs: Vec<&parsers::record::QueryRecord> = execs.iter().map(|e| &e.record).collect();
-    let s = |f: &dyn Fn(&parsers::record::QueryRecord) -> Option<String>| {
-        recs.iter().map(|r| f(r)).collect::<Vec<_>>()
-    };
-    let i = |f: &dyn Fn(&parsers::record::QueryRecord) -> Option<i64>| {
-        recs.iter().map(|r| f(r)).collect::<Vec<_>>()
-    };
-    let mut cols = vec![
-        Col::Str("app_id", s(&|r| Some(r.app_id.clone()))),
-        Col::Int("execution_id", i(&|r| i64::try_from(r.execution_id).ok())),
-        Col::Int(
-            "root_execution_id",
-            i(&|r| r.root_execution_id.and_then(|x| i64::try_from(x).ok())),
-        ),
-        Col::Str("app_name", s(&|r| Some(r.app_name.clone()))),
-        Col::Str("spark_version", s(&|r| r.spark_version.clone())),
-        Col::Int("start_ms", i(&|r| r.start_ms)),
-        Col::Int("end_ms", i(&|r| r.end_ms)),
-        Col::Int("duration_ms", i(&|r| r.duration_ms)),
-        Col::Int("executor_run_ms", i(&|r| Some(r.executor_run_ms))),
-        Col::Int("executor_cpu_ms", i(&|r| Some(r.executor_cpu_ms))),
-        Col::Str(
-            "plan_source",
-            s(&|r| r.plan_source.map(|p| p.as_str().to_string())),
-        ),
-        Col::Bool(
-            "adaptive_final",
-            recs.iter().map(|r| Some(r.adaptive_final)).collect(),
-        ),
-        Col::Str("root_node", s(&|r| r.root_node.clone())),
-        Col::Str(
-            "tables",
-            s(&|r| {
-                let mut t: Vec<&str> = r.scans.iter().map(|x| x.table.as_str()).collect();
-                t.sort_unstable();
-                t.dedup();
-                Some(t.join(" "))
-            }),
-        ),
-        Col::Int("join_count", i(&|r| Some(r.joins.len() as i64))),
-        Col::Int(
-            "relationship_count",
-            execs
-                .iter()
-                .map(|e| Some(e.relationships.len() as i64))
-                .collect(),
-        ),
-        Col::Str("error", s(&|r| r.error.clone())),
-        Col::Str("incomplete", s(&|r| r.incomplete.clone())),
-    ];
-    if terminal {
-        cols.retain(|c| {
-            !matches!(
-                c.name(),
-                "root_execution_id"
-                    | "app_name"
-                    | "spark_version"
-                    | "start_ms"
-                    | "end_ms"
-                    | "executor_run_ms"
-            )
-        });
-        // Times in human units, the unit in each cell.
-        for c in &mut cols {
-            let human = |name, f: &dyn Fn(&parsers::record::QueryRecord) -> Option<i64>| {
-                Col::Human(
-                    name,
-                    recs.iter()
-                        .map(|r| f(r).map(|ms| output::millis(ms as f64)))
-                        .collect(),
-                )
-            };
-            match c.name() {
-                "duration_ms" => *c = human("duration", &|r| r.duration_ms),
-                "executor_cpu_ms" => *c = human("executor cpu", &|r| Some(r.executor_cpu_ms)),
-                _ => {}
-            }
-        }
-        return cols;
-    }
-    cols.push(Col::Str("description", s(&|r| r.description.clone())));
-    cols.push(Col::Str("log", s(&|r| Some(r.log.clone()))));
-    cols.push(Col::Str(
-        "scans",
-        s(&|r| serde_json::to_string(&r.scans).ok()),
-    ));
-    cols.push(Col::Str(
-        "joins",
-        s(&|r| serde_json::to_string(&r.joins).ok()),
-    ));
-    cols.push(Col::Str(
-        "relationships",
-        execs
-            .iter()
-            .map(|e| serde_json::to_string(&e.relationships).ok())
-            .collect(),
-    ));
-    cols.push(Col::Bool(
-        "is_command",
-        recs.iter().map(|r| Some(r.is_command)).collect(),
-    ));
-    cols.push(Col::Str("plan_error", s(&|r| r.plan_error.clone())));
-    cols.push(Col::Int(
-        "result_of",
-        i(&|r| r.result_of.and_then(|x| i64::try_from(x).ok())),
-    ));
-    cols
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use workload::records::{RecordType, RECORD_SCHEMA};
-
-    #[test]
-    fn the_records_writer_follows_the_one_schema() {
-        let written: Vec<(&str, RecordType)> = columns(&[], false)
-            .iter()
-            .map(|c| {
-                let t = match c {
-                    Col::Int(..) => RecordType::Long,
-                    Col::Bool(..) => RecordType::Bool,
-                    Col::Str(..) | Col::Human(..) | Col::Float(..) => RecordType::Text,
-                };
-                (c.name(), t)
-            })
-            .collect();
-        let schema: Vec<(&str, RecordType)> =
-            RECORD_SCHEMA.iter().map(|(n, t, _)| (*n, *t)).collect();
-        assert_eq!(written, schema);
-    }
 }

@@ -2,14 +2,14 @@
 //! table reads, computed from the table's own statistics
 //! (`skipping::current`).
 
-use crate::output::{self, Col, Format};
+use crate::output::{self, Format};
 use crate::pipeline;
 use crate::{report_problems, Inputs};
 use anyhow::Result;
 use skipping::workload::{
     measured, rows_of, wanted_columns, Engines, Options, ReadTables, Whatif, MAX_KEY_COLUMNS,
 };
-use skipping::{Engine, ScanRow};
+use skipping::Engine;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use workload::exec::Exec;
@@ -146,8 +146,12 @@ pub fn run(inputs: &Inputs, args: &WhatifArgs, format: Format, out: Option<&Path
     let mut data = pipeline::load(inputs)?;
     let rows = rows(&mut data, args, &layouts).rows;
     match format {
-        Format::Jsonl => output::write_to(out, |w| output::write_jsonl(&rows, w))?,
-        other => output::write_columns(&columns(&rows, other == Format::Table), other, out)?,
+        Format::Jsonl => output::write_records(&rows, out)?,
+        other => output::write_columns(
+            &report::columns::whatif(&rows, other == Format::Table),
+            other,
+            out,
+        )?,
     }
     report_problems(&data.errors, &data.warnings);
     Ok(data.failed())
@@ -211,128 +215,4 @@ pub fn measure(
         crate::plan_cmd::Pricing::Assumed => Vec::new(),
     };
     (w, m)
-}
-
-/// The layout quality rows as columns (`layout_quality.csv`).
-pub fn quality_columns(rows: &[skipping::quality::Quality]) -> Vec<Col> {
-    let int = |f: fn(&skipping::quality::Quality) -> u64| {
-        rows.iter().map(|r| Some(f(r) as i64)).collect()
-    };
-    vec![
-        Col::Str(
-            "table",
-            rows.iter().map(|r| Some(r.table.clone())).collect(),
-        ),
-        Col::Str(
-            "column",
-            rows.iter().map(|r| Some(r.column.clone())).collect(),
-        ),
-        Col::Int("files", int(|r| r.files)),
-        Col::Int("files_with_bounds", int(|r| r.files_with_bounds)),
-        Col::Int("constant_files", int(|r| r.constant_files)),
-        Col::Float(
-            "average_overlap",
-            rows.iter().map(|r| Some(r.average_overlap)).collect(),
-        ),
-        Col::Float(
-            "average_depth",
-            rows.iter().map(|r| Some(r.average_depth)).collect(),
-        ),
-        Col::Str(
-            "depth_histogram",
-            rows.iter()
-                .map(|r| {
-                    let h: Vec<String> = r
-                        .depth_histogram
-                        .iter()
-                        .map(|(d, n)| format!("{d}:{n}"))
-                        .collect();
-                    Some(h.join(";"))
-                })
-                .collect(),
-        ),
-    ]
-}
-
-/// Tabular view; on a terminal the description is cut and sizes are
-/// human.
-pub fn columns(rows: &[ScanRow], terminal: bool) -> Vec<Col> {
-    let int = |f: fn(&ScanRow) -> u64| rows.iter().map(|r| Some(f(r) as i64)).collect();
-    let bytes = |name, f: fn(&ScanRow) -> u64| {
-        if terminal {
-            Col::Human(
-                name,
-                rows.iter().map(|r| Some(sql::human(f(r) as f64))).collect(),
-            )
-        } else {
-            Col::Int(name, int(f))
-        }
-    };
-    let mut cols = vec![
-        Col::Str(
-            "app_id",
-            rows.iter().map(|r| Some(r.app_id.clone())).collect(),
-        ),
-        Col::Int("execution_id", int(|r| r.execution_id)),
-        Col::Str(
-            "description",
-            rows.iter().map(|r| r.description.clone()).collect(),
-        ),
-        Col::Int("scan", int(|r| u64::from(r.scan))),
-        Col::Str(
-            "table",
-            rows.iter().map(|r| Some(r.table.clone())).collect(),
-        ),
-        Col::Str(
-            "layout",
-            rows.iter().map(|r| Some(r.layout.clone())).collect(),
-        ),
-        Col::Str(
-            "engine",
-            rows.iter()
-                .map(|r| Some(r.engine.as_str().into()))
-                .collect(),
-        ),
-        Col::Int("files_total", int(|r| r.files_total)),
-        Col::Int("files_read", int(|r| r.files_read)),
-        bytes("bytes_total", |r| r.bytes_total),
-        bytes("bytes_read", |r| r.bytes_read),
-        Col::Int("files_without_stats", int(|r| r.files_without_stats)),
-        Col::Int("unknown_predicates", int(|r| r.unknown_predicates)),
-        Col::Str(
-            "join_predicates",
-            rows.iter()
-                .map(|r| Some(r.join_predicates.clone()).filter(|s| !s.is_empty()))
-                .collect(),
-        ),
-        Col::Int(
-            "logged_files_read",
-            rows.iter().map(|r| r.logged_files_read).collect(),
-        ),
-        Col::Int(
-            "logged_bytes_read",
-            rows.iter().map(|r| r.logged_bytes_read).collect(),
-        ),
-        Col::Int(
-            "sample_rows",
-            rows.iter()
-                .map(|r| r.sample_rows.map(|n| n as i64))
-                .collect(),
-        ),
-        Col::Int(
-            "files_read_half_sample",
-            rows.iter()
-                .map(|r| r.files_read_half_sample.map(|n| n as i64))
-                .collect(),
-        ),
-    ];
-    if terminal {
-        cols.retain(|c| {
-            !matches!(
-                c.name(),
-                "app_id" | "logged_bytes_read" | "sample_rows" | "files_read_half_sample"
-            )
-        });
-    }
-    cols
 }

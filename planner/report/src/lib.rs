@@ -6,6 +6,8 @@
 //!
 //! - [`markdown`]: the short Markdown summary;
 //! - [`plan_text`]: the plan as text (`lakeaudit plan`);
+//! - [`columns`]: the commands' results as columns (CSV, Parquet, the
+//!   terminal table);
 //! - [`explain`]: why an edge scored what it did (`edges --explain`);
 //! - [`html`]: one self-contained page (no network, no external file; it
 //!   opens from a mail attachment): the join graph as an SVG picture laid
@@ -68,6 +70,7 @@
 #![deny(missing_docs)]
 
 mod charts;
+pub mod columns;
 pub mod error;
 pub mod explain;
 mod html;

@@ -33,6 +33,10 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 pub mod files;
+pub mod format;
+pub mod records;
+
+pub use format::{write_columns, write_records, write_to, Format};
 
 /// What can go wrong writing a result.
 #[derive(Debug, thiserror::Error)]
@@ -86,6 +90,14 @@ pub enum Error {
         /// The names of the files that are not lakeaudit's, sorted.
         files: Vec<String>,
     },
+    /// A command-line mistake found before any input is read (a
+    /// `--format` that `-o FILE`'s extension contradicts, Parquet to a
+    /// terminal).
+    #[error("{0}")]
+    Usage(String),
+    /// A bug: a view's columns do not match its records.
+    #[error("internal: {0}")]
+    Internal(String),
 }
 
 /// The first five names, and how many more there are.
@@ -154,6 +166,7 @@ pub fn csv_safe(s: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// A column of a tabular result.
+#[derive(Debug)]
 pub enum Col {
     /// Text.
     Str(&'static str, Vec<Option<String>>),
