@@ -5,7 +5,6 @@ use crate::edges_cmd::ScoreArgs;
 use crate::output::{self, Format};
 use crate::pipeline;
 use crate::plan_cmd::{self, PlanArgs};
-use crate::whatif_cmd;
 use crate::{report_problems, Inputs, PlanFormat};
 use anyhow::Result;
 use planner::{human, DriftRow};
@@ -23,12 +22,12 @@ pub fn plan(
 ) -> Result<bool> {
     let mut data = pipeline::load(inputs)?;
     let mut tables = pipeline::table_inputs(score, &mut data, true)?;
-    let (_, measured) = whatif_cmd::measure(&mut data, score, args.pricing, tables.read.take());
+    let (_, measured) = pipeline::measure(&mut data, &mut tables, args.pricing);
     let edge_tables =
         pipeline::edge_tables(&data.records, score, &tables.stats, Some(&args.window))?;
     let planned = plan_cmd::make_plan(&data.records, &edge_tables, args, &tables.stats, &measured)?;
     let money = plan_cmd::money(&data.records, &edge_tables, args, &planned, &measured)?;
-    let formats = pipeline::formats(&data.records, &tables);
+    let formats = tables.formats(&data.records);
     let mut o = output::open_out(out)?;
     match format {
         PlanFormat::Text => {
@@ -89,9 +88,8 @@ pub fn run(
     let mut out = output::OutDir::prepare(dir, ANALYZE_OUTPUTS, force)?;
     let mut data = pipeline::load(inputs)?;
     let mut tables = pipeline::table_inputs(score, &mut data, true)?;
-    let read = tables.read.take();
+    let (skipping, measured) = pipeline::measure(&mut data, &mut tables, args.pricing);
     let stats = &tables.stats;
-    let (skipping, measured) = whatif_cmd::measure(&mut data, score, args.pricing, read);
     // table audit
     if let Some(a) = &tables.audit {
         report::columns::audit::write_into(a, &mut out, Format::Csv)?;
@@ -134,7 +132,7 @@ pub fn run(
     serde_json::to_writer_pretty(&mut pj, &planned.json())?;
     pj.write_all(b"\n")?;
     pj.finish()?;
-    let formats = pipeline::formats(&data.records, &tables);
+    let formats = tables.formats(&data.records);
     let sql = planner::ddl_for(&planned.plan, &formats);
     let mut ps = output::open_out(Some(&file("plan.sql")))?;
     ps.write_all(sql.as_bytes())?;
@@ -147,7 +145,7 @@ pub fn run(
             deletes: &a.deletes,
             rollups: &a.rollups,
         };
-        maintenance::upkeep_for_plan(audited, &tables.identity, &data.records, &planned)
+        maintenance::upkeep_for_plan(audited, &tables.index, &data.records, &planned)
     });
     // reports
     let rd = report::ReportData {

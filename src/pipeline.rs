@@ -3,13 +3,13 @@
 //! `--table-stats` to the logs' tables.
 
 use crate::edges_cmd::ScoreArgs;
-use crate::tables_cmd::PolicyArg;
+use crate::plan_cmd::Pricing;
 use crate::Inputs;
 use anyhow::{Context, Result};
-use maintenance::audit::Audit;
+use maintenance::inputs::TableInputs;
 use parsers::events::ReadOptions;
-use planner::{TableStat, TableStats};
-use std::collections::BTreeMap;
+use planner::{MeasuredKey, TableStats};
+use skipping::workload::Whatif;
 use workload::edges::CostMeasure;
 use workload::exec::{Exec, Source};
 use workload::ingest::Ingested;
@@ -57,26 +57,10 @@ pub fn edge_tables(
     ))
 }
 
-/// Table facts from outside the logs: `--table-stats` and the audit of
-/// `--tables`.
-pub struct TableInputs {
-    /// Statistics by the logs' table identity: the audited tables' over
-    /// `--table-stats` rows.
-    pub stats: TableStats,
-    /// The audit of `--tables` (`None` without the flag).
-    pub audit: Option<Audit>,
-    /// Audited table name -> its identity in the logs.
-    pub identity: BTreeMap<String, String>,
-    /// The tables as read, with the statistics of the scans' columns,
-    /// when asked for (`whatif`'s skipping reuses them).
-    pub read: Option<maintenance::audit::ReadTables>,
-}
-
-/// `--table-stats` and `--tables` for the loaded logs: each audited table
-/// is matched to the catalog table the logs saw reading its location,
-/// else to its own name made canonical. Tables that cannot be read join
-/// `data.errors` (the others are still audited). With `keep`, the tables
-/// are read once with the statistics `whatif` needs and kept
+/// `--table-stats` and `--tables` for the loaded logs
+/// ([`TableInputs::gather`]); the audit's errors and warnings, and the
+/// executions `--since`/`--until` leave out, join `data`'s. With `keep`,
+/// the tables are read once with the statistics `whatif` needs and kept
 /// ([`TableInputs::read`]).
 pub fn table_inputs(
     args: &ScoreArgs,
@@ -86,58 +70,22 @@ pub fn table_inputs(
     let range = TimeRange::parse(args.since.as_deref(), args.until.as_deref())?;
     data.warnings
         .extend(workload::exec::filter_warning(&data.records, &range));
-    let mut stats = table_stats(args)?;
-    if args.tables.is_empty() {
-        return Ok(TableInputs {
-            stats,
-            audit: None,
-            identity: BTreeMap::new(),
-            read: None,
-        });
-    }
-    let (audit, read) = if keep {
-        let read =
-            crate::whatif_cmd::read_tables(data, &args.tables, args.allow_outside_table, &[]);
-        (
-            maintenance::audit::audit_read(&read, &PolicyArg::All.policies(), None),
-            Some(read),
-        )
-    } else {
-        let opts = tables::ReadOptions {
-            allow_outside_table: args.allow_outside_table,
-            ..tables::ReadOptions::default()
-        };
-        (
-            maintenance::audit::audit(&args.tables, &PolicyArg::All.policies(), None, opts),
-            None,
-        )
-    };
-    let mut identity = BTreeMap::new();
-    for s in &audit.state {
-        let id = data
-            .locations
-            .identify_root(&s.table, std::path::Path::new(&s.location));
-        stats.0.insert(
-            id.clone(),
-            TableStat {
-                bytes: Some(s.bytes),
-                rows: Some(s.rows_live),
-                files: Some(s.files),
-                partitioned_by: s.partition_columns.clone(),
-                clustered_by: s.clustering_columns.clone(),
-                from_audit: true,
-            },
-        );
-        identity.insert(s.table.clone(), id);
-    }
-    data.errors.extend(audit.errors.iter().cloned());
-    data.warnings.extend(audit.warnings.iter().cloned());
-    Ok(TableInputs {
+    let read = (keep && !args.tables.is_empty()).then(|| {
+        skipping::workload::read_tables(data, &args.tables, args.allow_outside_table, &[])
+    });
+    let stats = table_stats(args)?;
+    let t = TableInputs::gather(
+        &args.tables,
         stats,
-        audit: Some(audit),
-        identity,
+        &data.locations,
         read,
-    })
+        args.allow_outside_table,
+    );
+    if let Some(a) = &t.audit {
+        data.errors.extend(a.errors.iter().cloned());
+        data.warnings.extend(a.warnings.iter().cloned());
+    }
+    Ok(t)
 }
 
 /// `--table-stats FILE`, or none.
@@ -150,16 +98,17 @@ fn table_stats(args: &ScoreArgs) -> Result<TableStats> {
     TableStats::parse(&text).with_context(|| format!("table stats {}", p.display()))
 }
 
-/// Each table's format, by the logs' table identity: the audit's (`--tables`)
-/// where it has the table, else what the logs' scans show
-/// (`planner::ddl::scan_formats`).
-pub fn formats(execs: &[Exec], tables: &TableInputs) -> BTreeMap<String, planner::TableFormat> {
-    let mut m = planner::ddl::scan_formats(execs);
-    if let Some(a) = &tables.audit {
-        for s in &a.state {
-            let id = tables.identity.get(&s.table).unwrap_or(&s.table);
-            m.insert(id.clone(), planner::TableFormat::from_name(s.format));
-        }
-    }
-    m
+/// What the audited tables' scans read now and under candidate layouts
+/// (`skipping::workload::measure`), and the keys the planner prices by
+/// them (none with `--pricing assumed`); nothing without `--tables`.
+pub fn measure(
+    data: &mut Ingested<Exec>,
+    tables: &mut TableInputs,
+    pricing: Pricing,
+) -> (Whatif, Vec<MeasuredKey>) {
+    tables
+        .read
+        .take()
+        .map(|r| skipping::workload::measure(data, r, pricing == Pricing::Measured))
+        .unwrap_or_default()
 }

@@ -7,13 +7,10 @@ use crate::pipeline;
 use crate::{report_problems, Inputs};
 use anyhow::Result;
 use skipping::workload::{
-    measured, rows_of, wanted_columns, Engines, Options, ReadTables, Whatif, MAX_KEY_COLUMNS,
+    read_tables, rows_of, Engines, Layouts, Options, DEFAULT_BUILD_ROWS, DEFAULT_SAMPLE_ROWS,
 };
 use skipping::Engine;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use workload::exec::Exec;
-use workload::ingest::Ingested;
 
 /// `--engine`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -95,7 +92,7 @@ pub struct WhatifArgs {
     /// in one flag separated by `;`. Repeatable. Without it, each table's
     /// filtered and joined columns are simulated one at a time.
     #[arg(long, value_name = "TABLE=COLS")]
-    pub layout: Vec<String>,
+    pub layout: Vec<Layouts>,
     /// Rows read from each table for the simulation: past it, an evenly
     /// spread subset of whole data files.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_SAMPLE_ROWS)]
@@ -105,46 +102,12 @@ pub struct WhatifArgs {
     pub current_only: bool,
 }
 
-/// `--sample-rows` by default.
-const DEFAULT_SAMPLE_ROWS: u64 = 1_000_000;
-/// `--build-rows` by default.
-const DEFAULT_BUILD_ROWS: u64 = 10_000_000;
-
-/// `--layout` values as (table, columns) pairs.
-fn parse_layouts(flags: &[String]) -> Result<Vec<(String, Vec<String>)>> {
-    let mut out = Vec::new();
-    for part in flags.iter().flat_map(|f| f.split(';')) {
-        let part = part.trim();
-        if part.is_empty() {
-            continue;
-        }
-        let Some((t, cols)) = part.split_once('=') else {
-            return Err(crate::cli::UsageError(format!(
-                "--layout {part}: expected TABLE=COL[,COL...]"
-            ))
-            .into());
-        };
-        let cols: Vec<String> = cols
-            .split(',')
-            .map(|c| c.trim().to_string())
-            .filter(|c| !c.is_empty())
-            .collect();
-        if cols.is_empty() || cols.len() > MAX_KEY_COLUMNS {
-            return Err(crate::cli::UsageError(format!(
-                "--layout {part}: give 1 to {MAX_KEY_COLUMNS} columns"
-            ))
-            .into());
-        }
-        out.push((t.trim().to_string(), cols));
-    }
-    Ok(out)
-}
-
 /// Run the command; returns whether some input failed.
 pub fn run(inputs: &Inputs, args: &WhatifArgs, format: Format, out: Option<&Path>) -> Result<bool> {
-    let layouts = parse_layouts(&args.layout)?;
+    let layouts: Vec<_> = args.layout.iter().flat_map(|l| l.0.clone()).collect();
     let mut data = pipeline::load(inputs)?;
-    let rows = rows(&mut data, args, &layouts).rows;
+    let read = read_tables(&data, &args.tables, args.allow_outside_table, &layouts);
+    let rows = rows_of(&mut data, &args.options(), &layouts, read, true).rows;
     match format {
         Format::Jsonl => output::write_records(&rows, out)?,
         other => output::write_columns(
@@ -155,64 +118,4 @@ pub fn run(inputs: &Inputs, args: &WhatifArgs, format: Format, out: Option<&Path
     }
     report_problems(&data.errors, &data.warnings);
     Ok(data.failed())
-}
-
-/// The rows: every scan of an audited table, per engine, sorted by
-/// (app id, execution id, scan, engine). Table errors and warnings go
-/// into `data`.
-pub fn rows(
-    data: &mut Ingested<Exec>,
-    args: &WhatifArgs,
-    layouts: &[(String, Vec<String>)],
-) -> Whatif {
-    let read = read_tables(data, &args.tables, args.allow_outside_table, layouts);
-    rows_of(data, &args.options(), layouts, read, true)
-}
-
-/// Read the tables under `paths` with the statistics of every column the
-/// workload's scans (and `layouts`) name, for [`rows_of`].
-pub fn read_tables(
-    data: &Ingested<Exec>,
-    paths: &[std::path::PathBuf],
-    allow_outside_table: bool,
-    layouts: &[(String, Vec<String>)],
-) -> ReadTables {
-    let wanted = wanted_columns(data, layouts);
-    let opts = tables::ReadOptions {
-        allow_outside_table,
-        stats_columns: Some(Arc::new(wanted)),
-        ..tables::ReadOptions::default()
-    };
-    maintenance::audit::read_each(paths, &opts, |t| t)
-}
-
-/// What `--tables` measures, on the tables the audit read
-/// ([`crate::pipeline::table_inputs`], which reports their errors): the
-/// generated candidates of every audited table under each execution's engine (`--engine auto`: `values` where
-/// Databricks ran it, else `minmax`; [`rows`]), and for the planner the
-/// measured keys (none with `--pricing assumed`).
-pub fn measure(
-    data: &mut Ingested<Exec>,
-    score: &crate::edges_cmd::ScoreArgs,
-    pricing: crate::plan_cmd::Pricing,
-    read: Option<ReadTables>,
-) -> (Whatif, Vec<planner::MeasuredKey>) {
-    let Some(read) = read.filter(|_| !score.tables.is_empty()) else {
-        return (Whatif::default(), Vec::new());
-    };
-    let args = WhatifArgs {
-        tables: score.tables.clone(),
-        allow_outside_table: score.allow_outside_table,
-        engine: EngineArg::Auto,
-        build_rows: DEFAULT_BUILD_ROWS,
-        layout: Vec::new(),
-        sample_rows: DEFAULT_SAMPLE_ROWS,
-        current_only: false,
-    };
-    let w = rows_of(data, &args.options(), &[], read, false);
-    let m = match pricing {
-        crate::plan_cmd::Pricing::Measured => measured(&w.rows),
-        crate::plan_cmd::Pricing::Assumed => Vec::new(),
-    };
-    (w, m)
 }

@@ -124,6 +124,58 @@ impl Locations {
     }
 }
 
+/// Every table's one identity, resolved once for the run: the logs'
+/// locations and catalog names ([`Locations`]) and each audited table
+/// found on disk or on a store, matched by its root
+/// ([`Locations::identify_root`]).
+///
+/// ```
+/// use workload::identity::{Locations, TableIndex};
+/// let mut l = Locations::default();
+/// l.observe("sales.orders", Some("s3://lake/orders"));
+/// let mut index = TableIndex::new(l);
+/// let id = index.add_audited("orders", std::path::Path::new("s3://lake/orders"));
+/// assert_eq!(id, "spark_catalog.sales.orders");
+/// assert_eq!(index.audited("orders"), "spark_catalog.sales.orders");
+/// assert_eq!(index.audited("lineitem"), "lineitem");
+/// assert_eq!(index.scan("s3://lake/orders/"), "spark_catalog.sales.orders");
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct TableIndex {
+    locations: Locations,
+    /// Audited table name (as its metadata names it) -> identity.
+    audited: std::collections::BTreeMap<String, String>,
+}
+
+impl TableIndex {
+    /// The index of the logs' locations, before any table is audited.
+    pub fn new(locations: Locations) -> TableIndex {
+        TableIndex {
+            locations,
+            audited: Default::default(),
+        }
+    }
+
+    /// Resolve the audited table `name` found at `root` once, and give
+    /// its identity.
+    pub fn add_audited(&mut self, name: &str, root: &std::path::Path) -> String {
+        let id = self.locations.identify_root(name, root);
+        self.audited.insert(name.to_string(), id.clone());
+        id
+    }
+
+    /// The identity of the audited table `name` (its own name when it was
+    /// not added).
+    pub fn audited<'a>(&'a self, name: &'a str) -> &'a str {
+        self.audited.get(name).map_or(name, String::as_str)
+    }
+
+    /// The identity of a scan's table ([`Locations::identity`]).
+    pub fn scan(&self, table: &str) -> String {
+        self.locations.identity(table)
+    }
+}
+
 /// The one path of a location as scans print it (`InMemoryFileIndex
 /// [file:/a]`, `InMemoryFileIndex(1 paths)[file:/a]`, or the bare path);
 /// `None` for a list of several paths or partition directories.

@@ -18,6 +18,7 @@
 
 pub mod audit;
 mod deletes;
+pub mod inputs;
 mod policy;
 mod state;
 mod upkeep;

@@ -333,11 +333,11 @@ pub struct Audited<'a> {
 
 /// The maintenance plan of the audited tables joined to a layout plan:
 /// what the logs (`execs`) read from each table, its join importance in
-/// the plan's demands, and the plan's reclusters. `identity` maps an
-/// audited table's name to its identity in the logs.
+/// the plan's demands, and the plan's reclusters. `index` gives an
+/// audited table's identity in the logs.
 pub fn upkeep_for_plan(
     audit: Audited<'_>,
-    identity: &BTreeMap<String, String>,
+    index: &workload::identity::TableIndex,
     execs: &[Exec],
     planned: &Planned,
 ) -> Vec<UpkeepStep> {
@@ -349,10 +349,7 @@ pub fn upkeep_for_plan(
         .state
         .iter()
         .map(|s| {
-            let id = identity
-                .get(&s.table)
-                .cloned()
-                .unwrap_or_else(|| s.table.clone());
+            let id = index.audited(&s.table).to_string();
             let jis = planned
                 .demands
                 .iter()

@@ -419,6 +419,90 @@ fn induced(
 /// sample and from half of it, and the rows sampled.
 type Simulated = Vec<(String, tables::TableState, tables::TableState, u64)>;
 
+/// Layouts to simulate, as a `--layout` flag gives them:
+/// `TABLE=COL[,COL...]` (one column: rows sorted by it; 2 to
+/// [`MAX_KEY_COLUMNS`]: a Z-order curve over them), several separated by
+/// `;`.
+///
+/// ```
+/// use skipping::workload::Layouts;
+/// let l: Layouts = "lineitem=l_shipdate; orders=o_orderdate,o_custkey".parse().unwrap();
+/// assert_eq!(l.0[1], ("orders".to_string(), vec!["o_orderdate".to_string(), "o_custkey".to_string()]));
+/// assert!("orders".parse::<Layouts>().is_err());
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Layouts(pub Vec<(String, Vec<String>)>);
+
+impl std::str::FromStr for Layouts {
+    type Err = String;
+
+    fn from_str(flag: &str) -> Result<Layouts, String> {
+        let mut out = Vec::new();
+        for part in flag.split(';').map(str::trim).filter(|p| !p.is_empty()) {
+            let Some((t, cols)) = part.split_once('=') else {
+                return Err(format!("{part}: expected TABLE=COL[,COL...]"));
+            };
+            let cols: Vec<String> = cols
+                .split(',')
+                .map(|c| c.trim().to_string())
+                .filter(|c| !c.is_empty())
+                .collect();
+            if cols.is_empty() || cols.len() > MAX_KEY_COLUMNS {
+                return Err(format!("{part}: give 1 to {MAX_KEY_COLUMNS} columns"));
+            }
+            out.push((t.trim().to_string(), cols));
+        }
+        Ok(Layouts(out))
+    }
+}
+
+/// Read the tables under `paths` with the statistics of every column the
+/// workload's scans (and `layouts`) name, for [`rows_of`].
+pub fn read_tables(
+    data: &Ingested<Exec>,
+    paths: &[std::path::PathBuf],
+    allow_outside_table: bool,
+    layouts: &[(String, Vec<String>)],
+) -> ReadTables {
+    let opts = tables::ReadOptions {
+        allow_outside_table,
+        stats_columns: Some(Arc::new(wanted_columns(data, layouts))),
+        ..tables::ReadOptions::default()
+    };
+    maintenance::audit::read_each(paths, &opts, |t| t)
+}
+
+/// What `--tables` measures for `plan` and `analyze`, on the tables the
+/// audit read (which reports their errors): the generated candidates of
+/// every audited table under each execution's engine
+/// ([`Engines::Auto`]), and for the planner the measured keys (none
+/// unless `priced`).
+pub fn measure(
+    data: &mut Ingested<Exec>,
+    read: ReadTables,
+    priced: bool,
+) -> (Whatif, Vec<planner::MeasuredKey>) {
+    let opts = Options {
+        engines: Engines::Auto,
+        build_rows: DEFAULT_BUILD_ROWS,
+        sample_rows: DEFAULT_SAMPLE_ROWS,
+        current_only: false,
+    };
+    let w = rows_of(data, &opts, &[], read, false);
+    let m = if priced {
+        measured(&w.rows)
+    } else {
+        Vec::new()
+    };
+    (w, m)
+}
+
+/// Rows read from each table for the simulation by default.
+pub const DEFAULT_SAMPLE_ROWS: u64 = 1_000_000;
+/// Rows a join's build table may have for its keys to be read, by
+/// default.
+pub const DEFAULT_BUILD_ROWS: u64 = 10_000_000;
+
 /// What `whatif` computes: the scan rows, and the layout quality of the
 /// audited tables on the columns the workload filters or joins on.
 #[derive(Default)]
