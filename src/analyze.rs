@@ -1,25 +1,68 @@
 //! `lakeaudit plan`, `lakeaudit drift` and the main job, `lakeaudit analyze`.
 
 use crate::cli::Normalize;
-use crate::edges_cmd::ScoreArgs;
+
+use crate::cli::{self, Inputs};
 use crate::output::{self, Format};
 use crate::pipeline;
-use crate::plan_cmd::{self, PlanArgs};
-use crate::{report_problems, Inputs, PlanFormat};
+use crate::plan_cmd;
+use crate::report_problems;
 use anyhow::Result;
 use planner::{human, DriftRow};
 use std::io::Write;
-use std::path::Path;
+use std::path::PathBuf;
 use workload::windows::EdgeTables;
 
+/// `lakeaudit analyze` arguments.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(flatten)]
+    pub inputs: Inputs,
+    #[command(flatten)]
+    pub score: crate::edges_cmd::ScoreArgs,
+    #[command(flatten)]
+    pub plan: crate::plan_cmd::PlanArgs,
+    /// Drift threshold.
+    #[arg(long, default_value_t = 0.10, value_parser = cli::non_negative, allow_hyphen_values = true)]
+    pub threshold: f64,
+    /// How JIS is normalised for drift.
+    #[arg(long, value_enum, default_value_t = cli::Normalize::Max)]
+    pub normalize: cli::Normalize,
+    /// Output directory (created if needed). A directory holding files
+    /// lakeaudit did not write is refused; files an earlier run wrote
+    /// and this one does not are removed (see `.lakeaudit-outputs`).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Write into `--out DIR` even though it holds other files (they are
+    /// left alone).
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// `lakeaudit drift` arguments.
+#[derive(clap::Args, Debug)]
+pub struct DriftArgs {
+    #[command(flatten)]
+    pub inputs: Inputs,
+    #[command(flatten)]
+    pub score: crate::edges_cmd::ScoreArgs,
+    /// Window length; the last window ends at the last execution.
+    #[arg(long, value_name = "LENGTH", default_value = "7d", value_parser = cli::window, allow_hyphen_values = true)]
+    pub window: String,
+    /// Re-plan when drift exceeds this.
+    #[arg(long, default_value_t = 0.10, value_parser = cli::non_negative, allow_hyphen_values = true)]
+    pub threshold: f64,
+    /// How JIS is normalised for the comparison.
+    #[arg(long, value_enum, default_value_t = cli::Normalize::Max)]
+    pub normalize: cli::Normalize,
+    #[command(flatten)]
+    pub out: cli::OutputArgs,
+}
+
 /// Run `plan`.
-pub fn plan(
-    inputs: &Inputs,
-    score: &ScoreArgs,
-    args: &PlanArgs,
-    format: PlanFormat,
-    out: Option<&Path>,
-) -> Result<bool> {
+pub fn plan(a: &plan_cmd::Args) -> Result<bool> {
+    let (inputs, score, args, format, out) =
+        (&a.inputs, &a.score, &a.plan, a.format, a.output.as_deref());
     let mut data = pipeline::load(inputs)?;
     let mut tables = pipeline::table_inputs(score, &mut data, true)?;
     let (_, measured) = pipeline::measure(&mut data, &mut tables, args.pricing);
@@ -28,32 +71,22 @@ pub fn plan(
     let planned = plan_cmd::make_plan(&data.records, &edge_tables, args, &tables.stats, &measured)?;
     let money = plan_cmd::money(&data.records, &edge_tables, args, &planned, &measured)?;
     let formats = tables.formats(&data.records);
-    let mut o = output::open_out(out)?;
-    match format {
-        PlanFormat::Text => {
-            o.write_all(report::plan_text::planned(&planned, &money, &formats).as_bytes())?
-        }
-        PlanFormat::Json => {
-            serde_json::to_writer_pretty(&mut o, &planned.json())?;
-            o.write_all(b"\n")?;
-        }
-        PlanFormat::Sql => o.write_all(planner::ddl_for(&planned.plan, &formats).as_bytes())?,
-    }
-    o.finish()?;
+    plan_cmd::write_plan(
+        out,
+        format,
+        || report::plan_text::planned(&planned, &money, &formats),
+        &planned.json(),
+        || planner::ddl_for(&planned.plan, &formats),
+    )?;
     report_problems(&data.errors, &data.warnings);
     Ok(data.failed())
 }
 
 /// Run `drift`.
-pub fn drift(
-    inputs: &Inputs,
-    score: &ScoreArgs,
-    window: &str,
-    threshold: f64,
-    normalize: Normalize,
-    format: Format,
-    out: Option<&Path>,
-) -> Result<bool> {
+pub fn drift(a: &DriftArgs) -> Result<bool> {
+    let (inputs, score, window, threshold, normalize) =
+        (&a.inputs, &a.score, &a.window, a.threshold, a.normalize);
+    let (format, out) = (a.out.format()?, a.out.path());
     let mut data = pipeline::load(inputs)?;
     let stats = pipeline::table_inputs(score, &mut data, false)?.stats;
     let edge_tables = pipeline::edge_tables(&data.records, score, &stats, Some(window))?;
@@ -75,15 +108,10 @@ pub fn drift(
 }
 
 /// Run the whole pipeline into `dir`.
-pub fn run(
-    inputs: &Inputs,
-    score: &ScoreArgs,
-    args: &PlanArgs,
-    threshold: f64,
-    normalize: Normalize,
-    dir: &Path,
-    force: bool,
-) -> Result<bool> {
+pub fn run(a: &Args) -> Result<bool> {
+    let (inputs, score, args, threshold, normalize) =
+        (&a.inputs, &a.score, &a.plan, a.threshold, a.normalize);
+    let (dir, force) = (a.out.as_path(), a.force);
     // The directory is checked before any input is read.
     let mut out = output::OutDir::prepare(dir, ANALYZE_OUTPUTS, force)?;
     let mut data = pipeline::load(inputs)?;

@@ -1,13 +1,33 @@
 //! `lakeaudit edges`: the weighted join-edge table.
 
-use crate::output::{self, Format};
+use crate::cli::{self, Inputs};
+use crate::output::{self};
 use crate::pipeline;
-use crate::{report_problems, Inputs};
-use anyhow::{bail, Result};
-use report::columns::edges as columns;
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use workload::edges::{CostMeasure, EdgeRow};
+use crate::report_problems;
+use anyhow::Result;
+use std::path::PathBuf;
+use workload::edges::CostMeasure;
+
+/// `lakeaudit edges` arguments.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(flatten)]
+    pub inputs: Inputs,
+    #[command(flatten)]
+    pub score: crate::edges_cmd::ScoreArgs,
+    /// Split by execution start time into windows of this length
+    /// (`7d`, `1w`, `12h`), the last ending at the last execution;
+    /// default: one window over all input.
+    #[arg(long, value_name = "LENGTH", value_parser = cli::window, allow_hyphen_values = true)]
+    pub window: Option<String>,
+    /// Show why an edge scored what it did: an edge as lakeaudit prints
+    /// it (`lineitem(l_orderkey) = orders(o_orderkey)`), or
+    /// `orders-lineitem`, `orders.o_orderkey=lineitem.l_orderkey`.
+    #[arg(long, value_name = "EDGE")]
+    pub explain: Option<String>,
+    #[command(flatten)]
+    pub out: cli::OutputArgs,
+}
 
 /// Flags shared by every command that scores edges.
 #[derive(clap::Args, Debug, Clone)]
@@ -57,76 +77,28 @@ impl From<Cost> for CostMeasure {
     }
 }
 
-/// A window's bounds (epoch ms), `None` for the whole input.
-pub type Window = Option<(i64, i64)>;
-
 /// Run `edges`.
-pub fn run(
-    inputs: &Inputs,
-    args: &ScoreArgs,
-    window: Option<&str>,
-    explain: Option<&str>,
-    format: Format,
-    out: Option<&Path>,
-) -> Result<bool> {
+pub fn run(a: &Args) -> Result<bool> {
+    let (inputs, args, window, explain) = (
+        &a.inputs,
+        &a.score,
+        a.window.as_deref(),
+        a.explain.as_deref(),
+    );
+    let (format, out) = (a.out.format()?, a.out.path());
     let mut data = pipeline::load(inputs)?;
     let stats = pipeline::table_inputs(args, &mut data, false)?.stats;
     let built = pipeline::edge_tables(&data.records, args, &stats, window)?;
     let tables = built.tables();
     if let Some(pattern) = explain {
-        let mut outw = output::open_out(out)?;
-        let mut found = false;
-        for t in &tables {
-            for r in t.edges.iter().filter(|r| r.key().matches(pattern)) {
-                found = true;
-                report::explain::edge(&mut outw, r, t.window, t.edges.len(), &data.records)?;
-            }
-        }
-        outw.finish()?;
+        let mut o = output::open_out(out)?;
+        let miss = report::explain::matching(&mut o, &tables, pattern, &data.records)?;
+        o.finish()?;
         report_problems(&data.errors, &data.warnings);
-        if !found {
-            let mut labels: Vec<String> = tables
-                .iter()
-                .flat_map(|t| t.edges.iter().map(|r| r.key().label()))
-                .collect();
-            labels.sort();
-            labels.dedup();
-            let closest = workload::edges::closest_labels(pattern, &labels, 5);
-            if closest.is_empty() {
-                bail!("--explain {pattern:?}: the input has no join edges");
-            }
-            bail!(
-                "--explain {pattern:?}: no edge matches; the closest edges are:\n  {}\n(give one as printed, or `orders-lineitem`, `orders.o_orderkey=lineitem.l_orderkey`)",
-                closest.join("\n  ")
-            );
-        }
+        miss.map_err(anyhow::Error::msg)?;
         return Ok(data.failed());
     }
-    match format {
-        Format::Jsonl => {
-            let mut o = output::open_out(out)?;
-            for t in &tables {
-                for r in &t.edges {
-                    let mut v = serde_json::to_value(r)?;
-                    if let (Some((s, e)), Some(m)) = (t.window, v.as_object_mut()) {
-                        m.insert("window_start_ms".into(), s.into());
-                        m.insert("window_end_ms".into(), e.into());
-                    }
-                    serde_json::to_writer(&mut o, &v)?;
-                    o.write_all(b"\n")?;
-                }
-            }
-            o.finish()?;
-        }
-        other => {
-            let windowed = window.is_some();
-            let all: Vec<(Window, &EdgeRow)> = tables
-                .iter()
-                .flat_map(|t| t.edges.iter().map(move |r| (t.window, r)))
-                .collect();
-            output::write_columns(&columns(&all, windowed, other == Format::Table), other, out)?;
-        }
-    }
+    report::columns::write_edges(&tables, window.is_some(), format, out)?;
     report_problems(&data.errors, &data.warnings);
     Ok(data.failed())
 }

@@ -15,7 +15,6 @@ mod whatif_cmd;
 use anyhow::Result;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Recover which columns Spark queries joined on, weigh the joins, and plan
@@ -45,30 +44,6 @@ struct Cli {
     storage_options: Vec<(String, String)>,
 }
 
-/// Shared input arguments.
-#[derive(clap::Args, Debug, Clone)]
-struct Inputs {
-    /// Event logs: files, Spark rolling-log directories, directories of
-    /// logs (searched recursively), or `-` for standard input.
-    #[arg(
-        required_unless_present = "records",
-        conflicts_with = "records",
-        value_name = "PATH"
-    )]
-    paths: Vec<String>,
-    /// Read per-execution records instead of logs: the output directory
-    /// of lakeaudit's Spark map job, or a `queries --format parquet` file.
-    #[arg(long, value_name = "DIR")]
-    records: Option<PathBuf>,
-    /// Name standard input's log NAME in errors and in the records' `log`
-    /// field (for logs piped in, `lakeaudit queries --name app-123 -`).
-    #[arg(long, value_name = "NAME")]
-    name: Option<String>,
-    /// Longest accepted line of a log, in bytes.
-    #[arg(long, default_value_t = parsers::io::DEFAULT_MAX_LINE, hide = true)]
-    max_line: usize,
-}
-
 #[derive(Subcommand, Debug)]
 enum Command {
     /// One record per SQL execution: timings, scanned tables with metrics,
@@ -76,112 +51,30 @@ enum Command {
     #[command(
         after_help = "Examples:\n  lakeaudit queries /var/log/spark-events --format table\n  lakeaudit queries app-logs/ --format parquet -o queries.parquet\n  zstd -dc app.zstd | lakeaudit queries --name app-123 -"
     )]
-    Queries {
-        #[command(flatten)]
-        inputs: Inputs,
-        #[command(flatten)]
-        out: cli::OutputArgs,
-        /// Also write one JSON line per application read (its summary: id,
-        /// log, lines, bytes, event counts) to FILE.
-        #[arg(long, value_name = "FILE")]
-        apps: Option<PathBuf>,
-    },
+    Queries(queries::Args),
     /// The weighted join-edge table: frequency F, data volume D, cost C and
     /// the Join Importance Score per (table pair, key columns).
     #[command(
         after_help = "Examples:\n  lakeaudit edges /var/log/spark-events\n  lakeaudit edges app-logs/ --window 7d --format csv -o edges.csv\n  lakeaudit edges app-logs/ --explain 'lineitem(l_orderkey) = orders(o_orderkey)'"
     )]
-    Edges {
-        #[command(flatten)]
-        inputs: Inputs,
-        #[command(flatten)]
-        score: edges_cmd::ScoreArgs,
-        /// Split by execution start time into windows of this length
-        /// (`7d`, `1w`, `12h`), the last ending at the last execution;
-        /// default: one window over all input.
-        #[arg(long, value_name = "LENGTH", value_parser = cli::window, allow_hyphen_values = true)]
-        window: Option<String>,
-        /// Show why an edge scored what it did: an edge as lakeaudit prints
-        /// it (`lineitem(l_orderkey) = orders(o_orderkey)`), or
-        /// `orders-lineitem`, `orders.o_orderkey=lineitem.l_orderkey`.
-        #[arg(long, value_name = "EDGE")]
-        explain: Option<String>,
-        #[command(flatten)]
-        out: cli::OutputArgs,
-    },
+    Edges(edges_cmd::Args),
     /// Choose Liquid Clustering keys per table within rewrite and storage
     /// budgets, with the Delta SQL to apply them.
     #[command(
         after_help = "Examples:\n  lakeaudit plan /var/log/spark-events --tables /data/warehouse\n  lakeaudit plan app-logs/ --budget 500GB --cost-per-tb 5 --cost-per-hour 0.50\n  lakeaudit plan app-logs/ --format sql -o plan.sql"
     )]
-    Plan {
-        #[command(flatten)]
-        inputs: Inputs,
-        #[command(flatten)]
-        score: edges_cmd::ScoreArgs,
-        #[command(flatten)]
-        plan: plan_cmd::PlanArgs,
-        /// Plan a planning instance written as JSON (tables, candidate keys and
-        /// their costs, edges with the key each side needs, budgets)
-        /// instead of logs; `--budget`/`--storage-budget` override its budgets.
-        #[arg(long, value_name = "FILE.json", conflicts_with = "paths")]
-        instance: Option<PathBuf>,
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = PlanFormat::Text)]
-        format: PlanFormat,
-        /// Write to FILE instead of standard output.
-        #[arg(short, long, value_name = "FILE")]
-        output: Option<PathBuf>,
-    },
+    Plan(plan_cmd::Args),
     /// Workload drift between consecutive windows, and whether to re-plan.
     #[command(
         after_help = "Examples:\n  lakeaudit drift /var/log/spark-events\n  lakeaudit drift app-logs/ --window 1w --threshold 0.2 --format jsonl"
     )]
-    Drift {
-        #[command(flatten)]
-        inputs: Inputs,
-        #[command(flatten)]
-        score: edges_cmd::ScoreArgs,
-        /// Window length; the last window ends at the last execution.
-        #[arg(long, value_name = "LENGTH", default_value = "7d", value_parser = cli::window, allow_hyphen_values = true)]
-        window: String,
-        /// Re-plan when drift exceeds this.
-        #[arg(long, default_value_t = 0.10, value_parser = cli::non_negative, allow_hyphen_values = true)]
-        threshold: f64,
-        /// How JIS is normalised for the comparison.
-        #[arg(long, value_enum, default_value_t = cli::Normalize::Max)]
-        normalize: cli::Normalize,
-        #[command(flatten)]
-        out: cli::OutputArgs,
-    },
+    Drift(analyze::DriftArgs),
     /// Run everything and write queries, edges, drift, the plan, its SQL and
     /// a short report into DIR.
     #[command(
         after_help = "Examples:\n  lakeaudit analyze /var/log/spark-events --tables /data/warehouse --out audit\n  lakeaudit analyze app-logs/ --out audit --cost-per-tb 5 --cost-per-hour 0.50"
     )]
-    Analyze {
-        #[command(flatten)]
-        inputs: Inputs,
-        #[command(flatten)]
-        score: edges_cmd::ScoreArgs,
-        #[command(flatten)]
-        plan: plan_cmd::PlanArgs,
-        /// Drift threshold.
-        #[arg(long, default_value_t = 0.10, value_parser = cli::non_negative, allow_hyphen_values = true)]
-        threshold: f64,
-        /// How JIS is normalised for drift.
-        #[arg(long, value_enum, default_value_t = cli::Normalize::Max)]
-        normalize: cli::Normalize,
-        /// Output directory (created if needed). A directory holding files
-        /// lakeaudit did not write is refused; files an earlier run wrote
-        /// and this one does not are removed (see `.lakeaudit-outputs`).
-        #[arg(long, value_name = "DIR")]
-        out: PathBuf,
-        /// Write into `--out DIR` even though it holds other files (they are
-        /// left alone).
-        #[arg(long)]
-        force: bool,
-    },
+    Analyze(analyze::Args),
     /// Delta and Iceberg table state from metadata: files, sizes, rows,
     /// deletes, and the compaction each engine would run.
     #[command(
@@ -193,25 +86,7 @@ enum Command {
     #[command(
         after_help = "Examples:\n  lakeaudit whatif /var/log/spark-events --tables /data/warehouse\n  lakeaudit whatif app-logs/ --tables /data/warehouse --engine all --format csv -o skipping.csv"
     )]
-    Whatif {
-        #[command(flatten)]
-        inputs: Inputs,
-        #[command(flatten)]
-        args: whatif_cmd::WhatifArgs,
-        #[command(flatten)]
-        out: cli::OutputArgs,
-    },
-}
-
-/// Formats of `lakeaudit plan`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum PlanFormat {
-    /// Readable summary.
-    Text,
-    /// The plan as JSON.
-    Json,
-    /// The Delta SQL to run, with runbook comments.
-    Sql,
+    Whatif(whatif_cmd::Args),
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
@@ -225,67 +100,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
             .map_err(|e| cli::UsageError(format!("--storage-option: {e}")))?;
     }
     let failed = match cli.command {
-        Command::Queries { inputs, out, apps } => {
-            queries::run(&inputs, out.format()?, out.path(), apps.as_deref())?
-        }
-        Command::Edges {
-            inputs,
-            score,
-            window,
-            explain,
-            out,
-        } => edges_cmd::run(
-            &inputs,
-            &score,
-            window.as_deref(),
-            explain.as_deref(),
-            out.format()?,
-            out.path(),
-        )?,
-        Command::Plan {
-            plan,
-            format,
-            output,
-            instance: Some(instance),
-            ..
-        } => plan_cmd::run_instance(&instance, &plan, format, output.as_deref())?,
-        Command::Plan {
-            inputs,
-            score,
-            plan,
-            format,
-            output,
-            instance: None,
-        } => analyze::plan(&inputs, &score, &plan, format, output.as_deref())?,
-        Command::Drift {
-            inputs,
-            score,
-            window,
-            threshold,
-            normalize,
-            out,
-        } => analyze::drift(
-            &inputs,
-            &score,
-            &window,
-            threshold,
-            normalize,
-            out.format()?,
-            out.path(),
-        )?,
-        Command::Analyze {
-            inputs,
-            score,
-            plan,
-            threshold,
-            normalize,
-            out,
-            force,
-        } => analyze::run(&inputs, &score, &plan, threshold, normalize, &out, force)?,
-        Command::Tables(args) => tables_cmd::run(&args)?,
-        Command::Whatif { inputs, args, out } => {
-            whatif_cmd::run(&inputs, &args, out.format()?, out.path())?
-        }
+        Command::Queries(a) => queries::run(&a)?,
+        Command::Edges(a) => edges_cmd::run(&a)?,
+        Command::Plan(a) => plan_cmd::run(&a)?,
+        Command::Drift(a) => analyze::drift(&a)?,
+        Command::Analyze(a) => analyze::run(&a)?,
+        Command::Tables(a) => tables_cmd::run(&a)?,
+        Command::Whatif(a) => whatif_cmd::run(&a)?,
     };
     Ok(ExitCode::from(if failed {
         cli::EXIT_INPUT

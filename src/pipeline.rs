@@ -2,9 +2,9 @@
 //! module hands it the flags and joins the audited tables (`--tables`) and
 //! `--table-stats` to the logs' tables.
 
+use crate::cli::Inputs;
 use crate::edges_cmd::ScoreArgs;
 use crate::plan_cmd::Pricing;
-use crate::Inputs;
 use anyhow::{Context, Result};
 use maintenance::inputs::TableInputs;
 use parsers::events::ReadOptions;

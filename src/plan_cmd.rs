@@ -1,14 +1,46 @@
 //! `lakeaudit plan`: choose Liquid Clustering keys per table under budgets
 //! and emit the Delta SQL to apply them.
 
-use crate::PlanFormat;
+use crate::cli::Inputs;
 use anyhow::{Context, Result};
 use planner::{plan_instance, PlanInstance, Planned, PlannerConfig, TableStats};
-use std::io::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use workload::exec::Exec;
 use workload::time::parse_duration;
 use workload::windows::EdgeTables;
+
+/// `lakeaudit plan` arguments.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(flatten)]
+    pub inputs: Inputs,
+    #[command(flatten)]
+    pub score: crate::edges_cmd::ScoreArgs,
+    #[command(flatten)]
+    pub plan: crate::plan_cmd::PlanArgs,
+    /// Plan a planning instance written as JSON (tables, candidate keys and
+    /// their costs, edges with the key each side needs, budgets)
+    /// instead of logs; `--budget`/`--storage-budget` override its budgets.
+    #[arg(long, value_name = "FILE.json", conflicts_with = "paths")]
+    pub instance: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = PlanFormat::Text)]
+    pub format: PlanFormat,
+    /// Write to FILE instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// Formats of `lakeaudit plan`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum PlanFormat {
+    /// Readable summary.
+    Text,
+    /// The plan as JSON.
+    Json,
+    /// The Delta SQL to run, with runbook comments.
+    Sql,
+}
 
 /// Planner flags.
 #[derive(clap::Args, Debug, Clone)]
@@ -108,12 +140,11 @@ impl PlanArgs {
 
 /// `plan --instance FILE.json`: plan a stated instance. Returns false (no
 /// input failed) or an error naming the file.
-pub fn run_instance(
-    path: &Path,
-    args: &PlanArgs,
-    format: PlanFormat,
-    out: Option<&Path>,
-) -> Result<bool> {
+pub fn run(a: &Args) -> Result<bool> {
+    let Some(path) = a.instance.as_deref() else {
+        return crate::analyze::plan(a);
+    };
+    let (args, format, out) = (&a.plan, a.format, a.output.as_deref());
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read instance {}", path.display()))?;
     let mut inst =
@@ -126,27 +157,13 @@ pub fn run_instance(
     }
     let planned = plan_instance(&inst, args.algorithm())
         .with_context(|| format!("instance {}", path.display()))?;
-    let mut o = crate::output::open_out(out)?;
-    match format {
-        PlanFormat::Text => o.write_all(
-            report::plan_text::render(
-                &planned.plan,
-                None,
-                &planned.tables,
-                &planned.left_out,
-                &planned.budget_curve,
-                None,
-                (&[], args.scan_reduction),
-            )
-            .as_bytes(),
-        )?,
-        PlanFormat::Json => {
-            serde_json::to_writer_pretty(&mut o, &planned)?;
-            o.write_all(b"\n")?;
-        }
-        PlanFormat::Sql => o.write_all(planner::ddl(&planned.plan).as_bytes())?,
-    }
-    o.finish()?;
+    write_plan(
+        out,
+        format,
+        || report::plan_text::instance(&planned, args.scan_reduction),
+        &planned,
+        || planner::ddl(&planned.plan),
+    )?;
     Ok(false)
 }
 
@@ -184,5 +201,26 @@ pub fn money(
         executor_ms: planner::savings::executor_ms(execs, tables.latest(), planned, measured),
         cost_per_tb: args.cost_per_tb,
         cost_per_hour: args.cost_per_hour,
+    })
+}
+
+/// Write a plan in `format`: the text, the JSON or the SQL.
+pub fn write_plan(
+    out: Option<&Path>,
+    format: PlanFormat,
+    text: impl FnOnce() -> String,
+    json: &impl serde::Serialize,
+    sql: impl FnOnce() -> String,
+) -> Result<()> {
+    crate::output::write_to(out, |o| {
+        match format {
+            PlanFormat::Text => o.write_all(text().as_bytes())?,
+            PlanFormat::Json => {
+                serde_json::to_writer_pretty(&mut *o, json)?;
+                o.write_all(b"\n")?;
+            }
+            PlanFormat::Sql => o.write_all(sql().as_bytes())?,
+        }
+        Ok(())
     })
 }

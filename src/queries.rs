@@ -1,20 +1,30 @@
 //! `lakeaudit queries`: one record per SQL execution.
 
+use crate::cli::{self, Inputs};
 use crate::output::{self, Format};
 use crate::pipeline;
-use crate::{report_problems, Inputs};
+use crate::report_problems;
 use anyhow::Result;
 use report::columns::queries as columns;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use workload::spool::Spool;
 
+/// `lakeaudit queries` arguments.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(flatten)]
+    pub inputs: Inputs,
+    #[command(flatten)]
+    pub out: cli::OutputArgs,
+    /// Also write one JSON line per application read (its summary: id,
+    /// log, lines, bytes, event counts) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub apps: Option<PathBuf>,
+}
+
 /// Run the command; returns whether some input failed.
-pub fn run(
-    inputs: &Inputs,
-    format: Format,
-    out: Option<&Path>,
-    apps: Option<&Path>,
-) -> Result<bool> {
+pub fn run(a: &Args) -> Result<bool> {
+    let (inputs, format, out, apps) = (&a.inputs, a.out.format()?, a.out.path(), a.apps.as_deref());
     if inputs.records.is_none() && matches!(format, Format::Jsonl | Format::Csv) {
         return stream(inputs, format, out, apps);
     }

@@ -2,15 +2,27 @@
 //! table reads, computed from the table's own statistics
 //! (`skipping::current`).
 
+use crate::cli::{self, Inputs};
 use crate::output::{self, Format};
 use crate::pipeline;
-use crate::{report_problems, Inputs};
+use crate::report_problems;
 use anyhow::Result;
 use skipping::workload::{
     read_tables, rows_of, Engines, Layouts, Options, DEFAULT_BUILD_ROWS, DEFAULT_SAMPLE_ROWS,
 };
 use skipping::Engine;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+
+/// `lakeaudit whatif` arguments.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(flatten)]
+    pub inputs: Inputs,
+    #[command(flatten)]
+    pub args: crate::whatif_cmd::WhatifArgs,
+    #[command(flatten)]
+    pub out: cli::OutputArgs,
+}
 
 /// `--engine`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -103,7 +115,8 @@ pub struct WhatifArgs {
 }
 
 /// Run the command; returns whether some input failed.
-pub fn run(inputs: &Inputs, args: &WhatifArgs, format: Format, out: Option<&Path>) -> Result<bool> {
+pub fn run(a: &Args) -> Result<bool> {
+    let (inputs, args, format, out) = (&a.inputs, &a.args, a.out.format()?, a.out.path());
     let layouts: Vec<_> = args.layout.iter().flat_map(|l| l.0.clone()).collect();
     let mut data = pipeline::load(inputs)?;
     let read = read_tables(&data, &args.tables, args.allow_outside_table, &layouts);

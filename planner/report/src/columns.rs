@@ -8,10 +8,13 @@ use parsers::record::QueryRecord;
 use planner::DriftRow;
 use skipping::ScanRow;
 use std::io::Write;
+use std::path::Path;
+use tabular::Format;
 use tabular::{millis, Col};
 use workload::edges::EdgeRow;
 use workload::exec::Exec;
 use workload::time::format_time;
+use workload::windows::EdgeTable;
 
 /// Tabular view of records: scalar fields as columns, `scans`, `joins` and
 /// `relationships` as JSON text (and a compact `tables` list) so CSV and
@@ -121,6 +124,39 @@ pub fn queries(execs: &[Exec], terminal: bool) -> Vec<Col> {
         i(&|r| r.result_of.and_then(|x| i64::try_from(x).ok())),
     ));
     cols
+}
+
+/// Write the edges of `tables` (each window's, or the whole input's) in
+/// `format`: JSON lines of the edge rows, each with its window's bounds
+/// when windowed, or the [`edges`] columns.
+pub fn write_edges(
+    tables: &[&EdgeTable],
+    windowed: bool,
+    format: Format,
+    path: Option<&Path>,
+) -> tabular::Result<()> {
+    if format != Format::Jsonl {
+        let all: Vec<(Option<(i64, i64)>, &EdgeRow)> = tables
+            .iter()
+            .flat_map(|t| t.edges.iter().map(move |r| (t.window, r)))
+            .collect();
+        let cols = edges(&all, windowed, format == Format::Table);
+        return tabular::write_columns(&cols, format, path);
+    }
+    tabular::write_to(path, |o| {
+        for t in tables {
+            for r in &t.edges {
+                let mut v = serde_json::to_value(r)?;
+                if let (Some((s, e)), Some(m)) = (t.window, v.as_object_mut()) {
+                    m.insert("window_start_ms".into(), s.into());
+                    m.insert("window_end_ms".into(), e.into());
+                }
+                serde_json::to_writer(&mut *o, &v)?;
+                o.write_all(b"\n")?;
+            }
+        }
+        Ok(())
+    })
 }
 
 /// Columns of the edge table (contract order first).

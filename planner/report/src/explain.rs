@@ -6,6 +6,7 @@ use std::io::Write;
 use workload::edges::EdgeRow;
 use workload::exec::Exec;
 use workload::time::format_time;
+use workload::windows::EdgeTable;
 
 /// Write the explanation of edge `r` of a table of `edges_in_window`
 /// edges (the window `win`, `None` for the whole input); `execs` are the
@@ -83,4 +84,42 @@ pub fn edge(
     }
     writeln!(out)?;
     Ok(())
+}
+
+/// Explain every edge of `tables` that `pattern` matches (an edge as
+/// lakeaudit prints it, `orders-lineitem` or
+/// `orders.o_orderkey=lineitem.l_orderkey`). When none does, the inner
+/// result is the message to give: the closest edges' labels, or that the
+/// input has none.
+pub fn matching(
+    out: &mut dyn Write,
+    tables: &[&EdgeTable],
+    pattern: &str,
+    execs: &[Exec],
+) -> std::io::Result<Result<(), String>> {
+    let mut found = false;
+    for t in tables {
+        for r in t.edges.iter().filter(|r| r.key().matches(pattern)) {
+            found = true;
+            edge(out, r, t.window, t.edges.len(), execs)?;
+        }
+    }
+    if found {
+        return Ok(Ok(()));
+    }
+    let mut labels: Vec<String> = tables
+        .iter()
+        .flat_map(|t| t.edges.iter().map(|r| r.key().label()))
+        .collect();
+    labels.sort();
+    labels.dedup();
+    let closest = workload::edges::closest_labels(pattern, &labels, 5);
+    Ok(Err(if closest.is_empty() {
+        format!("--explain {pattern:?}: the input has no join edges")
+    } else {
+        format!(
+            "--explain {pattern:?}: no edge matches; the closest edges are:\n  {}\n(give one as printed, or `orders-lineitem`, `orders.o_orderkey=lineitem.l_orderkey`)",
+            closest.join("\n  ")
+        )
+    }))
 }

@@ -25,6 +25,20 @@ pub fn planned(
     )
 }
 
+/// The plan of a stated instance (`plan --instance`), as text: its tables
+/// are Delta tables, and every saving is the assumed `scan_reduction`.
+pub fn instance(p: &planner::InstancePlan, scan_reduction: f64) -> String {
+    render(
+        &p.plan,
+        None,
+        &p.tables,
+        &p.left_out,
+        &p.budget_curve,
+        None,
+        (&[], scan_reduction),
+    )
+}
+
 /// A plan, the window it is for, the table profiles it used, the paying
 /// edges it leaves out and its budget curve, as text.
 pub fn render(
