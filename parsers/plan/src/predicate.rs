@@ -53,6 +53,8 @@
 //! assert!(matches!(cut[1], Predicate::Unknown(_)));
 //! ```
 
+use crate::list::split_top_level;
+
 /// A column's type as a scan's `ReadSchema` prints it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ColumnType {
@@ -121,7 +123,7 @@ pub fn read_schema(s: &str) -> Vec<(String, ColumnType)> {
     let body = t.trim_end_matches("...");
     let body = body.strip_prefix("struct<").unwrap_or(body);
     let body = body.strip_suffix('>').unwrap_or(body);
-    let mut fields: Vec<&str> = split_top(body, ',', true);
+    let mut fields: Vec<&str> = split_top_level(body).collect();
     if truncated {
         fields.pop();
     }
@@ -296,30 +298,6 @@ impl Predicate {
     }
 }
 
-/// Split `s` on `sep` outside `()` and `[]` (and `<>` when `angles`, for
-/// a schema's nested types); items trimmed, empty items dropped.
-fn split_top(s: &str, sep: char, angles: bool) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut depth = 0i32;
-    let mut start = 0;
-    for (i, c) in s.char_indices() {
-        match c {
-            '(' | '[' => depth += 1,
-            ')' | ']' => depth -= 1,
-            '<' if angles => depth += 1,
-            '>' if angles => depth -= 1,
-            c if c == sep && depth == 0 => {
-                out.push(s[start..i].trim());
-                start = i + c.len_utf8();
-            }
-            _ => {}
-        }
-    }
-    out.push(s[start..].trim());
-    out.retain(|x| !x.is_empty());
-    out
-}
-
 /// The data source filters Spark prints (`org.apache.spark.sql.sources`).
 const FILTERS: &[&str] = &[
     "EqualTo",
@@ -485,7 +463,7 @@ fn split_word<'a>(s: &'a str, word: &str) -> Option<(&'a str, &'a str)> {
 pub fn parse_catalyst(text: &str, schema: &[(String, ColumnType)]) -> Vec<Predicate> {
     parse_list(
         text,
-        |body| split_top(body, ',', false),
+        |body| split_top_level(body).collect(),
         |item| catalyst_one(item, schema, 0),
     )
 }
@@ -578,8 +556,7 @@ fn catalyst_one(item: &str, schema: &[(String, ColumnType)], depth: u32) -> Pred
         if let Some((c, list)) = split_word(e, " IN (") {
             let (column, ty) = typed(c)?;
             let list = list.strip_suffix(')')?;
-            let values = split_top(list, ',', false)
-                .into_iter()
+            let values = split_top_level(list)
                 .map(|v| value(v, ty))
                 .collect::<Option<Vec<_>>>()?;
             return Some(Predicate::In { column, values });

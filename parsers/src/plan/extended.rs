@@ -70,8 +70,8 @@ use super::expr::{demote_unknown_attrs, parse_attr_list, parse_expr, parse_expr_
 use super::plan_error;
 use crate::{Error, Result};
 use ::plan::{
-    operator, Attr, Expr, ExprId, Family, JoinInfo, JoinStrategy, JoinType, Level, NodeKind, Plan,
-    PlanNode, Recursion, ScanInfo, TreeNode,
+    list::split_top_level, operator, Attr, Expr, ExprId, Family, JoinInfo, JoinStrategy, JoinType,
+    Level, NodeKind, Plan, PlanNode, Recursion, ScanInfo, TreeNode,
 };
 
 /// The plans of an extended-mode description; a section that is absent (or
@@ -430,32 +430,11 @@ fn is_adaptive(text: &str) -> bool {
 // ---------------------------------------------------------------------------
 // Operators
 
-/// Split operator arguments at top-level `, ` (outside brackets).
+/// The first top-level argument and the arguments after it, unsplit (see
+/// [`split_top_level`]).
 fn take_arg(s: &str) -> (&str, &str) {
-    let mut depth = 0usize;
-    let b = s.as_bytes();
-    for (k, &c) in b.iter().enumerate() {
-        match c {
-            b'(' | b'[' | b'{' => depth += 1,
-            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
-            b',' if depth == 0 && b.get(k + 1) == Some(&b' ') => {
-                return (&s[..k], &s[k + 2..]);
-            }
-            _ => {}
-        }
-    }
-    (s, "")
-}
-
-fn args(s: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut rest = s;
-    while !rest.is_empty() {
-        let (a, r) = take_arg(rest);
-        out.push(a);
-        rest = r;
-    }
-    out
+    let mut args = split_top_level(s);
+    (args.next().unwrap_or(""), args.rest())
 }
 
 /// A leading `[...]` group and the text after it.
@@ -481,15 +460,7 @@ fn bracket(s: &str) -> Option<(&str, &str)> {
 
 /// `key=[...]` inside `HashAggregate(keys=[..], functions=[..], output=[..])`.
 fn named_list<'a>(s: &'a str, key: &str) -> Option<&'a str> {
-    let mut rest = s;
-    while !rest.is_empty() {
-        let (a, r) = take_arg(rest);
-        if let Some(v) = a.strip_prefix(key).and_then(|v| v.strip_prefix('=')) {
-            return Some(v);
-        }
-        rest = r;
-    }
-    None
+    split_top_level(s).find_map(|a| a.strip_prefix(key).and_then(|v| v.strip_prefix('=')))
 }
 
 /// `[plan_id=315]` at the end of an exchange.
@@ -676,8 +647,7 @@ fn line_operator(name: &str, rest: &str, full: &str) -> PlanNode {
         Family::Window => {
             // `Window [exprs], [partition], [order]`; an empty partition or
             // order list is not printed at all.
-            let mut lists = args(rest)
-                .into_iter()
+            let mut lists = split_top_level(rest)
                 .filter(|s| s.starts_with('['))
                 .map(exprs);
             let exprs = lists.next().unwrap_or_default();
@@ -717,7 +687,7 @@ fn line_operator(name: &str, rest: &str, full: &str) -> PlanNode {
             node(NodeKind::Expand { projections }, name, parse_attr_list(out))
         }
         Family::Generate => {
-            let a = args(rest);
+            let a: Vec<&str> = split_top_level(rest).collect();
             let generator = a
                 .first()
                 .map_or(Expr::Raw(String::new()), |g| parse_expr(g));
@@ -769,7 +739,7 @@ fn line_operator(name: &str, rest: &str, full: &str) -> PlanNode {
             }
             "CTERelationRef" => {
                 // `CTERelationRef 0, true, [a#1, b#2], false, false`
-                let a = args(rest);
+                let a: Vec<&str> = split_top_level(rest).collect();
                 let target = a.first().and_then(|s| s.trim().parse().ok());
                 let out = a
                     .iter()
@@ -799,8 +769,7 @@ fn line_operator(name: &str, rest: &str, full: &str) -> PlanNode {
         Family::PassThrough => node(NodeKind::PassThrough, name, Vec::new()),
         Family::LocalData => {
             // `LocalRelation [a#1, b#2]`, `LocalRelation <empty>, [a#1]`.
-            let cols = args(rest)
-                .into_iter()
+            let cols = split_top_level(rest)
                 .find(|s| s.starts_with('['))
                 .unwrap_or("");
             node(NodeKind::LocalData, name, parse_attr_list(cols))
