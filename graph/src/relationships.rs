@@ -50,6 +50,7 @@
 
 use crate::lineage::ColumnRef;
 use crate::lineage::{node_aggregate_ids, simple_attr, Lineage, Scope};
+use plan::predicate::{ColumnType, IntWidth};
 use plan::{
     Attr, BinaryOp, Engine, Expr, ExprId, JoinStrategy, JoinType, NodeId, NodeKind, Plan, PlanNode,
     Recursion, SubqueryExpr, SubqueryKind, TreeNode, TreeNodeVisitor, UnaryOp,
@@ -401,7 +402,7 @@ struct Extractor<'a> {
     /// Subquery plan -> the join type its correlation means.
     sub_types: HashMap<NodeId, Relation>,
     /// Data type of base columns, from the scans' `ReadSchema`.
-    types: HashMap<ColumnRef, String>,
+    types: HashMap<ColumnRef, ColumnType>,
     /// The engine of the join being emitted.
     engine: Engine,
     out: Vec<Relationship>,
@@ -697,7 +698,7 @@ fn null_safe_conjuncts(cond: &Expr) -> HashSet<*const Expr> {
 /// The attribute under a chain of casts (and value-preserving wrappers),
 /// with the cast target types from the innermost cast outwards; `None`
 /// when the expression is not such a chain.
-pub(crate) fn cast_chain(e: &Expr) -> Option<(&Attr, Vec<String>)> {
+pub(crate) fn cast_chain(e: &Expr) -> Option<(&Attr, Vec<ColumnType>)> {
     let mut targets = Vec::new();
     let mut e = e;
     loop {
@@ -711,7 +712,7 @@ pub(crate) fn cast_chain(e: &Expr) -> Option<(&Attr, Vec<String>)> {
                 match n.as_str() {
                     "cast" | "try_cast" | "ansi_cast" | "upcast" => {
                         if let Some(t) = args.get(1) {
-                            targets.push(t.to_string().trim().to_ascii_lowercase());
+                            targets.push(ColumnType::parse(&t.to_string()));
                         }
                         args.first()?
                     }
@@ -727,106 +728,24 @@ pub(crate) fn cast_chain(e: &Expr) -> Option<(&Attr, Vec<String>)> {
     }
 }
 
-pub(crate) fn is_string(t: &str) -> bool {
-    matches!(t, "string" | "varchar" | "char")
-        || t.starts_with("varchar(")
-        || t.starts_with("char(")
-}
-
-/// Digits an integer type needs, by its rank (`tinyint` 1 .. `bigint` 4).
-fn int_rank(t: &str) -> Option<(u8, u32)> {
-    match t {
-        "tinyint" | "byte" => Some((1, 3)),
-        "smallint" | "short" => Some((2, 5)),
-        "int" | "integer" => Some((3, 10)),
-        "bigint" | "long" => Some((4, 19)),
-        _ => None,
-    }
-}
-
-/// `decimal(p,s)` -> (p, s).
-fn decimal(t: &str) -> Option<(u32, u32)> {
-    let inner = t.strip_prefix("decimal(")?.strip_suffix(')')?;
-    let (p, s) = inner.split_once(',')?;
-    Some((p.trim().parse().ok()?, s.trim().parse().ok()?))
-}
-
-/// Whether a cast from `from` to `to` keeps order and is injective, so a
-/// key compared through it clusters like the column itself: the same type,
-/// integer widening (`int` -> `bigint`), an integer into a decimal with
-/// room for all its digits, decimal widening, `float` -> `double` and
-/// `date` -> `timestamp`. Narrowing, floating -> integer, anything ->
-/// string and string -> anything do not.
-pub fn widens(from: &str, to: &str) -> bool {
-    let (from, to) = (
-        from.trim().to_ascii_lowercase(),
-        to.trim().to_ascii_lowercase(),
-    );
-    if from == to {
-        return true;
-    }
-    match (int_rank(&from), int_rank(&to), decimal(&from), decimal(&to)) {
-        (Some((a, _)), Some((b, _)), _, _) => a < b,
-        (Some((_, digits)), None, _, Some((p, s))) => p.saturating_sub(s) >= digits,
-        (None, None, Some((p, s)), Some((p2, s2))) => s2 >= s && p2.saturating_sub(s2) >= p - s,
-        _ => matches!(
-            (from.as_str(), to.as_str()),
-            ("float", "double") | ("date", "timestamp") | ("date", "timestamp_ntz")
-        ),
-    }
-}
-
 /// Data types of base columns, from every scan's `ReadSchema`
 /// (`struct<l_orderkey:bigint,l_comment:string>`).
-fn column_types(plan: &Plan) -> HashMap<ColumnRef, String> {
+fn column_types(plan: &Plan) -> HashMap<ColumnRef, ColumnType> {
     let mut out = HashMap::new();
     plan.apply(|n| {
         if let NodeKind::Scan(s) = &n.kind {
-            if let Some(schema) = &s.read_schema {
-                for (col, ty) in schema_fields(schema) {
-                    out.insert(
-                        ColumnRef {
-                            table: crate::tables::canonical_table(&s.table),
-                            column: col,
-                        },
-                        ty,
-                    );
-                }
+            for (col, ty) in &s.read_schema {
+                out.insert(
+                    ColumnRef {
+                        table: crate::tables::canonical_table(&s.table),
+                        column: col.clone(),
+                    },
+                    ty.clone(),
+                );
             }
         }
         Recursion::Continue
     });
-    out
-}
-
-/// Top-level fields of a `struct<a:bigint,b:decimal(12,2),c:array<int>>`.
-pub(crate) fn schema_fields(schema: &str) -> Vec<(String, String)> {
-    let s = schema.trim();
-    let Some(inner) = s.strip_prefix("struct<").and_then(|r| r.strip_suffix('>')) else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    let (mut depth, mut start) = (0i32, 0usize);
-    let mut push = |field: &str| {
-        if let Some((n, t)) = field.split_once(':') {
-            out.push((
-                n.trim().trim_matches('`').to_string(),
-                t.trim().to_ascii_lowercase(),
-            ));
-        }
-    };
-    for (i, c) in inner.char_indices() {
-        match c {
-            '<' | '(' => depth += 1,
-            '>' | ')' => depth -= 1,
-            ',' if depth == 0 => {
-                push(&inner[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    push(&inner[start..]);
     out
 }
 
@@ -1152,7 +1071,7 @@ impl<'a> Extractor<'a> {
 
     /// A side that resolved to a column through casts stays that column
     /// only when every cast is order-preserving and injective over the
-    /// type it converts (see [`widens`]); otherwise the key is an
+    /// type it converts (see [`ColumnType::widens_to`]); otherwise the key is an
     /// expression over that column.
     fn lossless(&self, e: &Expr, r: Resolved) -> Resolved {
         let Resolved::Columns(cols) = r else {
@@ -1168,22 +1087,12 @@ impl<'a> Extractor<'a> {
             .then(|| cols.iter().next().and_then(|c| self.types.get(c)))
             .flatten()
             .cloned()
-            .or_else(|| (attr.suffix == "L").then(|| "bigint".to_string()));
-        let mut from = known;
-        for t in targets {
-            let ok = match &from {
-                Some(f) => widens(f, &t),
-                // An unknown source type: only a cast to text is known to
-                // reorder (and a cast from text is caught when the type is
-                // known); Spark's own coercions widen.
-                None => !is_string(&t),
-            };
-            if !ok {
-                return Resolved::Computed(cols);
-            }
-            from = Some(t);
+            .or_else(|| (attr.suffix == "L").then_some(ColumnType::Integer(IntWidth::Long)));
+        if ColumnType::casts_keep_order(known, targets) {
+            Resolved::Columns(cols)
+        } else {
+            Resolved::Computed(cols)
         }
-        Resolved::Columns(cols)
     }
 
     /// Equalities of a filter between the two sides of a join below it.
@@ -1609,25 +1518,14 @@ mod tests {
             .collect();
         let fields: Vec<String> = cols.iter().map(|(c, _, t)| format!("{c}:{t}")).collect();
         if let NodeKind::Scan(s) = &mut n.kind {
-            s.read_schema = Some(format!("struct<{}>", fields.join(",")));
+            s.read_schema = plan::predicate::read_schema(&format!("struct<{}>", fields.join(",")));
         }
         n
     }
 
     #[test]
     fn casts_are_transparent_only_when_they_widen() {
-        assert!(widens("int", "bigint"));
-        assert!(widens("smallint", "int"));
-        assert!(widens("int", "decimal(10,0)"));
-        assert!(!widens("int", "decimal(9,0)"));
-        assert!(widens("decimal(7,2)", "decimal(12,2)"));
-        assert!(!widens("decimal(7,2)", "decimal(7,0)"));
-        assert!(widens("date", "timestamp"));
-        assert!(!widens("bigint", "int"));
-        assert!(!widens("double", "int"));
-        assert!(!widens("bigint", "string"));
-        assert!(!widens("string", "bigint"));
-        // Real keys of the lineage workload (Spark 4.0.1): l_suppkey is
+        // The rules are `ColumnType::widens_to`'s (lakeaudit-plan). Real keys of the lineage workload (Spark 4.0.1): l_suppkey is
         // BIGINT, s_suppkey INT, r_orderkey STRING, l_quantity DOUBLE.
         let rel = |lk: Expr, rk: Expr, r: PlanNode| {
             let j = join(

@@ -69,6 +69,7 @@ use serde::Serialize;
 use super::expr::{demote_unknown_attrs, parse_attr_list, parse_expr, parse_expr_list};
 use super::plan_error;
 use crate::{Error, Result};
+use ::plan::predicate::read_schema;
 use ::plan::{
     list::split_top_level, operator, Attr, Expr, ExprId, Family, JoinInfo, JoinStrategy, JoinType,
     Level, NodeKind, Plan, PlanNode, Recursion, ScanInfo, TreeNode,
@@ -1051,7 +1052,7 @@ fn file_scan(name: &str, rest: &str) -> PlanNode {
             "PushedFilters" => info.pushed_filters = v,
             "PartitionFilters" => info.partition_filters = v,
             "DataFilters" => info.data_filters = v,
-            "ReadSchema" => info.read_schema = v,
+            "ReadSchema" => info.read_schema = read_schema(value),
             _ => {}
         }
     }
@@ -1191,6 +1192,7 @@ fn demote_literal_attrs(root: PlanNode, truncated: bool) -> PlanNode {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ::plan::predicate::{ColumnType, IntWidth};
     use std::collections::{BTreeMap, BTreeSet};
     use std::sync::OnceLock;
 
@@ -1445,7 +1447,10 @@ Project [c_custkey#182L]\n\
             s.location.as_deref(),
             Some("InMemoryFileIndex(1 paths)[file:/srv/lakehouse/warehouse/customer]")
         );
-        assert_eq!(s.read_schema.as_deref(), Some("struct<c_custkey:bigint>"));
+        assert_eq!(
+            s.read_schema,
+            [("c_custkey".into(), ColumnType::Integer(IntWidth::Long))]
+        );
         assert_eq!(s.pushed_filters.as_deref(), Some("[]"));
         // A bare tree (explain mode `simple` without its header) is the physical plan.
         let p = parse("*(1) ColumnarToRow\n+- LocalTableScan [a#1]\n").expect("bare");

@@ -31,6 +31,7 @@ use std::collections::{HashMap, HashSet};
 use super::expr::{parse_attr_list, parse_expr, parse_expr_list};
 use super::plan_error;
 use crate::{Error, Result};
+use ::plan::predicate::read_schema;
 use ::plan::{
     derive_outputs, guard, list::split_top_level, operator, Attr, Expr, Family, JoinInfo,
     JoinStrategy, JoinType, Level, NodeKind, Plan, PlanNode, Recursion, ScanInfo, TreeNode,
@@ -483,7 +484,7 @@ impl Builder<'_> {
                         .get("DataFilters")
                         .or_else(|| d.get("RequiredDataFilters"))
                         .map(str::to_string),
-                    read_schema: d.get("ReadSchema").map(str::to_string),
+                    read_schema: d.get("ReadSchema").map(read_schema).unwrap_or_default(),
                 })
             }
             Family::Filter => NodeKind::Filter {
@@ -1192,6 +1193,7 @@ pub(crate) mod testdata {
 mod tests {
     use super::testdata::*;
     use super::*;
+    use ::plan::predicate::{ColumnType, IntWidth};
     use ::plan::Recursion;
 
     fn find(p: &PlanNode, id: u64) -> &PlanNode {
@@ -1287,8 +1289,11 @@ Arguments: isFinalPlan=true
             Some("InMemoryFileIndex [file:/srv/lakehouse/warehouse/region]")
         );
         assert_eq!(
-            s.read_schema.as_deref(),
-            Some("struct<r_regionkey:bigint,r_name:string>")
+            s.read_schema,
+            [
+                ("r_regionkey".into(), ColumnType::Integer(IntWidth::Long)),
+                ("r_name".into(), ColumnType::String)
+            ]
         );
         assert!(s
             .pushed_filters
@@ -1625,12 +1630,9 @@ Arguments: isFinalPlan=false
             let p = parse(&default_exec(&format!("q{q:02}")).final_desc).unwrap();
             p.apply(|n| {
                 if let NodeKind::Scan(s) = &n.kind {
-                    let schema = ::plan::predicate::read_schema(
-                        s.read_schema.as_deref().unwrap_or_default(),
-                    );
                     for f in ::plan::predicate::parse_filters(
                         s.pushed_filters.as_deref().unwrap_or_default(),
-                        &schema,
+                        &s.read_schema,
                     ) {
                         // StringEndsWith / StringContains have no min/max
                         // meaning: unknown by design (never skip a file).

@@ -31,6 +31,7 @@ use super::formatted::{
 };
 use super::plan_error;
 use crate::{Error, Result};
+use ::plan::predicate::read_schema;
 use ::plan::{
     guard, list::split_top_level, operator, Attr, Expr, Family, JoinInfo, JoinStrategy, JoinType,
     Level, Metric, NodeKind, Plan, PlanNode, ScanInfo,
@@ -218,7 +219,9 @@ fn kind_of(family: Family, name: &str, info: &SparkPlanInfo, args: &str) -> Node
                 pushed_filters: md("PushedFilters"),
                 partition_filters: md("PartitionFilters"),
                 data_filters: md("DataFilters"),
-                read_schema: md("ReadSchema"),
+                read_schema: md("ReadSchema")
+                    .map(|s| read_schema(&s))
+                    .unwrap_or_default(),
             })
         }
         Family::Filter => NodeKind::Filter {
@@ -354,6 +357,7 @@ mod tests {
     use super::*;
     use crate::plan::formatted;
     use crate::plan::formatted::testdata::*;
+    use ::plan::predicate::{ColumnType, IntWidth};
     use ::plan::{Recursion, TreeNode};
 
     /// `strategy type [left keys] = [right keys]` of every join, sorted,
@@ -482,7 +486,10 @@ mod tests {
             s.location.as_deref(),
             Some("InMemoryFileIndex(1 paths)[file:/srv/lakehouse/warehouse/orders]")
         );
-        assert_eq!(s.read_schema.as_deref(), Some("struct<o_custkey:bigint>"));
+        assert_eq!(
+            s.read_schema,
+            [("o_custkey".into(), ColumnType::Integer(IntWidth::Long))]
+        );
         assert_eq!(orders.output, [Attr::new("o_custkey", 191, "L")]);
         let names: Vec<&str> = orders.metrics.iter().map(|m| m.name.as_str()).collect();
         assert!(names.contains(&"number of output rows"), "{names:?}");
