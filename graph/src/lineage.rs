@@ -32,6 +32,7 @@
 //! lineage reads it, it does not derive it again.
 
 use crate::tables::canonical_table;
+use plan::predicate::{ColumnType, IntWidth};
 use plan::{Attr, Expr, ExprId, NodeId, NodeKind, Plan, PlanNode, Recursion, TreeNode};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -128,7 +129,7 @@ pub struct Lineage {
     /// the node it repeats (a CTE body, a reused exchange).
     reused_aggregates: HashMap<NodeId, HashSet<ExprId>>,
     /// Data types of scan outputs, from the scans' `ReadSchema`.
-    types: HashMap<ExprId, String>,
+    types: HashMap<ExprId, ColumnType>,
 }
 
 /// The attribute an expression carries unchanged, if it is "simple".
@@ -290,15 +291,10 @@ impl Lineage {
         for plan in plans {
             plan.apply(|n| {
                 if let (NodeKind::Scan(s), false) = (&n.kind, n.output.is_empty()) {
-                    let fields: HashMap<String, String> = s
-                        .read_schema
-                        .as_deref()
-                        .map(crate::relationships::schema_fields)
-                        .unwrap_or_default()
-                        .into_iter()
-                        .collect();
+                    let fields: HashMap<&str, &ColumnType> =
+                        s.read_schema.iter().map(|(c, t)| (c.as_str(), t)).collect();
                     for a in &n.output {
-                        if let Some(t) = fields.get(&a.name) {
+                        if let Some(&t) = fields.get(a.name.as_str()) {
                             l.types.insert(a.id, t.clone());
                         }
                     }
@@ -335,29 +331,19 @@ impl Lineage {
 
     /// Whether an expression is an attribute under casts of which one is
     /// lossy or reorders (narrowing, floating -> integer, -> string, string
-    /// ->; see [`crate::relationships::widens`]): then it is not the column.
+    /// ->; see [`ColumnType::widens_to`]): then it is not the column.
     /// The source type is the scan's (`ReadSchema`) or the `L` suffix's;
     /// when neither says, only a cast to text is known to be lossy.
     pub fn lossy_cast(&self, e: &Expr) -> bool {
         let Some((attr, targets)) = crate::relationships::cast_chain(e) else {
             return false;
         };
-        let mut from = self
+        let from = self
             .types
             .get(&attr.id)
             .cloned()
-            .or_else(|| (attr.suffix == "L").then(|| "bigint".to_string()));
-        for t in targets {
-            let ok = match &from {
-                Some(f) => crate::relationships::widens(f, &t),
-                None => !crate::relationships::is_string(&t),
-            };
-            if !ok {
-                return true;
-            }
-            from = Some(t);
-        }
-        false
+            .or_else(|| (attr.suffix == "L").then_some(ColumnType::Integer(IntWidth::Long)));
+        !ColumnType::casts_keep_order(from, targets)
     }
 
     /// Define an output expression: an alias of a simple attribute keeps

@@ -50,6 +50,7 @@
 
 use crate::lineage::ColumnRef;
 use crate::lineage::{node_aggregate_ids, simple_attr, Lineage, Scope};
+use plan::predicate::{ColumnType, IntWidth};
 use plan::{
     Attr, BinaryOp, Engine, Expr, ExprId, JoinStrategy, JoinType, NodeId, NodeKind, Plan, PlanNode,
     Recursion, SubqueryExpr, SubqueryKind, TreeNode, TreeNodeVisitor, UnaryOp,
@@ -136,19 +137,164 @@ impl<'de> Deserialize<'de> for Relation {
     }
 }
 
+/// The table(s) of one side of a relationship: one table for a simple
+/// side; for a non-simple side, the tables of its source columns, sorted
+/// and without repeats (none when no source is known).
+///
+/// Written and read as the names joined by `+` (`a+b`; empty for none),
+/// the text the field had when it was a string, and compared, ordered and
+/// hashed by that text, so sorted and deduplicated outputs are as before
+/// the type existed. Reading splits at every `+`: a table whose name holds
+/// a `+` (a path) reads back as several, with the same text.
+#[derive(Clone, Debug, Default)]
+pub struct SideTables(Vec<String>);
+
+impl SideTables {
+    /// The tables named, sorted and without repeats.
+    pub fn new(names: impl IntoIterator<Item = String>) -> SideTables {
+        let mut v: Vec<String> = names.into_iter().collect();
+        v.sort();
+        v.dedup();
+        // No table and one empty name print alike: keep one form.
+        if v.len() == 1 && v[0].is_empty() {
+            v.clear();
+        }
+        SideTables(v)
+    }
+
+    /// Read the printed form (`a+b`, or one table, or empty).
+    pub fn parse(text: &str) -> SideTables {
+        if text.is_empty() {
+            return SideTables::default();
+        }
+        SideTables::new(text.split('+').map(str::to_string))
+    }
+
+    /// The tables, sorted.
+    pub fn names(&self) -> &[String] {
+        &self.0
+    }
+
+    /// The table when the side has exactly one.
+    pub fn single(&self) -> Option<&str> {
+        match self.0.as_slice() {
+            [t] => Some(t),
+            _ => None,
+        }
+    }
+
+    /// Whether no table is known.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Every table renamed by `f`, sorted and without repeats again.
+    pub fn rename(&self, f: impl Fn(&str) -> String) -> SideTables {
+        SideTables::new(self.0.iter().map(|t| f(t)))
+    }
+}
+
+impl From<&str> for SideTables {
+    /// One table (none for an empty name).
+    fn from(table: &str) -> SideTables {
+        SideTables::new([table.to_string()])
+    }
+}
+
+impl From<String> for SideTables {
+    /// One table (none for an empty name).
+    fn from(table: String) -> SideTables {
+        SideTables::new([table])
+    }
+}
+
+impl std::fmt::Display for SideTables {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, t) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("+")?;
+            }
+            f.write_str(t)?;
+        }
+        Ok(())
+    }
+}
+
+impl PartialEq for SideTables {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == std::cmp::Ordering::Equal
+    }
+}
+
+impl Eq for SideTables {}
+
+impl std::hash::Hash for SideTables {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.to_string().hash(h);
+    }
+}
+
+impl PartialOrd for SideTables {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for SideTables {
+    /// By the printed text.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        match (self.single(), other.single()) {
+            (Some(a), Some(b)) => a.cmp(b),
+            _ => self.to_string().cmp(&other.to_string()),
+        }
+    }
+}
+
+impl PartialEq<&str> for SideTables {
+    /// Whether `other` is the printed text.
+    fn eq(&self, other: &&str) -> bool {
+        let mut rest = *other;
+        for (i, t) in self.0.iter().enumerate() {
+            let after = if i == 0 {
+                Some(rest)
+            } else {
+                rest.strip_prefix('+')
+            };
+            match after.and_then(|r| r.strip_prefix(t.as_str())) {
+                Some(r) => rest = r,
+                None => return false,
+            }
+        }
+        rest.is_empty()
+    }
+}
+
+impl Serialize for SideTables {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for SideTables {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = std::borrow::Cow::<'de, str>::deserialize(d)?;
+        Ok(SideTables::parse(&text))
+    }
+}
+
 /// One join relationship between columns of two tables (or of one table
 /// with itself).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Relationship {
-    /// Canonical table of the left side (for a non-simple side: the table
-    /// of its source columns, tables joined with `+` if several, empty if
-    /// none is known).
-    pub left_table: String,
+    /// Canonical table of the left side (for a non-simple side: the
+    /// tables of its source columns, written joined with `+` if several,
+    /// empty if none is known).
+    pub left_table: SideTables,
     /// Left columns, position-paired with `right_columns` for simple
     /// relationships; the source columns of a non-simple side.
     pub left_columns: Vec<String>,
     /// Canonical table of the right side.
-    pub right_table: String,
+    pub right_table: SideTables,
     /// Right columns.
     pub right_columns: Vec<String>,
     /// The join type as Spark prints it (`Inner`, `LeftOuter`, `LeftSemi`,
@@ -197,11 +343,11 @@ impl Relationship {
             .map(|(l, r)| {
                 (
                     ColumnRef {
-                        table: self.left_table.clone(),
+                        table: self.left_table.to_string(),
                         column: l.clone(),
                     },
                     ColumnRef {
-                        table: self.right_table.clone(),
+                        table: self.right_table.to_string(),
                         column: r.clone(),
                     },
                 )
@@ -210,22 +356,13 @@ impl Relationship {
     }
 
     /// Rename both sides' tables with `identity` (the workload crate's
-    /// `identity::Locations`; a non-simple side's `a+b` per table) and
+    /// `identity::Locations`; each table of a non-simple side) and
     /// restore the canonical orientation: the smaller `table.column` list
     /// on the left.
     pub fn rename_tables(&mut self, identity: impl Fn(&str) -> String) {
-        let rename = |t: &str| {
-            if t.is_empty() {
-                return String::new();
-            }
-            let mut parts: Vec<String> = t.split('+').map(&identity).collect();
-            parts.sort();
-            parts.dedup();
-            parts.join("+")
-        };
-        self.left_table = rename(&self.left_table);
-        self.right_table = rename(&self.right_table);
-        let list = |t: &str, cols: &[String]| {
+        self.left_table = self.left_table.rename(&identity);
+        self.right_table = self.right_table.rename(&identity);
+        let list = |t: &SideTables, cols: &[String]| {
             let mut v: Vec<String> = cols.iter().map(|c| format!("{t}.{c}")).collect();
             v.sort();
             v
@@ -401,7 +538,7 @@ struct Extractor<'a> {
     /// Subquery plan -> the join type its correlation means.
     sub_types: HashMap<NodeId, Relation>,
     /// Data type of base columns, from the scans' `ReadSchema`.
-    types: HashMap<ColumnRef, String>,
+    types: HashMap<ColumnRef, ColumnType>,
     /// The engine of the join being emitted.
     engine: Engine,
     out: Vec<Relationship>,
@@ -614,10 +751,9 @@ fn bottom_up<'m, T: Copy + Eq + std::hash::Hash>(
     memo.entry(root.id).or_default()
 }
 
-/// Table name(s) of a set of columns: one table, or several joined by `+`.
-fn tables_of(cols: &BTreeSet<ColumnRef>) -> String {
-    let t: BTreeSet<&str> = cols.iter().map(|c| c.table.as_str()).collect();
-    t.into_iter().collect::<Vec<_>>().join("+")
+/// The tables of a set of columns.
+fn tables_of(cols: &BTreeSet<ColumnRef>) -> SideTables {
+    SideTables::new(cols.iter().map(|c| c.table.clone()))
 }
 
 /// Fold the physical form of null-safe keys: Spark plans `a <=> b` as the
@@ -697,7 +833,7 @@ fn null_safe_conjuncts(cond: &Expr) -> HashSet<*const Expr> {
 /// The attribute under a chain of casts (and value-preserving wrappers),
 /// with the cast target types from the innermost cast outwards; `None`
 /// when the expression is not such a chain.
-pub(crate) fn cast_chain(e: &Expr) -> Option<(&Attr, Vec<String>)> {
+pub(crate) fn cast_chain(e: &Expr) -> Option<(&Attr, Vec<ColumnType>)> {
     let mut targets = Vec::new();
     let mut e = e;
     loop {
@@ -711,7 +847,7 @@ pub(crate) fn cast_chain(e: &Expr) -> Option<(&Attr, Vec<String>)> {
                 match n.as_str() {
                     "cast" | "try_cast" | "ansi_cast" | "upcast" => {
                         if let Some(t) = args.get(1) {
-                            targets.push(t.to_string().trim().to_ascii_lowercase());
+                            targets.push(ColumnType::parse(&t.to_string()));
                         }
                         args.first()?
                     }
@@ -727,106 +863,24 @@ pub(crate) fn cast_chain(e: &Expr) -> Option<(&Attr, Vec<String>)> {
     }
 }
 
-pub(crate) fn is_string(t: &str) -> bool {
-    matches!(t, "string" | "varchar" | "char")
-        || t.starts_with("varchar(")
-        || t.starts_with("char(")
-}
-
-/// Digits an integer type needs, by its rank (`tinyint` 1 .. `bigint` 4).
-fn int_rank(t: &str) -> Option<(u8, u32)> {
-    match t {
-        "tinyint" | "byte" => Some((1, 3)),
-        "smallint" | "short" => Some((2, 5)),
-        "int" | "integer" => Some((3, 10)),
-        "bigint" | "long" => Some((4, 19)),
-        _ => None,
-    }
-}
-
-/// `decimal(p,s)` -> (p, s).
-fn decimal(t: &str) -> Option<(u32, u32)> {
-    let inner = t.strip_prefix("decimal(")?.strip_suffix(')')?;
-    let (p, s) = inner.split_once(',')?;
-    Some((p.trim().parse().ok()?, s.trim().parse().ok()?))
-}
-
-/// Whether a cast from `from` to `to` keeps order and is injective, so a
-/// key compared through it clusters like the column itself: the same type,
-/// integer widening (`int` -> `bigint`), an integer into a decimal with
-/// room for all its digits, decimal widening, `float` -> `double` and
-/// `date` -> `timestamp`. Narrowing, floating -> integer, anything ->
-/// string and string -> anything do not.
-pub fn widens(from: &str, to: &str) -> bool {
-    let (from, to) = (
-        from.trim().to_ascii_lowercase(),
-        to.trim().to_ascii_lowercase(),
-    );
-    if from == to {
-        return true;
-    }
-    match (int_rank(&from), int_rank(&to), decimal(&from), decimal(&to)) {
-        (Some((a, _)), Some((b, _)), _, _) => a < b,
-        (Some((_, digits)), None, _, Some((p, s))) => p.saturating_sub(s) >= digits,
-        (None, None, Some((p, s)), Some((p2, s2))) => s2 >= s && p2.saturating_sub(s2) >= p - s,
-        _ => matches!(
-            (from.as_str(), to.as_str()),
-            ("float", "double") | ("date", "timestamp") | ("date", "timestamp_ntz")
-        ),
-    }
-}
-
 /// Data types of base columns, from every scan's `ReadSchema`
 /// (`struct<l_orderkey:bigint,l_comment:string>`).
-fn column_types(plan: &Plan) -> HashMap<ColumnRef, String> {
+fn column_types(plan: &Plan) -> HashMap<ColumnRef, ColumnType> {
     let mut out = HashMap::new();
     plan.apply(|n| {
         if let NodeKind::Scan(s) = &n.kind {
-            if let Some(schema) = &s.read_schema {
-                for (col, ty) in schema_fields(schema) {
-                    out.insert(
-                        ColumnRef {
-                            table: crate::tables::canonical_table(&s.table),
-                            column: col,
-                        },
-                        ty,
-                    );
-                }
+            for (col, ty) in &s.read_schema {
+                out.insert(
+                    ColumnRef {
+                        table: crate::tables::canonical_table(&s.table),
+                        column: col.clone(),
+                    },
+                    ty.clone(),
+                );
             }
         }
         Recursion::Continue
     });
-    out
-}
-
-/// Top-level fields of a `struct<a:bigint,b:decimal(12,2),c:array<int>>`.
-pub(crate) fn schema_fields(schema: &str) -> Vec<(String, String)> {
-    let s = schema.trim();
-    let Some(inner) = s.strip_prefix("struct<").and_then(|r| r.strip_suffix('>')) else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    let (mut depth, mut start) = (0i32, 0usize);
-    let mut push = |field: &str| {
-        if let Some((n, t)) = field.split_once(':') {
-            out.push((
-                n.trim().trim_matches('`').to_string(),
-                t.trim().to_ascii_lowercase(),
-            ));
-        }
-    };
-    for (i, c) in inner.char_indices() {
-        match c {
-            '<' | '(' => depth += 1,
-            '>' | ')' => depth -= 1,
-            ',' if depth == 0 => {
-                push(&inner[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    push(&inner[start..]);
     out
 }
 
@@ -1152,7 +1206,7 @@ impl<'a> Extractor<'a> {
 
     /// A side that resolved to a column through casts stays that column
     /// only when every cast is order-preserving and injective over the
-    /// type it converts (see [`widens`]); otherwise the key is an
+    /// type it converts (see [`ColumnType::widens_to`]); otherwise the key is an
     /// expression over that column.
     fn lossless(&self, e: &Expr, r: Resolved) -> Resolved {
         let Resolved::Columns(cols) = r else {
@@ -1168,22 +1222,12 @@ impl<'a> Extractor<'a> {
             .then(|| cols.iter().next().and_then(|c| self.types.get(c)))
             .flatten()
             .cloned()
-            .or_else(|| (attr.suffix == "L").then(|| "bigint".to_string()));
-        let mut from = known;
-        for t in targets {
-            let ok = match &from {
-                Some(f) => widens(f, &t),
-                // An unknown source type: only a cast to text is known to
-                // reorder (and a cast from text is caught when the type is
-                // known); Spark's own coercions widen.
-                None => !is_string(&t),
-            };
-            if !ok {
-                return Resolved::Computed(cols);
-            }
-            from = Some(t);
+            .or_else(|| (attr.suffix == "L").then_some(ColumnType::Integer(IntWidth::Long)));
+        if ColumnType::casts_keep_order(known, targets) {
+            Resolved::Columns(cols)
+        } else {
+            Resolved::Computed(cols)
         }
-        Resolved::Columns(cols)
     }
 
     /// Equalities of a filter between the two sides of a join below it.
@@ -1494,9 +1538,9 @@ impl<'a> Extractor<'a> {
             // Pairs of a composite key ordered by the left column.
             cols.sort();
             self.out.push(Relationship {
-                left_table: lt,
+                left_table: lt.into(),
                 left_columns: cols.iter().map(|c| c.0.clone()).collect(),
-                right_table: rt,
+                right_table: rt.into(),
                 right_columns: cols.iter().map(|c| c.1.clone()).collect(),
                 join_type: join_type.clone(),
                 strategy,
@@ -1516,7 +1560,7 @@ impl<'a> Extractor<'a> {
     /// lexicographically smaller `table.column` list on the left; on a tie,
     /// the smaller expression text unless a side is preserved) and record it.
     fn push(&mut self, mut r: Relationship) {
-        let list = |t: &str, cols: &[String]| {
+        let list = |t: &SideTables, cols: &[String]| {
             let mut v: Vec<String> = cols.iter().map(|c| format!("{t}.{c}")).collect();
             v.sort();
             v
@@ -1609,25 +1653,43 @@ mod tests {
             .collect();
         let fields: Vec<String> = cols.iter().map(|(c, _, t)| format!("{c}:{t}")).collect();
         if let NodeKind::Scan(s) = &mut n.kind {
-            s.read_schema = Some(format!("struct<{}>", fields.join(",")));
+            s.read_schema = plan::predicate::read_schema(&format!("struct<{}>", fields.join(",")));
         }
         n
     }
 
     #[test]
+    fn side_tables_read_and_write_as_plus_joined_text() {
+        let t = SideTables::new(["b".to_string(), "a".to_string(), "b".to_string()]);
+        assert_eq!(t.names(), ["a", "b"]);
+        assert_eq!(t.to_string(), "a+b");
+        assert_eq!(t, "a+b");
+        assert!(t != "a");
+        assert_eq!(SideTables::parse("a+b"), t);
+        assert_eq!(serde_json::to_string(&t).unwrap(), "\"a+b\"");
+        assert_eq!(serde_json::from_str::<SideTables>("\"b+a\"").unwrap(), t);
+        let one = SideTables::from("db.t");
+        assert_eq!(one.single(), Some("db.t"));
+        assert_eq!(one, "db.t");
+        // No table and an empty name are one value, printed empty.
+        assert!(SideTables::from("").is_empty());
+        assert_eq!(SideTables::from(""), SideTables::parse(""));
+        assert_eq!(SideTables::default(), "");
+        // Renamed per table, sorted again.
+        assert_eq!(
+            t.rename(|n| format!("z{n}"))
+                .rename(|n| n.replace("zb", "c")),
+            "c+za"
+        );
+        // Ordered by the text, as the string field was.
+        let mut v = vec![SideTables::from("a*"), t.clone()];
+        v.sort();
+        assert_eq!(v, [SideTables::from("a*"), t]);
+    }
+
+    #[test]
     fn casts_are_transparent_only_when_they_widen() {
-        assert!(widens("int", "bigint"));
-        assert!(widens("smallint", "int"));
-        assert!(widens("int", "decimal(10,0)"));
-        assert!(!widens("int", "decimal(9,0)"));
-        assert!(widens("decimal(7,2)", "decimal(12,2)"));
-        assert!(!widens("decimal(7,2)", "decimal(7,0)"));
-        assert!(widens("date", "timestamp"));
-        assert!(!widens("bigint", "int"));
-        assert!(!widens("double", "int"));
-        assert!(!widens("bigint", "string"));
-        assert!(!widens("string", "bigint"));
-        // Real keys of the lineage workload (Spark 4.0.1): l_suppkey is
+        // The rules are `ColumnType::widens_to`'s (lakeaudit-plan). Real keys of the lineage workload (Spark 4.0.1): l_suppkey is
         // BIGINT, s_suppkey INT, r_orderkey STRING, l_quantity DOUBLE.
         let rel = |lk: Expr, rk: Expr, r: PlanNode| {
             let j = join(

@@ -191,11 +191,12 @@ pub fn edge_key(r: &Relationship) -> Option<EdgeKey> {
         return None;
     }
     // RDD scans and unknown sides are no tables to lay out.
-    if !is_table(&r.left_table) || !is_table(&r.right_table) {
+    let (lt, rt) = (r.left_table.to_string(), r.right_table.to_string());
+    if !is_table(&lt) || !is_table(&rt) {
         return None;
     }
-    let l = (canonical_table(&r.left_table), r.left_columns.clone());
-    let r2 = (canonical_table(&r.right_table), r.right_columns.clone());
+    let l = (canonical_table(&lt), r.left_columns.clone());
+    let r2 = (canonical_table(&rt), r.right_columns.clone());
     let (a, b) = if qualified(&l) <= qualified(&r2) {
         (l, r2)
     } else {

@@ -14,6 +14,8 @@
 //! - [`tree`]: the [`TreeNode`] walks (`apply`, `visit`, `exists`,
 //!   `transform_up`/`transform_down`), safe at any depth, with one
 //!   [`DEPTH_BUDGET`] for every source;
+//! - [`list`]: the one splitter of Spark's printed lists at their
+//!   top-level commas;
 //! - [`predicate`]: a scan's printed filters as typed predicates on its
 //!   columns (typed by its `ReadSchema`), for file skipping;
 //! - [`Plan`]: a finished tree (outputs derived, nodes numbered by
@@ -58,6 +60,7 @@
 
 pub mod error;
 pub mod expr;
+pub mod list;
 pub mod node;
 pub mod output;
 pub mod predicate;

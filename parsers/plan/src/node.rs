@@ -6,6 +6,7 @@ use std::fmt;
 use std::ops::Deref;
 
 use crate::expr::{attr_of_item, Attr, Expr};
+use crate::predicate::ColumnType;
 use crate::registry::{operator_word, Engine};
 use crate::tree::{Recursion, TreeNode};
 
@@ -220,8 +221,9 @@ pub struct ScanInfo {
     pub partition_filters: Option<String>,
     /// `DataFilters` as printed.
     pub data_filters: Option<String>,
-    /// `ReadSchema` as printed.
-    pub read_schema: Option<String>,
+    /// `ReadSchema`'s top-level fields, typed (see
+    /// [`crate::predicate::read_schema`]); empty when not printed.
+    pub read_schema: Vec<(String, ColumnType)>,
 }
 
 /// What an operator is, as far as lineage cares. Matched exhaustively by

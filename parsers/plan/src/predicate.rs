@@ -53,15 +53,19 @@
 //! assert!(matches!(cut[1], Predicate::Unknown(_)));
 //! ```
 
-/// A column's type as a scan's `ReadSchema` prints it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+use crate::list::split_top_level;
+use serde::Serialize;
+
+/// A column's type as a scan's `ReadSchema` prints it (and as a cast names
+/// its target type).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub enum ColumnType {
     /// `boolean`.
     Boolean,
     /// `tinyint`, `smallint`, `int`, `bigint`.
-    Integer,
+    Integer(IntWidth),
     /// `float`, `double`.
-    Floating,
+    Floating(FloatWidth),
     /// `decimal(p,s)`.
     Decimal {
         /// Precision.
@@ -69,7 +73,7 @@ pub enum ColumnType {
         /// Scale.
         scale: u8,
     },
-    /// `string`, `varchar(n)`, `char(n)`.
+    /// `string`, `varchar(n)`, `char(n)` (and `varchar`, `char`).
     String,
     /// `binary`.
     Binary,
@@ -83,6 +87,40 @@ pub enum ColumnType {
     Other(String),
 }
 
+/// An integer type's width, narrowest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub enum IntWidth {
+    /// `tinyint` (`byte`).
+    Byte,
+    /// `smallint` (`short`).
+    Short,
+    /// `int` (`integer`).
+    Int,
+    /// `bigint` (`long`; Spark prints its attributes with an `L`).
+    Long,
+}
+
+impl IntWidth {
+    /// The decimal digits every value of the type fits in.
+    pub fn digits(self) -> u8 {
+        match self {
+            IntWidth::Byte => 3,
+            IntWidth::Short => 5,
+            IntWidth::Int => 10,
+            IntWidth::Long => 19,
+        }
+    }
+}
+
+/// A floating-point type's width.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub enum FloatWidth {
+    /// `float` (`real`).
+    Float,
+    /// `double`.
+    Double,
+}
+
 impl ColumnType {
     /// The type Spark's simple type string names.
     pub fn parse(s: &str) -> ColumnType {
@@ -90,11 +128,13 @@ impl ColumnType {
         let lower = t.to_ascii_lowercase();
         match lower.as_str() {
             "boolean" => ColumnType::Boolean,
-            "tinyint" | "smallint" | "int" | "integer" | "bigint" | "byte" | "short" | "long" => {
-                ColumnType::Integer
-            }
-            "float" | "double" | "real" => ColumnType::Floating,
-            "string" => ColumnType::String,
+            "tinyint" | "byte" => ColumnType::Integer(IntWidth::Byte),
+            "smallint" | "short" => ColumnType::Integer(IntWidth::Short),
+            "int" | "integer" => ColumnType::Integer(IntWidth::Int),
+            "bigint" | "long" => ColumnType::Integer(IntWidth::Long),
+            "float" | "real" => ColumnType::Floating(FloatWidth::Float),
+            "double" => ColumnType::Floating(FloatWidth::Double),
+            "string" | "varchar" | "char" => ColumnType::String,
             "binary" => ColumnType::Binary,
             "date" => ColumnType::Date,
             "timestamp" | "timestamp_ltz" => ColumnType::Timestamp,
@@ -110,6 +150,74 @@ impl ColumnType {
             _ => ColumnType::Other(t.to_string()),
         }
     }
+
+    /// Whether a cast from this type to `to` keeps order and is
+    /// injective, so a key compared through it clusters like the column
+    /// itself: the same type, integer widening (`int` -> `bigint`), an
+    /// integer into a decimal with room for all its digits, decimal
+    /// widening, `float` -> `double` and `date` -> `timestamp`. Narrowing,
+    /// floating -> integer, anything -> string and string -> anything do
+    /// not.
+    pub fn widens_to(&self, to: &ColumnType) -> bool {
+        use ColumnType as T;
+        match (self, to) {
+            (T::Integer(a), T::Integer(b)) => a <= b,
+            (T::Integer(w), T::Decimal { precision, scale }) => {
+                precision.saturating_sub(*scale) >= w.digits()
+            }
+            (
+                T::Decimal { precision, scale },
+                T::Decimal {
+                    precision: p2,
+                    scale: s2,
+                },
+            ) => s2 >= scale && p2.saturating_sub(*s2) >= precision.saturating_sub(*scale),
+            (T::Floating(a), T::Floating(b)) => a <= b,
+            (T::Date, T::Date | T::Timestamp | T::TimestampNtz) => true,
+            (T::Other(a), T::Other(b)) => a.eq_ignore_ascii_case(b),
+            (
+                T::Boolean | T::String | T::Binary | T::Timestamp | T::TimestampNtz,
+                T::Boolean | T::String | T::Binary | T::Timestamp | T::TimestampNtz,
+            ) => self == to,
+            (
+                T::Boolean
+                | T::Integer(_)
+                | T::Floating(_)
+                | T::Decimal { .. }
+                | T::String
+                | T::Binary
+                | T::Date
+                | T::Timestamp
+                | T::TimestampNtz
+                | T::Other(_),
+                _,
+            ) => false,
+        }
+    }
+
+    /// Whether a value of this type (`None`: not known) cast through
+    /// `targets` in turn, innermost first, still orders and compares like
+    /// the value itself: every cast [widens](Self::widens_to). From an
+    /// unknown type only a cast to text is known to reorder (a cast from
+    /// text is caught where the type is known); Spark's own coercions
+    /// widen.
+    pub fn casts_keep_order(
+        from: Option<ColumnType>,
+        targets: impl IntoIterator<Item = ColumnType>,
+    ) -> bool {
+        let mut from = from;
+        for to in targets {
+            let ok = match &from {
+                Some(f) => f.widens_to(&to),
+                None => to != ColumnType::String,
+            };
+            if !ok {
+                return false;
+            }
+            from = Some(to);
+        }
+        true
+    }
 }
 
 /// A scan's read schema: (column, type) in order. A schema Spark cut off
@@ -121,7 +229,7 @@ pub fn read_schema(s: &str) -> Vec<(String, ColumnType)> {
     let body = t.trim_end_matches("...");
     let body = body.strip_prefix("struct<").unwrap_or(body);
     let body = body.strip_suffix('>').unwrap_or(body);
-    let mut fields: Vec<&str> = split_top(body, ',', true);
+    let mut fields: Vec<&str> = split_top_level(body).collect();
     if truncated {
         fields.pop();
     }
@@ -296,30 +404,6 @@ impl Predicate {
     }
 }
 
-/// Split `s` on `sep` outside `()` and `[]` (and `<>` when `angles`, for
-/// a schema's nested types); items trimmed, empty items dropped.
-fn split_top(s: &str, sep: char, angles: bool) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut depth = 0i32;
-    let mut start = 0;
-    for (i, c) in s.char_indices() {
-        match c {
-            '(' | '[' => depth += 1,
-            ')' | ']' => depth -= 1,
-            '<' if angles => depth += 1,
-            '>' if angles => depth -= 1,
-            c if c == sep && depth == 0 => {
-                out.push(s[start..i].trim());
-                start = i + c.len_utf8();
-            }
-            _ => {}
-        }
-    }
-    out.push(s[start..].trim());
-    out.retain(|x| !x.is_empty());
-    out
-}
-
 /// The data source filters Spark prints (`org.apache.spark.sql.sources`).
 const FILTERS: &[&str] = &[
     "EqualTo",
@@ -485,7 +569,7 @@ fn split_word<'a>(s: &'a str, word: &str) -> Option<(&'a str, &'a str)> {
 pub fn parse_catalyst(text: &str, schema: &[(String, ColumnType)]) -> Vec<Predicate> {
     parse_list(
         text,
-        |body| split_top(body, ',', false),
+        |body| split_top_level(body).collect(),
         |item| catalyst_one(item, schema, 0),
     )
 }
@@ -550,7 +634,7 @@ fn catalyst_one(item: &str, schema: &[(String, ColumnType)], depth: u32) -> Pred
         }
         let v = v.trim();
         let v = match ty {
-            ColumnType::Integer => v.strip_suffix('L').unwrap_or(v),
+            ColumnType::Integer(_) => v.strip_suffix('L').unwrap_or(v),
             _ => v,
         };
         literal(v, ty)
@@ -578,8 +662,7 @@ fn catalyst_one(item: &str, schema: &[(String, ColumnType)], depth: u32) -> Pred
         if let Some((c, list)) = split_word(e, " IN (") {
             let (column, ty) = typed(c)?;
             let list = list.strip_suffix(')')?;
-            let values = split_top(list, ',', false)
-                .into_iter()
+            let values = split_top_level(list)
                 .map(|v| value(v, ty))
                 .collect::<Option<Vec<_>>>()?;
             return Some(Predicate::In { column, values });
@@ -706,8 +789,8 @@ pub fn literal(v: &str, ty: &ColumnType) -> Option<Literal> {
             "false" => Some(Literal::Bool(false)),
             _ => None,
         },
-        ColumnType::Integer => v.trim().parse().ok().map(Literal::Int),
-        ColumnType::Floating => v
+        ColumnType::Integer(_) => v.trim().parse().ok().map(Literal::Int),
+        ColumnType::Floating(_) => v
             .trim()
             .parse::<f64>()
             .ok()
@@ -979,10 +1062,10 @@ mod tests {
     fn catalyst_filters_as_spark_and_photon_print_them() {
         let schema = vec![
             (s("l_shipdate"), ColumnType::Date),
-            (s("l_orderkey"), ColumnType::Integer),
+            (s("l_orderkey"), ColumnType::Integer(IntWidth::Long)),
             (s("s_store_name"), ColumnType::String),
-            (s("t_hour"), ColumnType::Integer),
-            (s("t_minute"), ColumnType::Integer),
+            (s("t_hour"), ColumnType::Integer(IntWidth::Int)),
+            (s("t_minute"), ColumnType::Integer(IntWidth::Int)),
             (s("l_receiptdate"), ColumnType::Date),
         ];
         let p = parse_catalyst(
@@ -1074,6 +1157,37 @@ mod tests {
     }
 
     #[test]
+    fn casts_keep_order_only_when_they_widen() {
+        let widens = |a: &str, b: &str| ColumnType::parse(a).widens_to(&ColumnType::parse(b));
+        assert!(widens("int", "bigint"));
+        assert!(widens("smallint", "int"));
+        assert!(widens("int", "decimal(10,0)"));
+        assert!(!widens("int", "decimal(9,0)"));
+        assert!(widens("decimal(7,2)", "decimal(12,2)"));
+        assert!(!widens("decimal(7,2)", "decimal(7,0)"));
+        assert!(widens("date", "timestamp"));
+        assert!(widens("float", "double"));
+        assert!(widens("array<int>", "ARRAY<INT>"));
+        assert!(!widens("bigint", "int"));
+        assert!(!widens("double", "float"));
+        assert!(!widens("double", "int"));
+        assert!(!widens("bigint", "string"));
+        assert!(!widens("string", "bigint"));
+        assert!(!widens("timestamp", "date"));
+        let chain = |from: Option<&str>, to: &[&str]| {
+            ColumnType::casts_keep_order(
+                from.map(ColumnType::parse),
+                to.iter().map(|t| ColumnType::parse(t)),
+            )
+        };
+        assert!(chain(Some("int"), &["bigint", "decimal(20,0)"]));
+        assert!(!chain(Some("int"), &["bigint", "int"]));
+        // An unknown source: only a cast to text is known to reorder.
+        assert!(chain(None, &["bigint"]));
+        assert!(!chain(None, &["string"]));
+    }
+
+    #[test]
     fn read_schemas_as_spark_prints_them() {
         let r = read_schema(
             "struct<l_orderkey:bigint,l_quantity:decimal(15,2),l_shipdate:date,l_comment:string,m:map<string,int>,t:timestamp_ntz>",
@@ -1081,7 +1195,7 @@ mod tests {
         assert_eq!(
             r,
             vec![
-                (s("l_orderkey"), ColumnType::Integer),
+                (s("l_orderkey"), ColumnType::Integer(IntWidth::Long)),
                 (
                     s("l_quantity"),
                     ColumnType::Decimal {
@@ -1265,9 +1379,12 @@ mod tests {
             literal("true", &ColumnType::Boolean),
             Some(Literal::Bool(true))
         );
-        assert_eq!(literal("NaN", &ColumnType::Floating), None);
         assert_eq!(
-            literal("2.5", &ColumnType::Floating),
+            literal("NaN", &ColumnType::Floating(FloatWidth::Double)),
+            None
+        );
+        assert_eq!(
+            literal("2.5", &ColumnType::Floating(FloatWidth::Double)),
             Some(Literal::Float(2.5))
         );
     }

@@ -60,6 +60,7 @@ use nom::bytes::complete::tag;
 use nom::character::complete::digit1;
 use nom::{IResult, Parser};
 
+use ::plan::list::{item_len, split_top_level};
 use ::plan::{
     Attr, BinaryOp, Expr, ExprId, NullOrdering, SortDirection, SubqueryExpr, SubqueryKind,
     TreeNode, UnaryOp,
@@ -119,11 +120,7 @@ pub fn parse_expr_list(text: &str) -> Vec<Expr> {
         Ok((rest, v)) if rest.trim().is_empty() => v,
         // The structured parse gave up (unbalanced text): split on top-level
         // commas and parse each piece on its own.
-        _ => split_top_level(inner)
-            .into_iter()
-            .filter(|s| !s.trim().is_empty())
-            .map(parse_expr)
-            .collect(),
+        _ => split_top_level(inner).map(parse_expr).collect(),
     }
 }
 
@@ -240,35 +237,6 @@ fn matching_close(s: &str, open: usize) -> Option<usize> {
         }
     }
     None
-}
-
-/// Length of the text up to the next top-level `,` or `close` (or the end).
-/// A stray closing bracket of another kind is literal text (`IN (a]b,c)`).
-fn skip_balanced(s: &str, close: u8) -> usize {
-    let mut depth = 0usize;
-    for (k, &c) in s.as_bytes().iter().enumerate() {
-        match c {
-            b'(' | b'[' | b'{' => depth += 1,
-            b')' | b']' | b'}' if depth > 0 => depth -= 1,
-            b',' if depth == 0 => return k,
-            _ if depth == 0 && c == close => return k,
-            _ => {}
-        }
-    }
-    s.len()
-}
-
-fn split_top_level(s: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut rest = s;
-    loop {
-        let n = skip_balanced(rest, END);
-        out.push(rest[..n].trim());
-        match rest[n..].strip_prefix(|c: char| c == ',' || c == ')' || c == ']' || c == '}') {
-            Some(r) => rest = r,
-            None => return out,
-        }
-    }
 }
 
 /// ` op ` at the start of `i`: the operators Spark prints between spaces
@@ -849,7 +817,7 @@ fn item(i: &str, depth: usize, close: u8, and_separated: bool) -> PResult<'_, Ex
             return Ok((rest, e));
         }
     }
-    let n = skip_balanced(i, close);
+    let n = item_len(i, (close != END).then_some(close));
     let text = i[..n].trim();
     if text.is_empty() {
         return fail(i);

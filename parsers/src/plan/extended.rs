@@ -69,9 +69,10 @@ use serde::Serialize;
 use super::expr::{demote_unknown_attrs, parse_attr_list, parse_expr, parse_expr_list};
 use super::plan_error;
 use crate::{Error, Result};
+use ::plan::predicate::read_schema;
 use ::plan::{
-    operator, Attr, Expr, ExprId, Family, JoinInfo, JoinStrategy, JoinType, Level, NodeKind, Plan,
-    PlanNode, Recursion, ScanInfo, TreeNode,
+    list::split_top_level, operator, Attr, Expr, ExprId, Family, JoinInfo, JoinStrategy, JoinType,
+    Level, NodeKind, Plan, PlanNode, Recursion, ScanInfo, TreeNode,
 };
 
 /// The plans of an extended-mode description; a section that is absent (or
@@ -430,32 +431,11 @@ fn is_adaptive(text: &str) -> bool {
 // ---------------------------------------------------------------------------
 // Operators
 
-/// Split operator arguments at top-level `, ` (outside brackets).
+/// The first top-level argument and the arguments after it, unsplit (see
+/// [`split_top_level`]).
 fn take_arg(s: &str) -> (&str, &str) {
-    let mut depth = 0usize;
-    let b = s.as_bytes();
-    for (k, &c) in b.iter().enumerate() {
-        match c {
-            b'(' | b'[' | b'{' => depth += 1,
-            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
-            b',' if depth == 0 && b.get(k + 1) == Some(&b' ') => {
-                return (&s[..k], &s[k + 2..]);
-            }
-            _ => {}
-        }
-    }
-    (s, "")
-}
-
-fn args(s: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut rest = s;
-    while !rest.is_empty() {
-        let (a, r) = take_arg(rest);
-        out.push(a);
-        rest = r;
-    }
-    out
+    let mut args = split_top_level(s);
+    (args.next().unwrap_or(""), args.rest())
 }
 
 /// A leading `[...]` group and the text after it.
@@ -481,15 +461,7 @@ fn bracket(s: &str) -> Option<(&str, &str)> {
 
 /// `key=[...]` inside `HashAggregate(keys=[..], functions=[..], output=[..])`.
 fn named_list<'a>(s: &'a str, key: &str) -> Option<&'a str> {
-    let mut rest = s;
-    while !rest.is_empty() {
-        let (a, r) = take_arg(rest);
-        if let Some(v) = a.strip_prefix(key).and_then(|v| v.strip_prefix('=')) {
-            return Some(v);
-        }
-        rest = r;
-    }
-    None
+    split_top_level(s).find_map(|a| a.strip_prefix(key).and_then(|v| v.strip_prefix('=')))
 }
 
 /// `[plan_id=315]` at the end of an exchange.
@@ -676,8 +648,7 @@ fn line_operator(name: &str, rest: &str, full: &str) -> PlanNode {
         Family::Window => {
             // `Window [exprs], [partition], [order]`; an empty partition or
             // order list is not printed at all.
-            let mut lists = args(rest)
-                .into_iter()
+            let mut lists = split_top_level(rest)
                 .filter(|s| s.starts_with('['))
                 .map(exprs);
             let exprs = lists.next().unwrap_or_default();
@@ -717,7 +688,7 @@ fn line_operator(name: &str, rest: &str, full: &str) -> PlanNode {
             node(NodeKind::Expand { projections }, name, parse_attr_list(out))
         }
         Family::Generate => {
-            let a = args(rest);
+            let a: Vec<&str> = split_top_level(rest).collect();
             let generator = a
                 .first()
                 .map_or(Expr::Raw(String::new()), |g| parse_expr(g));
@@ -769,7 +740,7 @@ fn line_operator(name: &str, rest: &str, full: &str) -> PlanNode {
             }
             "CTERelationRef" => {
                 // `CTERelationRef 0, true, [a#1, b#2], false, false`
-                let a = args(rest);
+                let a: Vec<&str> = split_top_level(rest).collect();
                 let target = a.first().and_then(|s| s.trim().parse().ok());
                 let out = a
                     .iter()
@@ -799,8 +770,7 @@ fn line_operator(name: &str, rest: &str, full: &str) -> PlanNode {
         Family::PassThrough => node(NodeKind::PassThrough, name, Vec::new()),
         Family::LocalData => {
             // `LocalRelation [a#1, b#2]`, `LocalRelation <empty>, [a#1]`.
-            let cols = args(rest)
-                .into_iter()
+            let cols = split_top_level(rest)
                 .find(|s| s.starts_with('['))
                 .unwrap_or("");
             node(NodeKind::LocalData, name, parse_attr_list(cols))
@@ -1082,7 +1052,7 @@ fn file_scan(name: &str, rest: &str) -> PlanNode {
             "PushedFilters" => info.pushed_filters = v,
             "PartitionFilters" => info.partition_filters = v,
             "DataFilters" => info.data_filters = v,
-            "ReadSchema" => info.read_schema = v,
+            "ReadSchema" => info.read_schema = read_schema(value),
             _ => {}
         }
     }
@@ -1222,6 +1192,7 @@ fn demote_literal_attrs(root: PlanNode, truncated: bool) -> PlanNode {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ::plan::predicate::{ColumnType, IntWidth};
     use std::collections::{BTreeMap, BTreeSet};
     use std::sync::OnceLock;
 
@@ -1476,7 +1447,10 @@ Project [c_custkey#182L]\n\
             s.location.as_deref(),
             Some("InMemoryFileIndex(1 paths)[file:/srv/lakehouse/warehouse/customer]")
         );
-        assert_eq!(s.read_schema.as_deref(), Some("struct<c_custkey:bigint>"));
+        assert_eq!(
+            s.read_schema,
+            [("c_custkey".into(), ColumnType::Integer(IntWidth::Long))]
+        );
         assert_eq!(s.pushed_filters.as_deref(), Some("[]"));
         // A bare tree (explain mode `simple` without its header) is the physical plan.
         let p = parse("*(1) ColumnarToRow\n+- LocalTableScan [a#1]\n").expect("bare");

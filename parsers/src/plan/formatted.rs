@@ -31,9 +31,10 @@ use std::collections::{HashMap, HashSet};
 use super::expr::{parse_attr_list, parse_expr, parse_expr_list};
 use super::plan_error;
 use crate::{Error, Result};
+use ::plan::predicate::read_schema;
 use ::plan::{
-    derive_outputs, guard, operator, Attr, Expr, Family, JoinInfo, JoinStrategy, JoinType, Level,
-    NodeKind, Plan, PlanNode, Recursion, ScanInfo, TreeNode,
+    derive_outputs, guard, list::split_top_level, operator, Attr, Expr, Family, JoinInfo,
+    JoinStrategy, JoinType, Level, NodeKind, Plan, PlanNode, Recursion, ScanInfo, TreeNode,
 };
 
 /// Parse a formatted physical plan description into a [`Plan`].
@@ -483,7 +484,7 @@ impl Builder<'_> {
                         .get("DataFilters")
                         .or_else(|| d.get("RequiredDataFilters"))
                         .map(str::to_string),
-                    read_schema: d.get("ReadSchema").map(str::to_string),
+                    read_schema: d.get("ReadSchema").map(read_schema).unwrap_or_default(),
                 })
             }
             Family::Filter => NodeKind::Filter {
@@ -548,16 +549,16 @@ impl Builder<'_> {
                     .to_string(),
             },
             Family::Sort => NodeKind::Sort {
-                order: split_top(args)
-                    .first()
-                    .map(|s| parse_expr_list(s))
+                order: split_top_level(args)
+                    .next()
+                    .map(parse_expr_list)
                     .unwrap_or_default(),
             },
             Family::TopK => NodeKind::Limit {
-                list: split_top(args)
+                list: split_top_level(args)
                     .last()
                     .filter(|s| s.starts_with('['))
-                    .map(|s| parse_expr_list(s))
+                    .map(parse_expr_list)
                     .unwrap_or_default(),
             },
             Family::Limit => NodeKind::Limit { list: Vec::new() },
@@ -642,17 +643,15 @@ pub(crate) fn is_python_eval(name: &str) -> bool {
 /// [pythonUDF0#515L]` gives `norm_key(o_custkey#34L) AS pythonUDF0#515L`),
 /// so a key computed by a UDF is an expression over the UDF's arguments.
 pub(crate) fn python_eval_list(args: &str, input: &[Attr]) -> Vec<Expr> {
-    let parts = split_top(args);
+    let mut parts = split_top_level(args);
     // Each call prints with its own exprId (`norm_key(x#1)#514L`): drop it.
     let calls: Vec<Expr> = parts
-        .first()
+        .next()
         .map(|s| {
             let inner = s.trim().trim_start_matches('[');
             let inner = inner.strip_suffix(']').unwrap_or(inner);
-            split_top(inner)
-                .into_iter()
+            split_top_level(inner)
                 .map(|c| {
-                    let c = c.trim();
                     let call = match c.rfind('#') {
                         Some(h)
                             if !c[h + 1..].is_empty()
@@ -670,7 +669,7 @@ pub(crate) fn python_eval_list(args: &str, input: &[Attr]) -> Vec<Expr> {
                 .collect()
         })
         .unwrap_or_default();
-    let results = parts.get(1).map(|s| attrs_of_list(s)).unwrap_or_default();
+    let results = parts.next().map(attrs_of_list).unwrap_or_default();
     let mut list: Vec<Expr> = input.iter().cloned().map(Expr::Attr).collect();
     for (call, attr) in calls.into_iter().zip(results) {
         list.push(Expr::Alias {
@@ -689,20 +688,19 @@ pub(crate) fn python_eval_list(args: &str, input: &[Attr]) -> Vec<Expr> {
 pub(crate) fn argument_output(kind: &NodeKind, args: &str) -> Option<Vec<Attr>> {
     if let NodeKind::Expand { .. } = kind {
         return Some(
-            split_top(args)
+            split_top_level(args)
                 .last()
                 .filter(|s| s.starts_with('['))
-                .map(|s| attrs_of_list(s))
+                .map(attrs_of_list)
                 .unwrap_or_default(),
         );
     }
     if let NodeKind::Generate { .. } = kind {
         return Some(
-            split_top(args)
-                .iter()
+            split_top_level(args)
                 .skip(1)
                 .filter(|p| p.starts_with('['))
-                .flat_map(|l| attrs_of_list(l))
+                .flat_map(attrs_of_list)
                 .collect(),
         );
     }
@@ -913,7 +911,7 @@ pub(crate) fn attrs_of_list(text: &str) -> Vec<Attr> {
 /// `Generate` from its arguments (`explode(x), [..], false, [..]`): the
 /// generator is the first top-level argument, its output the last list.
 pub(crate) fn generate_kind(args: &str) -> NodeKind {
-    let parts = split_top(args);
+    let parts: Vec<&str> = split_top_level(args).collect();
     NodeKind::Generate {
         generator: parts
             .first()
@@ -932,7 +930,7 @@ pub(crate) fn generate_kind(args: &str) -> NodeKind {
 
 /// `Window` from its arguments: `[exprs], [partition], [order]`.
 pub(crate) fn window_kind(args: &str, list: impl Fn(&str) -> Vec<Expr>) -> NodeKind {
-    let parts = split_top(args);
+    let parts: Vec<&str> = split_top_level(args).collect();
     let at = |i: usize| parts.get(i).map(|s| list(s)).unwrap_or_default();
     NodeKind::Window {
         exprs: at(0),
@@ -941,33 +939,10 @@ pub(crate) fn window_kind(args: &str, list: impl Fn(&str) -> Vec<Expr>) -> NodeK
     }
 }
 
-/// Split on commas that are not inside `()`, `[]` or `{}`; items trimmed,
-/// empty items dropped.
-pub(crate) fn split_top(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut depth: i32 = 0;
-    let mut start = 0;
-    for (i, c) in text.char_indices() {
-        match c {
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => depth -= 1,
-            ',' if depth <= 0 => {
-                out.push(text[start..i].trim());
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    out.push(text[start..].trim());
-    out.retain(|s| !s.is_empty());
-    out
-}
-
 /// `[[a#1, null, 0], [b#2, c#3, 1]], [x#4, y#5, spark_grouping_id#6L]` → the
 /// projections.
 pub(crate) fn expand_projections(args: &str) -> Vec<Vec<Expr>> {
-    let parts = split_top(args);
-    let Some(first) = parts.first() else {
+    let Some(first) = split_top_level(args).next() else {
         return Vec::new();
     };
     let inner = first
@@ -975,8 +950,7 @@ pub(crate) fn expand_projections(args: &str) -> Vec<Vec<Expr>> {
         .strip_prefix('[')
         .and_then(|s| s.strip_suffix(']'))
         .unwrap_or(first);
-    split_top(inner)
-        .into_iter()
+    split_top_level(inner)
         .filter(|p| p.starts_with('['))
         .map(parse_expr_list)
         .collect()
@@ -1219,6 +1193,7 @@ pub(crate) mod testdata {
 mod tests {
     use super::testdata::*;
     use super::*;
+    use ::plan::predicate::{ColumnType, IntWidth};
     use ::plan::Recursion;
 
     fn find(p: &PlanNode, id: u64) -> &PlanNode {
@@ -1314,8 +1289,11 @@ Arguments: isFinalPlan=true
             Some("InMemoryFileIndex [file:/srv/lakehouse/warehouse/region]")
         );
         assert_eq!(
-            s.read_schema.as_deref(),
-            Some("struct<r_regionkey:bigint,r_name:string>")
+            s.read_schema,
+            [
+                ("r_regionkey".into(), ColumnType::Integer(IntWidth::Long)),
+                ("r_name".into(), ColumnType::String)
+            ]
         );
         assert!(s
             .pushed_filters
@@ -1652,12 +1630,9 @@ Arguments: isFinalPlan=false
             let p = parse(&default_exec(&format!("q{q:02}")).final_desc).unwrap();
             p.apply(|n| {
                 if let NodeKind::Scan(s) = &n.kind {
-                    let schema = ::plan::predicate::read_schema(
-                        s.read_schema.as_deref().unwrap_or_default(),
-                    );
                     for f in ::plan::predicate::parse_filters(
                         s.pushed_filters.as_deref().unwrap_or_default(),
-                        &schema,
+                        &s.read_schema,
                     ) {
                         // StringEndsWith / StringContains have no min/max
                         // meaning: unknown by design (never skip a file).

@@ -27,14 +27,14 @@ use serde::Deserialize;
 use super::expr::{parse_expr, parse_expr_list};
 use super::formatted::{
     argument_output, attrs_of_list, expand_projections, first_hash_number, generate_kind,
-    is_python_eval, location_paths, python_eval_list, scan_format, scan_table, split_top,
-    window_kind,
+    is_python_eval, location_paths, python_eval_list, scan_format, scan_table, window_kind,
 };
 use super::plan_error;
 use crate::{Error, Result};
+use ::plan::predicate::read_schema;
 use ::plan::{
-    guard, operator, Attr, Expr, Family, JoinInfo, JoinStrategy, JoinType, Level, Metric, NodeKind,
-    Plan, PlanNode, ScanInfo,
+    guard, list::split_top_level, operator, Attr, Expr, Family, JoinInfo, JoinStrategy, JoinType,
+    Level, Metric, NodeKind, Plan, PlanNode, ScanInfo,
 };
 
 /// One operator of a `sparkPlanInfo` tree, as Spark serialises it.
@@ -184,7 +184,7 @@ fn named_arg<'a>(args: &'a str, key: &str) -> Option<&'a str> {
         .strip_prefix('(')
         .and_then(|s| s.strip_suffix(')'))
         .unwrap_or(args);
-    split_top(inner).into_iter().find_map(|part| {
+    split_top_level(inner).find_map(|part| {
         part.strip_prefix(key)
             .and_then(|r| r.trim_start().strip_prefix('='))
             .map(str::trim)
@@ -219,7 +219,9 @@ fn kind_of(family: Family, name: &str, info: &SparkPlanInfo, args: &str) -> Node
                 pushed_filters: md("PushedFilters"),
                 partition_filters: md("PartitionFilters"),
                 data_filters: md("DataFilters"),
-                read_schema: md("ReadSchema"),
+                read_schema: md("ReadSchema")
+                    .map(|s| read_schema(&s))
+                    .unwrap_or_default(),
             })
         }
         Family::Filter => NodeKind::Filter {
@@ -244,7 +246,7 @@ fn kind_of(family: Family, name: &str, info: &SparkPlanInfo, args: &str) -> Node
             id: first_hash_number(args),
         },
         Family::Sort => NodeKind::Sort {
-            order: split_top(args).first().map(|s| list(s)).unwrap_or_default(),
+            order: split_top_level(args).next().map(list).unwrap_or_default(),
         },
         Family::TopK => NodeKind::Limit {
             list: named_arg(args, "output").map(list).unwrap_or_default(),
@@ -271,8 +273,7 @@ fn kind_of(family: Family, name: &str, info: &SparkPlanInfo, args: &str) -> Node
 /// `BroadcastNestedLoopJoin BuildRight, LeftOuter, cond?`,
 /// `CartesianProduct cond?`.
 pub(crate) fn join_info(strategy: JoinStrategy, args: &str) -> NodeKind {
-    let parts: Vec<&str> = split_top(args)
-        .into_iter()
+    let parts: Vec<&str> = split_top_level(args)
         .filter(|p| !is_truncation(p))
         .collect();
     let mut keys = Vec::new();
@@ -356,6 +357,7 @@ mod tests {
     use super::*;
     use crate::plan::formatted;
     use crate::plan::formatted::testdata::*;
+    use ::plan::predicate::{ColumnType, IntWidth};
     use ::plan::{Recursion, TreeNode};
 
     /// `strategy type [left keys] = [right keys]` of every join, sorted,
@@ -484,7 +486,10 @@ mod tests {
             s.location.as_deref(),
             Some("InMemoryFileIndex(1 paths)[file:/srv/lakehouse/warehouse/orders]")
         );
-        assert_eq!(s.read_schema.as_deref(), Some("struct<o_custkey:bigint>"));
+        assert_eq!(
+            s.read_schema,
+            [("o_custkey".into(), ColumnType::Integer(IntWidth::Long))]
+        );
         assert_eq!(orders.output, [Attr::new("o_custkey", 191, "L")]);
         let names: Vec<&str> = orders.metrics.iter().map(|m| m.name.as_str()).collect();
         assert!(names.contains(&"number of output rows"), "{names:?}");

@@ -128,8 +128,8 @@ fn delta_literal(raw: &RawValue, ty: &ColumnType, upper: bool) -> Option<(Litera
     let slack = if upper { MILLI_SLACK } else { -MILLI_SLACK };
     Some(match ty {
         ColumnType::Boolean => (Literal::Bool(serde_json::from_str(text).ok()?), true),
-        ColumnType::Integer => (Literal::Int(serde_json::from_str(text).ok()?), true),
-        ColumnType::Floating => {
+        ColumnType::Integer(_) => (Literal::Int(serde_json::from_str(text).ok()?), true),
+        ColumnType::Floating(_) => {
             let v: f64 = serde_json::from_str(text).ok()?;
             (!v.is_nan()).then_some((Literal::Float(v), true))?
         }
@@ -247,7 +247,7 @@ pub(crate) fn iceberg_literal(
     let le4 = || -> Option<i32> { Some(i32::from_le_bytes(b.try_into().ok()?)) };
     Some(match ty {
         ColumnType::Boolean => (Literal::Bool(*b.first()? != 0), b.len() == 1),
-        ColumnType::Integer => {
+        ColumnType::Integer(_) => {
             let v = match b.len() {
                 4 => i64::from(le4()?),
                 8 => le8()?,
@@ -255,7 +255,7 @@ pub(crate) fn iceberg_literal(
             };
             (Literal::Int(v), true)
         }
-        ColumnType::Floating => {
+        ColumnType::Floating(_) => {
             let v = match b.len() {
                 4 => f64::from(f32::from_le_bytes(b.try_into().ok()?)),
                 8 => f64::from_le_bytes(b.try_into().ok()?),
@@ -307,8 +307,6 @@ pub(crate) fn iceberg_literal(
 pub(crate) fn iceberg_type(t: &str) -> ColumnType {
     match t {
         "boolean" => ColumnType::Boolean,
-        "int" | "long" => ColumnType::Integer,
-        "float" | "double" => ColumnType::Floating,
         "date" => ColumnType::Date,
         "timestamp" | "timestamp_ns" => ColumnType::TimestampNtz,
         "timestamptz" | "timestamptz_ns" => ColumnType::Timestamp,

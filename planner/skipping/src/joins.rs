@@ -393,7 +393,7 @@ pub fn build_sides(
                 n == &r.key
                     && matches!(
                         ty,
-                        ColumnType::Integer | ColumnType::Date | ColumnType::Decimal { .. }
+                        ColumnType::Integer(_) | ColumnType::Date | ColumnType::Decimal { .. }
                     )
             });
             Acc {

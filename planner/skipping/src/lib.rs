@@ -363,7 +363,7 @@ pub fn current(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use plan::predicate::Literal;
+    use plan::predicate::{IntWidth, Literal};
     use tables::{DataFile, PartitionField};
 
     fn file(size: u64, stats: Vec<ColumnStats>) -> DataFile {
@@ -392,8 +392,8 @@ mod tests {
     fn table() -> TableState {
         TableState {
             columns: vec![
-                ("k".into(), ColumnType::Integer),
-                ("p".into(), ColumnType::Integer),
+                ("k".into(), ColumnType::Integer(IntWidth::Long)),
+                ("p".into(), ColumnType::Integer(IntWidth::Long)),
             ],
             stats_columns: vec!["p".into(), "k".into()],
             partition_fields: vec![PartitionField {

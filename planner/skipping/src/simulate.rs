@@ -554,6 +554,7 @@ pub fn simulated_table(t: &TableState, sample: &Sample, files: Vec<SimFile>) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use plan::predicate::IntWidth;
 
     #[test]
     fn z_order_interleaves_most_significant_bits_first() {
@@ -577,7 +578,7 @@ mod tests {
     #[test]
     fn a_range_sort_gives_disjoint_files() {
         let s = Sample {
-            columns: vec![("k".into(), ColumnType::Integer)],
+            columns: vec![("k".into(), ColumnType::Integer(IntWidth::Long))],
             values: vec![(0..100).rev().map(|i| Some(Literal::Int(i))).collect()],
             rows: 100,
             partitions: Vec::new(),
@@ -602,8 +603,8 @@ mod tests {
         // out of the data files, so the sample reads it as null.
         let mut s = Sample {
             columns: vec![
-                ("k".into(), ColumnType::Integer),
-                ("p".into(), ColumnType::Integer),
+                ("k".into(), ColumnType::Integer(IntWidth::Long)),
+                ("p".into(), ColumnType::Integer(IntWidth::Long)),
             ],
             values: vec![
                 (0..40).map(|i| Some(Literal::Int(i))).collect(),

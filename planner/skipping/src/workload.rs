@@ -307,8 +307,8 @@ fn induced(
         for r in &e.relationships {
             let sides = crate::joins::probe_sides(r);
             let (lid, rid) = (
-                locations.identity(&r.left_table),
-                locations.identity(&r.right_table),
+                locations.identity(&r.left_table.to_string()),
+                locations.identity(&r.right_table.to_string()),
             );
             if sides.is_empty() || lid == rid {
                 continue;
@@ -614,7 +614,7 @@ impl<'a> Usage<'a> {
                     (&r.right_table, &r.right_columns),
                 ] {
                     u.joins
-                        .entry(locations.identity(table))
+                        .entry(locations.identity(&table.to_string()))
                         .or_default()
                         .push(cols.as_slice());
                 }
