@@ -8,7 +8,7 @@ use crate::pipeline;
 use crate::plan_cmd;
 use crate::report_problems;
 use anyhow::Result;
-use planner::{human, DriftRow};
+use planner::DriftRow;
 use std::io::Write;
 use std::path::PathBuf;
 use workload::windows::EdgeTables;
@@ -113,134 +113,33 @@ pub fn run(a: &Args) -> Result<bool> {
         (&a.inputs, &a.score, &a.plan, a.threshold, a.normalize);
     let (dir, force) = (a.out.as_path(), a.force);
     // The directory is checked before any input is read.
-    let mut out = output::OutDir::prepare(dir, ANALYZE_OUTPUTS, force)?;
+    let mut out = output::OutDir::prepare(dir, report::analysis::OUTPUTS, force)?;
     let mut data = pipeline::load(inputs)?;
     let mut tables = pipeline::table_inputs(score, &mut data, true)?;
-    let (skipping, measured) = pipeline::measure(&mut data, &mut tables, args.pricing);
-    let stats = &tables.stats;
-    // table audit
-    if let Some(a) = &tables.audit {
-        report::columns::audit::write_into(a, &mut out, Format::Csv)?;
-        let cols = report::columns::whatif(&skipping.rows, false);
-        output::write_columns(&cols, Format::Csv, Some(&out.file("skipping.csv")))?;
-        output::write_columns(&cols, Format::Parquet, Some(&out.file("skipping.parquet")))?;
-        output::write_columns(
-            &report::columns::quality(&skipping.quality),
-            Format::Csv,
-            Some(&out.file("layout_quality.csv")),
-        )?;
-    }
-    let mut file = |name: &str| out.file(name);
-
-    // queries
-    output::write_columns(
-        &report::columns::queries(&data.records, false),
-        Format::Parquet,
-        Some(&file("queries.parquet")),
-    )?;
+    let (whatif, measured) = pipeline::measure(&mut data, &mut tables, args.pricing);
     // The edge tables, built once: over the whole selected input (edges,
     // the reports) and per `--window` (drift, the plan and its savings).
-    let edge_tables = pipeline::edge_tables(&data.records, score, stats, Some(&args.window))?;
-    let edges = &edge_tables.whole().edges;
-    let rows: Vec<_> = edges.iter().map(|r| (None, r)).collect();
-    let cols = report::columns::edges(&rows, false, false);
-    output::write_columns(&cols, Format::Parquet, Some(&file("edges.parquet")))?;
-    output::write_columns(&cols, Format::Csv, Some(&file("edges.csv")))?;
-    // drift
-    let drift = drift_rows(&edge_tables, threshold, normalize);
-    output::write_columns(
-        &report::columns::drift(&drift, false),
-        Format::Csv,
-        Some(&file("drift.csv")),
-    )?;
-    // plan
-    let planned = plan_cmd::make_plan(&data.records, &edge_tables, args, stats, &measured)?;
-    let money = plan_cmd::money(&data.records, &edge_tables, args, &planned, &measured)?;
-    let mut pj = output::open_out(Some(&file("plan.json")))?;
-    serde_json::to_writer_pretty(&mut pj, &planned.json())?;
-    pj.write_all(b"\n")?;
-    pj.finish()?;
-    let formats = tables.formats(&data.records);
-    let sql = planner::ddl_for(&planned.plan, &formats);
-    let mut ps = output::open_out(Some(&file("plan.sql")))?;
-    ps.write_all(sql.as_bytes())?;
-    ps.finish()?;
-    // maintenance
-    let steps = tables.audit.as_ref().map(|a| {
-        let audited = maintenance::Audited {
-            state: &a.state,
-            compaction: &a.compaction,
-            deletes: &a.deletes,
-            rollups: &a.rollups,
-        };
-        maintenance::upkeep_for_plan(audited, &tables.index, &data.records, &planned)
-    });
-    // reports
-    let rd = report::ReportData {
-        inputs: report::InputSummary::of(&data),
-        apps: data.apps.iter().map(report::App::of).collect(),
-        warnings: &data.warnings,
-        errors: &data.errors,
-        edges,
-        drift: &drift,
+    let edge_tables =
+        pipeline::edge_tables(&data.records, score, &tables.stats, Some(&args.window))?;
+    let planned = plan_cmd::make_plan(&data.records, &edge_tables, args, &tables.stats, &measured)?;
+    let analysis = report::analysis::Analysis {
+        data: &data,
+        tables: &tables,
+        whatif: &whatif,
+        edge_tables: &edge_tables,
+        drift: &drift_rows(&edge_tables, threshold, normalize),
         drift_threshold: threshold,
         window: &args.window,
         planned: &planned,
-        sql: &sql,
-        maintenance: steps.as_deref(),
-        edges_span: edge_tables.span(),
-        money: &money,
-        formats: &formats,
-        quality: &skipping.quality,
+        money: &plan_cmd::money(&data.records, &edge_tables, args, &planned, &measured)?,
     };
-    for (name, text) in [
-        ("report.md", report::markdown::render(&rd)),
-        ("report.html", report::html(&rd)?),
-    ] {
-        output::write_to(Some(&file(name)), |w| Ok(w.write_all(text.as_bytes())?))?;
-    }
+    analysis.write(&mut out)?;
     out.finish()?;
-
     // Warnings first: the summary is the last line.
     report_problems(&data.errors, &data.warnings);
-    let queries_n = data.records.iter().filter(|e| !e.record.is_command).count();
-    let mut err = std::io::stderr().lock();
-    let _ = writeln!(
-        err,
-        "lakeaudit: {} applications, {} SQL executions ({} queries), {} join edges; plan changes {} table(s), NPV {}; wrote {} and report.html",
-        data.apps.len(),
-        data.records.len(),
-        queries_n,
-        edges.len(),
-        planned.plan.tables.iter().filter(|t| t.changed).count(),
-        human(planned.plan.total_npv),
-        dir.join("report.md").display()
-    );
-    drop(err);
+    let _ = writeln!(std::io::stderr(), "lakeaudit: {}", analysis.summary(dir));
     Ok(data.failed())
 }
-
-/// Every name `analyze` can write into its directory (with `--tables`, the
-/// audit's CSVs too): in a directory without a manifest, these are taken
-/// as an earlier run's.
-const ANALYZE_OUTPUTS: &[&str] = &[
-    "queries.parquet",
-    "edges.parquet",
-    "edges.csv",
-    "drift.csv",
-    "plan.json",
-    "skipping.csv",
-    "skipping.parquet",
-    "layout_quality.csv",
-    "plan.sql",
-    "report.md",
-    "report.html",
-    "table_state.csv",
-    "compaction.csv",
-    "deletes.csv",
-    "deletes_tables.csv",
-    "table_stats.csv",
-];
 
 /// Drift rows for consecutive windows of the run's edge tables (none
 /// when they were built without a window length).

@@ -4,10 +4,12 @@
 pub use tabular::files::{open_out, OutDir};
 pub use tabular::{write_columns, write_records, Format};
 
-/// Write one output with `f` and finish it ([`tabular::write_to`]).
+/// Write one output with `f` and finish it (as [`tabular::write_to`]).
 pub fn write_to(
     path: Option<&std::path::Path>,
     f: impl FnOnce(&mut dyn std::io::Write) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
-    tabular::write_to(path, f)
+    let mut out = open_out(path)?;
+    f(&mut out)?;
+    Ok(out.finish()?)
 }

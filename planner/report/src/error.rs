@@ -1,7 +1,7 @@
 //! The crate's one error type.
 
 /// What can go wrong while rendering a report.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// A chart could not be drawn (plotters' drawing error, as text).
@@ -12,6 +12,12 @@ pub enum Error {
         /// The drawing backend's message.
         reason: String,
     },
+    /// An output could not be written.
+    #[error(transparent)]
+    Output(#[from] tabular::Error),
+    /// The plan could not be written as JSON.
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
 }
 
 /// The crate's result type.

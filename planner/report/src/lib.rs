@@ -6,6 +6,7 @@
 //!
 //! - [`markdown`]: the short Markdown summary;
 //! - [`plan_text`]: the plan as text (`lakeaudit plan`);
+//! - [`analysis`]: every output of `lakeaudit analyze` into its directory;
 //! - [`columns`]: the commands' results as columns (CSV, Parquet, the
 //!   terminal table);
 //! - [`explain`]: why an edge scored what it did (`edges --explain`);
@@ -69,6 +70,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod analysis;
 mod charts;
 pub mod columns;
 pub mod error;

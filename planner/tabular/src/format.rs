@@ -113,16 +113,10 @@ pub fn width(out: Option<&Path>) -> Option<usize> {
 }
 
 /// Write one output with `f` and finish it (see [`open_out`]).
-pub fn write_to<E>(
-    path: Option<&Path>,
-    f: impl FnOnce(&mut dyn Write) -> std::result::Result<(), E>,
-) -> std::result::Result<(), E>
-where
-    E: From<Error>,
-{
+pub fn write_to(path: Option<&Path>, f: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<()> {
     let mut out = open_out(path)?;
     f(&mut out)?;
-    Ok(out.finish()?)
+    out.finish()
 }
 
 /// Write columns as CSV, Parquet or an aligned table (to the terminal's

@@ -1,0 +1,145 @@
+//! `lakeaudit analyze`'s directory: every output of one run, written from
+//! its results ([`Analysis::write`]), and the run's summary line.
+
+use crate::{App, InputSummary, Money, ReportData};
+use maintenance::inputs::TableInputs;
+use planner::{DriftRow, Planned};
+use skipping::workload::Whatif;
+use tabular::files::OutDir;
+use tabular::Format;
+use workload::exec::Exec;
+use workload::ingest::Ingested;
+use workload::windows::EdgeTables;
+
+/// Every name `analyze` can write into its directory (with `--tables`,
+/// the audit's CSVs too): in a directory without a manifest, these are
+/// taken as an earlier run's.
+pub const OUTPUTS: &[&str] = &[
+    "queries.parquet",
+    "edges.parquet",
+    "edges.csv",
+    "drift.csv",
+    "plan.json",
+    "skipping.csv",
+    "skipping.parquet",
+    "layout_quality.csv",
+    "plan.sql",
+    "report.md",
+    "report.html",
+    "table_state.csv",
+    "compaction.csv",
+    "deletes.csv",
+    "deletes_tables.csv",
+    "table_stats.csv",
+];
+
+/// The results of one `analyze` run.
+pub struct Analysis<'a> {
+    /// The executions read, with the inputs' errors and warnings.
+    pub data: &'a Ingested<Exec>,
+    /// `--tables` and `--table-stats`.
+    pub tables: &'a TableInputs,
+    /// What the audited tables' scans read now and under candidates.
+    pub whatif: &'a Whatif,
+    /// The run's edge tables: whole input and per window.
+    pub edge_tables: &'a EdgeTables,
+    /// Drift between consecutive windows.
+    pub drift: &'a [DriftRow],
+    /// The drift threshold.
+    pub drift_threshold: f64,
+    /// The window length as given (`7d`).
+    pub window: &'a str,
+    /// The plan for the last window.
+    pub planned: &'a Planned,
+    /// Its savings in the units a team pays in.
+    pub money: &'a Money,
+}
+
+impl Analysis<'_> {
+    /// Write every output into `out`: queries, edges, drift, the plan
+    /// as JSON and SQL, the reports, and with `--tables` the audit, the
+    /// scans' skipping and the layout quality.
+    pub fn write(&self, out: &mut OutDir) -> crate::Result<()> {
+        let (data, tables) = (self.data, self.tables);
+        let csv = |out: &mut OutDir, cols: &[tabular::Col], name: &str| {
+            tabular::write_columns(cols, Format::Csv, Some(&out.file(name)))
+        };
+        if let Some(a) = &tables.audit {
+            crate::columns::audit::write_into(a, out, Format::Csv)?;
+            let cols = crate::columns::whatif(&self.whatif.rows, false);
+            csv(out, &cols, "skipping.csv")?;
+            tabular::write_columns(&cols, Format::Parquet, Some(&out.file("skipping.parquet")))?;
+            csv(
+                out,
+                &crate::columns::quality(&self.whatif.quality),
+                "layout_quality.csv",
+            )?;
+        }
+        let queries = crate::columns::queries(&data.records, false);
+        tabular::write_columns(
+            &queries,
+            Format::Parquet,
+            Some(&out.file("queries.parquet")),
+        )?;
+        let edges = &self.edge_tables.whole().edges;
+        let rows: Vec<_> = edges.iter().map(|r| (None, r)).collect();
+        let cols = crate::columns::edges(&rows, false, false);
+        tabular::write_columns(&cols, Format::Parquet, Some(&out.file("edges.parquet")))?;
+        csv(out, &cols, "edges.csv")?;
+        csv(out, &crate::columns::drift(self.drift, false), "drift.csv")?;
+        let formats = tables.formats(&data.records);
+        let sql = planner::ddl_for(&self.planned.plan, &formats);
+        let steps = tables.audit.as_ref().map(|a| {
+            let audited = maintenance::Audited {
+                state: &a.state,
+                compaction: &a.compaction,
+                deletes: &a.deletes,
+                rollups: &a.rollups,
+            };
+            maintenance::upkeep_for_plan(audited, &tables.index, &data.records, self.planned)
+        });
+        let rd = ReportData {
+            inputs: InputSummary::of(data),
+            apps: data.apps.iter().map(App::of).collect(),
+            warnings: &data.warnings,
+            errors: &data.errors,
+            edges,
+            drift: self.drift,
+            drift_threshold: self.drift_threshold,
+            window: self.window,
+            planned: self.planned,
+            sql: &sql,
+            maintenance: steps.as_deref(),
+            edges_span: self.edge_tables.span(),
+            money: self.money,
+            formats: &formats,
+            quality: &self.whatif.quality,
+        };
+        let mut json = serde_json::to_string_pretty(&self.planned.json())?;
+        json.push('\n');
+        for (name, text) in [
+            ("plan.json", json),
+            ("plan.sql", sql.clone()),
+            ("report.md", crate::markdown::render(&rd)),
+            ("report.html", crate::html(&rd)?),
+        ] {
+            tabular::write_to(Some(&out.file(name)), |w| Ok(w.write_all(text.as_bytes())?))?;
+        }
+        Ok(())
+    }
+
+    /// The run's one-line summary, naming the report written in `dir`.
+    pub fn summary(&self, dir: &std::path::Path) -> String {
+        let p = &self.planned.plan;
+        format!(
+            "{} applications, {} SQL executions ({} queries), {} join edges; plan changes {} table(s), NPV {}; wrote {} and report.html",
+            self.data.apps.len(),
+            self.data.records.len(),
+            self.data.records.iter().filter(|e| !e.record.is_command).count(),
+            self.edge_tables.whole().edges.len(),
+            p.tables.iter().filter(|t| t.changed).count(),
+            planner::human(p.total_npv),
+            dir.join("report.md").display()
+        )
+    }
+}
