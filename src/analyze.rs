@@ -1,6 +1,6 @@
 //! `lakeaudit plan`, `lakeaudit drift` and the main job, `lakeaudit analyze`.
 
-use crate::cli::Normalize;
+use planner::Normalize;
 
 use crate::cli::{self, Inputs};
 use crate::output::{self, Format};
@@ -26,8 +26,8 @@ pub struct Args {
     #[arg(long, default_value_t = 0.10, value_parser = cli::non_negative, allow_hyphen_values = true)]
     pub threshold: f64,
     /// How JIS is normalised for drift.
-    #[arg(long, value_enum, default_value_t = cli::Normalize::Max)]
-    pub normalize: cli::Normalize,
+    #[arg(long, value_enum, default_value_t = planner::Normalize::Max)]
+    pub normalize: planner::Normalize,
     /// Output directory (created if needed). A directory holding files
     /// lakeaudit did not write is refused; files an earlier run wrote
     /// and this one does not are removed (see `.lakeaudit-outputs`).
@@ -53,8 +53,8 @@ pub struct DriftArgs {
     #[arg(long, default_value_t = 0.10, value_parser = cli::non_negative, allow_hyphen_values = true)]
     pub threshold: f64,
     /// How JIS is normalised for the comparison.
-    #[arg(long, value_enum, default_value_t = cli::Normalize::Max)]
-    pub normalize: cli::Normalize,
+    #[arg(long, value_enum, default_value_t = planner::Normalize::Max)]
+    pub normalize: planner::Normalize,
     #[command(flatten)]
     pub out: cli::OutputArgs,
 }
@@ -147,6 +147,6 @@ fn drift_rows(tables: &EdgeTables, threshold: f64, normalize: Normalize) -> Vec<
     tables
         .windowed
         .as_ref()
-        .map(|w| planner::drift::windowed(w, threshold, normalize.into()))
+        .map(|w| planner::drift::windowed(w, threshold, normalize))
         .unwrap_or_default()
 }

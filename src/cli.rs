@@ -62,30 +62,6 @@ impl OutputArgs {
     }
 }
 
-/// `--normalize`: how JIS is normalised for the drift comparison.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Normalize {
-    /// The paper's min–max within each window (an edge smallest on one
-    /// axis scores 0, so unchanged edges can read as drift).
-    Window,
-    /// Both windows of a pair on their joint ranges, so an unchanged edge
-    /// keeps an unchanged score.
-    Joint,
-    /// Each factor divided by its window maximum, no min subtraction (the
-    /// default: it tells an unchanged week from a changed one best).
-    Max,
-}
-
-impl From<Normalize> for planner::Normalize {
-    fn from(n: Normalize) -> Self {
-        match n {
-            Normalize::Window => planner::Normalize::Window,
-            Normalize::Joint => planner::Normalize::Joint,
-            Normalize::Max => planner::Normalize::Max,
-        }
-    }
-}
-
 /// Every input was read.
 pub const EXIT_OK: u8 = 0;
 /// Some input could not be read (or an output not written); the others'

@@ -40,8 +40,8 @@ pub struct ScoreArgs {
     #[arg(long, value_name = "TIME", value_parser = crate::cli::time, allow_hyphen_values = true)]
     pub until: Option<String>,
     /// Cost C of an execution: wall-clock duration or executor CPU time.
-    #[arg(long, value_enum, default_value_t = Cost::Duration)]
-    pub cost: Cost,
+    #[arg(long, value_enum, default_value_t = CostMeasure::Duration)]
+    pub cost: CostMeasure,
     /// Table statistics (CSV or JSON: table, bytes, rows, files,
     /// partitioned_by, clustered_by) used where the logs lack them.
     #[arg(long, value_name = "FILE")]
@@ -57,24 +57,6 @@ pub struct ScoreArgs {
     /// their directories (see `lakeaudit tables --allow-outside-table`).
     #[arg(long)]
     pub allow_outside_table: bool,
-}
-
-/// Cost measure flag.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Cost {
-    /// Wall-clock duration (ms).
-    Duration,
-    /// Executor CPU time (ms).
-    Cpu,
-}
-
-impl From<Cost> for CostMeasure {
-    fn from(c: Cost) -> Self {
-        match c {
-            Cost::Duration => CostMeasure::Duration,
-            Cost::Cpu => CostMeasure::Cpu,
-        }
-    }
 }
 
 /// Run `edges`.

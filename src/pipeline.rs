@@ -4,13 +4,11 @@
 
 use crate::cli::Inputs;
 use crate::edges_cmd::ScoreArgs;
-use crate::plan_cmd::Pricing;
 use anyhow::{Context, Result};
 use maintenance::inputs::TableInputs;
 use parsers::events::ReadOptions;
-use planner::{MeasuredKey, TableStats};
+use planner::{MeasuredKey, Pricing, TableStats};
 use skipping::workload::Whatif;
-use workload::edges::CostMeasure;
 use workload::exec::{Exec, Source};
 use workload::ingest::Ingested;
 use workload::time::{parse_duration, TimeRange};
@@ -52,7 +50,7 @@ pub fn edge_tables(
     Ok(EdgeTables::build(
         workload::exec::select(execs, &range),
         window.map(parse_duration).transpose()?,
-        CostMeasure::from(args.cost),
+        args.cost,
         stats.row_fallback(),
     ))
 }

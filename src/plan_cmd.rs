@@ -97,17 +97,8 @@ pub struct PlanArgs {
     /// as for tables without statistics; closer to engines that prune
     /// files by the join's build-side values, such as Databricks' dynamic
     /// file pruning, which lakeaudit does not simulate yet).
-    #[arg(long, value_enum, default_value_t = Pricing::Measured)]
-    pub pricing: Pricing,
-}
-
-/// `--pricing`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Pricing {
-    /// Simulated from the audited tables' statistics and rows.
-    Measured,
-    /// The constant scan reduction for every table.
-    Assumed,
+    #[arg(long, value_enum, default_value_t = planner::Pricing::Measured)]
+    pub pricing: planner::Pricing,
 }
 
 impl PlanArgs {

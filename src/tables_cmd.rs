@@ -5,37 +5,10 @@
 use crate::output::{self, Format};
 use anyhow::Result;
 use maintenance::audit::audit;
-use maintenance::Policy;
+use maintenance::PolicyChoice;
 use report::columns::audit as audit_view;
 use std::io::Write;
 use std::path::PathBuf;
-
-/// `--policy`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum PolicyArg {
-    /// Delta Lake OSS OPTIMIZE.
-    Delta,
-    /// Microsoft Fabric OPTIMIZE (fast optimize, file-level targets).
-    Fabric,
-    /// Iceberg rewrite_data_files.
-    Iceberg,
-    /// Apache Amoro self-optimizing.
-    Amoro,
-    /// Every policy that applies to a table's format.
-    All,
-}
-
-impl PolicyArg {
-    pub fn policies(self) -> Vec<Policy> {
-        match self {
-            PolicyArg::Delta => vec![Policy::Delta],
-            PolicyArg::Fabric => vec![Policy::Fabric],
-            PolicyArg::Iceberg => vec![Policy::Iceberg],
-            PolicyArg::Amoro => vec![Policy::Amoro],
-            PolicyArg::All => Policy::ALL.to_vec(),
-        }
-    }
-}
 
 /// `lakeaudit tables` arguments.
 #[derive(clap::Args, Debug, Clone)]
@@ -64,8 +37,8 @@ pub struct TablesArgs {
     #[arg(long, value_enum)]
     pub format: Option<Format>,
     /// Whose compaction rules to simulate.
-    #[arg(long, value_enum, default_value_t = PolicyArg::All)]
-    pub policy: PolicyArg,
+    #[arg(long, value_enum, default_value_t = PolicyChoice::All)]
+    pub policy: PolicyChoice,
     /// Target file size for every policy (`128MB`, `512MiB`, a byte
     /// count; each derives its other thresholds from it); default: table
     /// property, else engine default.

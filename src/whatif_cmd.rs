@@ -8,9 +8,8 @@ use crate::pipeline;
 use crate::report_problems;
 use anyhow::Result;
 use skipping::workload::{
-    read_tables, rows_of, Engines, Layouts, Options, DEFAULT_BUILD_ROWS, DEFAULT_SAMPLE_ROWS,
+    read_tables, rows_of, EngineChoice, Layouts, Options, DEFAULT_BUILD_ROWS, DEFAULT_SAMPLE_ROWS,
 };
-use skipping::Engine;
 use std::path::PathBuf;
 
 /// `lakeaudit whatif` arguments.
@@ -22,48 +21,6 @@ pub struct Args {
     pub args: crate::whatif_cmd::WhatifArgs,
     #[command(flatten)]
     pub out: cli::OutputArgs,
-}
-
-/// `--engine`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum EngineArg {
-    /// `values` for an execution Databricks ran (its runtime or Photon
-    /// operators in the log), else `minmax`.
-    Auto,
-    /// Partition pruning, and dynamic partition pruning by the build
-    /// side's keys (Apache Spark reading plain Parquet files).
-    None,
-    /// Partition values and per-file min/max statistics against the
-    /// scans' literal predicates (Delta data skipping, delta-kernel-rs and
-    /// DuckDB, Iceberg manifest pruning).
-    Minmax,
-    /// As `minmax`, and the range of each join's build keys against each
-    /// file's range (a dynamic filter's range applied to files).
-    JoinRange,
-    /// As `minmax`, and each join's build keys themselves against each
-    /// file's range (Databricks dynamic file pruning).
-    Values,
-    /// `none`, `minmax`, `join-range` and `values`, one row each.
-    All,
-}
-
-impl EngineArg {
-    /// The engines evaluated.
-    fn engines(self) -> Engines {
-        match self {
-            EngineArg::Auto => Engines::Auto,
-            EngineArg::Minmax => Engines::Fixed(vec![Engine::MinMax]),
-            EngineArg::None => Engines::Fixed(vec![Engine::None]),
-            EngineArg::JoinRange => Engines::Fixed(vec![Engine::JoinRange]),
-            EngineArg::Values => Engines::Fixed(vec![Engine::Values]),
-            EngineArg::All => Engines::Fixed(vec![
-                Engine::None,
-                Engine::MinMax,
-                Engine::JoinRange,
-                Engine::Values,
-            ]),
-        }
-    }
 }
 
 impl WhatifArgs {
@@ -93,8 +50,8 @@ pub struct WhatifArgs {
     pub allow_outside_table: bool,
     /// What the engine does with the tables' file statistics and with
     /// the keys of a join's build side.
-    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
-    pub engine: EngineArg,
+    #[arg(long, value_enum, default_value_t = EngineChoice::Auto)]
+    pub engine: EngineChoice,
     /// Rows a join's build table may have for its keys to be read (every
     /// row of it); past it, its joins induce no predicate.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_BUILD_ROWS)]

@@ -121,13 +121,26 @@ pub fn verdict(report: &DriftReport, threshold: f64) -> DriftVerdict {
 /// How JIS is normalised for the drift comparison of two windows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Normalize {
     /// METHOD.md: min–max within each window. An edge that is the
     /// smallest on one axis in one window scores 0 there, so an unchanged
     /// edge can move from 0.250 to 0.000 and read as drift.
+    #[cfg_attr(
+        feature = "clap",
+        value(
+            help = "The paper's min–max within each window (an edge smallest on one axis scores 0, so unchanged edges can read as drift)"
+        )
+    )]
     Window,
     /// Stabilised: both windows of a pair on their joint ranges, so an
     /// unchanged edge keeps an unchanged score.
+    #[cfg_attr(
+        feature = "clap",
+        value(
+            help = "Both windows of a pair on their joint ranges, so an unchanged edge keeps an unchanged score"
+        )
+    )]
     Joint,
     /// Stabilised: each factor divided by its window maximum (no min
     /// subtraction), so an edge is not zeroed just for being the smallest
@@ -136,6 +149,12 @@ pub enum Normalize {
     /// and the shift into week 3 (0.886), where min–max gives 0.254,
     /// 0.431, 0.600 and joint 0.188, 0.184, 0.797.
     #[default]
+    #[cfg_attr(
+        feature = "clap",
+        value(
+            help = "Each factor divided by its window maximum, no min subtraction (the default: it tells an unchanged week from a changed one best)"
+        )
+    )]
     Max,
 }
 

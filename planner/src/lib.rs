@@ -82,7 +82,7 @@ pub use split::EXACT_NODE_LIMIT;
 pub use stats::{TableStat, TableStats};
 pub use workload::{
     demands, plan_window, LeftOut, LeftOutReason, MeasuredKey, MeasuredWindow, PlanJson, Planned,
-    Reads,
+    Pricing, Reads,
 };
 
 /// Plan with the default (improved) planner.

@@ -66,6 +66,16 @@ impl std::ops::AddAssign for Reads {
     }
 }
 
+/// How the tables given with `--tables` are priced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum Pricing {
+    /// Simulated from the audited tables' statistics and rows.
+    Measured,
+    /// The constant scan reduction for every table.
+    Assumed,
+}
+
 /// What laying one table out by one key does to each execution's scans
 /// of it, measured from the table's own statistics and rows (the
 /// `skipping` crate): the input that replaces the assumed

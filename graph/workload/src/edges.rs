@@ -48,11 +48,14 @@ pub struct TableVolume {
 
 /// Which cost C is measured in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum CostMeasure {
     /// Wall-clock duration of the execution (the paper's choice).
     #[default]
+    #[cfg_attr(feature = "clap", value(help = "Wall-clock duration (ms)"))]
     Duration,
     /// Executor CPU time of the execution's tasks.
+    #[cfg_attr(feature = "clap", value(help = "Executor CPU time (ms)"))]
     Cpu,
 }
 

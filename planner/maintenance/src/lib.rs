@@ -25,7 +25,8 @@ mod upkeep;
 
 pub use deletes::{deletes, DeleteFileRow, DeleteRollup, Verdict};
 pub use policy::{
-    compaction, iceberg_call, table_parts, CompactionRow, Policy, Settings, ICEBERG_CATALOG,
+    compaction, iceberg_call, table_parts, CompactionRow, Policy, PolicyChoice, Settings,
+    ICEBERG_CATALOG,
 };
 pub use state::{summarize, TableStateRow};
 pub use upkeep::{upkeep, upkeep_for_plan, Action, Audited, TableUpkeep, UpkeepStep, Workload};

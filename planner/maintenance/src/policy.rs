@@ -51,6 +51,36 @@ pub enum Policy {
     Amoro,
 }
 
+/// Whose compaction rules to simulate, as `--policy` chooses them
+/// ([`PolicyChoice::policies`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum PolicyChoice {
+    /// Delta Lake OSS OPTIMIZE.
+    Delta,
+    /// Microsoft Fabric OPTIMIZE (fast optimize, file-level targets).
+    Fabric,
+    /// Iceberg rewrite_data_files.
+    Iceberg,
+    /// Apache Amoro self-optimizing.
+    Amoro,
+    /// Every policy that applies to a table's format.
+    All,
+}
+
+impl PolicyChoice {
+    /// The policies chosen.
+    pub fn policies(self) -> Vec<Policy> {
+        match self {
+            PolicyChoice::Delta => vec![Policy::Delta],
+            PolicyChoice::Fabric => vec![Policy::Fabric],
+            PolicyChoice::Iceberg => vec![Policy::Iceberg],
+            PolicyChoice::Amoro => vec![Policy::Amoro],
+            PolicyChoice::All => Policy::ALL.to_vec(),
+        }
+    }
+}
+
 impl Policy {
     /// All policies.
     pub const ALL: [Policy; 4] = [

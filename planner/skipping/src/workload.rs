@@ -51,6 +51,50 @@ impl Engines {
     }
 }
 
+/// The engines a what-if is evaluated under, as `--engine` chooses
+/// them ([`EngineChoice::engines`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum EngineChoice {
+    /// `values` for an execution Databricks ran (its runtime or Photon
+    /// operators in the log), else `minmax`.
+    Auto,
+    /// Partition pruning, and dynamic partition pruning by the build
+    /// side's keys (Apache Spark reading plain Parquet files).
+    None,
+    /// Partition values and per-file min/max statistics against the
+    /// scans' literal predicates (Delta data skipping, delta-kernel-rs and
+    /// DuckDB, Iceberg manifest pruning).
+    Minmax,
+    /// As `minmax`, and the range of each join's build keys against each
+    /// file's range (a dynamic filter's range applied to files).
+    JoinRange,
+    /// As `minmax`, and each join's build keys themselves against each
+    /// file's range (Databricks dynamic file pruning).
+    Values,
+    /// `none`, `minmax`, `join-range` and `values`, one row each.
+    All,
+}
+
+impl EngineChoice {
+    /// The engines evaluated.
+    pub fn engines(self) -> Engines {
+        match self {
+            EngineChoice::Auto => Engines::Auto,
+            EngineChoice::Minmax => Engines::Fixed(vec![Engine::MinMax]),
+            EngineChoice::None => Engines::Fixed(vec![Engine::None]),
+            EngineChoice::JoinRange => Engines::Fixed(vec![Engine::JoinRange]),
+            EngineChoice::Values => Engines::Fixed(vec![Engine::Values]),
+            EngineChoice::All => Engines::Fixed(vec![
+                Engine::None,
+                Engine::MinMax,
+                Engine::JoinRange,
+                Engine::Values,
+            ]),
+        }
+    }
+}
+
 /// How [`rows_of`] evaluates.
 #[derive(Clone, Debug)]
 pub struct Options {
