@@ -212,6 +212,7 @@ fn main() -> ExitCode {
                             .and_then(|j| j.io_error_kind())
                     })
                     .or_else(|| c.downcast_ref::<tabular::Error>().and_then(|t| t.io_kind()))
+                    .or_else(|| c.downcast_ref::<report::Error>().and_then(|r| r.io_kind()))
                     == Some(std::io::ErrorKind::BrokenPipe)
             });
             if broken_pipe {

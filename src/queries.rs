@@ -42,9 +42,6 @@ pub fn run(a: &Args) -> Result<bool> {
     Ok(data.failed())
 }
 
-/// Executions written per CSV batch.
-const CSV_BATCH: usize = 4096;
-
 /// `queries` to a stream (JSON lines or CSV): the executions are spooled
 /// while the logs are read (`workload::spool`), then written out in the
 /// same order and with the same bytes as from memory.
@@ -54,47 +51,12 @@ fn stream(
     out: Option<&Path>,
     apps: Option<&Path>,
 ) -> Result<bool> {
-    let spool = Spool::read_logs(
-        &inputs.paths,
-        inputs.name.as_deref(),
-        &pipeline::read_options(inputs),
-    )?;
-    let data = &spool.data;
+    let options = pipeline::read_options(inputs);
+    let spool = Spool::read_logs(&inputs.paths, inputs.name.as_deref(), &options)?;
     if let Some(p) = apps {
-        output::write_records(&data.apps, Some(p))?;
+        output::write_records(&spool.data.apps, Some(p))?;
     }
-    output::write_to(out, |o| {
-        match format {
-            Format::Csv => {
-                let mut batch = Vec::with_capacity(CSV_BATCH.min(data.records.len()));
-                let mut header = true;
-                for (i, s) in data.records.iter().enumerate() {
-                    batch.push(spool.exec(s)?);
-                    if batch.len() == CSV_BATCH || i + 1 == data.records.len() {
-                        tabular::write_csv(&columns(&batch, false), o, header)?;
-                        header = false;
-                        batch.clear();
-                    }
-                }
-                if header {
-                    tabular::write_csv(&columns(&[], false), o, true)?;
-                }
-            }
-            _ if !spool.renames() => {
-                for s in &data.records {
-                    o.write_all(&spool.raw(s)?)?;
-                    o.write_all(b"\n")?;
-                }
-            }
-            _ => {
-                for s in &data.records {
-                    serde_json::to_writer(&mut *o, &spool.exec(s)?)?;
-                    o.write_all(b"\n")?;
-                }
-            }
-        }
-        Ok(())
-    })?;
-    report_problems(&data.errors, &data.warnings);
-    Ok(data.failed())
+    report::columns::write_spooled(&spool, format == Format::Csv, out)?;
+    report_problems(&spool.data.errors, &spool.data.warnings);
+    Ok(spool.data.failed())
 }

@@ -107,6 +107,49 @@ fn each_flag_error_names_its_flag_and_exits_64() {
     // The same size parser for every size flag: 128MB is a target size too.
     let o = run(&["tables", &warehouse, "--target-size", "128MB"]);
     assert!(o.status.success(), "{}", stderr(&o));
+    // Each flag's accepted forms are accepted.
+    let accepted: &[&[&str]] = &[
+        &[
+            "plan",
+            &weekly,
+            "--budget",
+            "2TiB",
+            "--scan-reduction",
+            "0.3",
+            "--horizon",
+            "2",
+        ],
+        &[
+            "plan",
+            &weekly,
+            "--discount",
+            "0",
+            "--cost-per-tb",
+            "5",
+            "--window",
+            "1w",
+        ],
+        &[
+            "edges",
+            &weekly,
+            "--since",
+            "-1000",
+            "--until",
+            "2026-10-05T11:00:00+02:00",
+        ],
+        &[
+            "--threads",
+            "2",
+            "--storage-option",
+            "aws_region=eu-west-1",
+            "queries",
+            &weekly,
+        ],
+    ];
+    for args in accepted {
+        let o = run(args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+    }
 }
 
 /// Usage errors (64) and input failures (2) are told apart; help is 0.
@@ -412,4 +455,30 @@ fn outputs_to_pipes_and_devices_are_written_in_place() {
     let apps = reader.join().unwrap();
     assert!(apps.contains("\"app_id\""), "{apps}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A reader that stops early (`lakeaudit queries logs | head`) is not a
+/// failure: the command exits 0 without an error line, whether it writes
+/// the spooled records (JSON lines, CSV) or columns from memory.
+#[test]
+fn a_closed_pipe_is_not_a_failure() {
+    use std::io::Read;
+    let samples = sample("");
+    for format in ["jsonl", "csv", "table"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_lakeaudit"))
+            .args(["queries", &samples, "--format", format])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("run lakeaudit");
+        let mut first = [0u8; 16];
+        child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+        let o = child.wait_with_output().unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(0), "{format}: {err}");
+        assert!(
+            !err.contains("Broken pipe") && !err.contains("broken pipe"),
+            "{format}: {err}"
+        );
+    }
 }

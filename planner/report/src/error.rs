@@ -15,6 +15,9 @@ pub enum Error {
     /// An output could not be written.
     #[error(transparent)]
     Output(#[from] tabular::Error),
+    /// A spooled execution could not be read back.
+    #[error(transparent)]
+    Workload(#[from] workload::Error),
     /// The plan could not be written as JSON.
     #[error(transparent)]
     Json(#[from] serde_json::Error),
@@ -22,3 +25,15 @@ pub enum Error {
 
 /// The crate's result type.
 pub type Result<T> = std::result::Result<T, Error>;
+
+impl Error {
+    /// The kind of the I/O error underneath, if any (a closed pipe is
+    /// [`std::io::ErrorKind::BrokenPipe`]).
+    pub fn io_kind(&self) -> Option<std::io::ErrorKind> {
+        match self {
+            Error::Output(e) => e.io_kind(),
+            Error::Json(e) => e.io_error_kind(),
+            Error::Chart { .. } | Error::Workload(_) => None,
+        }
+    }
+}
