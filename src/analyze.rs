@@ -1,17 +1,13 @@
 //! `lakeaudit plan`, `lakeaudit drift` and the main job, `lakeaudit analyze`.
 
-use planner::Normalize;
-
 use crate::cli::{self, Inputs};
 use crate::output::{self, Format};
 use crate::pipeline;
 use crate::plan_cmd;
 use crate::report_problems;
 use anyhow::Result;
-use planner::DriftRow;
 use std::io::Write;
 use std::path::PathBuf;
-use workload::windows::EdgeTables;
 
 /// `lakeaudit analyze` arguments.
 #[derive(clap::Args, Debug)]
@@ -61,25 +57,17 @@ pub struct DriftArgs {
 
 /// Run `plan`.
 pub fn plan(a: &plan_cmd::Args) -> Result<bool> {
-    let (inputs, score, args, format, out) =
-        (&a.inputs, &a.score, &a.plan, a.format, a.output.as_deref());
-    let mut data = pipeline::load(inputs)?;
-    let mut tables = pipeline::table_inputs(score, &mut data, true)?;
-    let (_, measured) = pipeline::measure(&mut data, &mut tables, args.pricing);
-    let edge_tables =
-        pipeline::edge_tables(&data.records, score, &tables.stats, Some(&args.window))?;
-    let planned = plan_cmd::make_plan(&data.records, &edge_tables, args, &tables.stats, &measured)?;
-    let money = plan_cmd::money(&data.records, &edge_tables, args, &planned, &measured)?;
-    let formats = tables.formats(&data.records);
+    let p = pipeline::planning(&a.inputs, &a.score, &a.plan)?;
+    let formats = p.tables.formats(&p.data.records);
     plan_cmd::write_plan(
-        out,
-        format,
-        || report::plan_text::planned(&planned, &money, &formats),
-        &planned.json(),
-        || planner::ddl_for(&planned.plan, &formats),
+        a.output.as_deref(),
+        a.format,
+        || report::plan_text::planned(&p.planned, &p.money, &formats),
+        &p.planned.json(),
+        || planner::ddl_for(&p.planned.plan, &formats),
     )?;
-    report_problems(&data.errors, &data.warnings);
-    Ok(data.failed())
+    report_problems(&p.data.errors, &p.data.warnings);
+    Ok(p.data.failed())
 }
 
 /// Run `drift`.
@@ -90,7 +78,7 @@ pub fn drift(a: &DriftArgs) -> Result<bool> {
     let mut data = pipeline::load(inputs)?;
     let stats = pipeline::table_inputs(score, &mut data, false)?.stats;
     let edge_tables = pipeline::edge_tables(&data.records, score, &stats, Some(window))?;
-    let rows = drift_rows(&edge_tables, threshold, normalize);
+    let rows = planner::drift::of_tables(&edge_tables, threshold, normalize);
     match format {
         Format::Jsonl => output::write_records(&rows, out)?,
         Format::Table => tabular::write_to(out, |w| {
@@ -109,44 +97,24 @@ pub fn drift(a: &DriftArgs) -> Result<bool> {
 
 /// Run the whole pipeline into `dir`.
 pub fn run(a: &Args) -> Result<bool> {
-    let (inputs, score, args, threshold, normalize) =
-        (&a.inputs, &a.score, &a.plan, a.threshold, a.normalize);
-    let (dir, force) = (a.out.as_path(), a.force);
     // The directory is checked before any input is read.
-    let mut out = output::OutDir::prepare(dir, report::analysis::OUTPUTS, force)?;
-    let mut data = pipeline::load(inputs)?;
-    let mut tables = pipeline::table_inputs(score, &mut data, true)?;
-    let (whatif, measured) = pipeline::measure(&mut data, &mut tables, args.pricing);
-    // The edge tables, built once: over the whole selected input (edges,
-    // the reports) and per `--window` (drift, the plan and its savings).
-    let edge_tables =
-        pipeline::edge_tables(&data.records, score, &tables.stats, Some(&args.window))?;
-    let planned = plan_cmd::make_plan(&data.records, &edge_tables, args, &tables.stats, &measured)?;
+    let mut out = output::OutDir::prepare(&a.out, report::analysis::OUTPUTS, a.force)?;
+    let p = pipeline::planning(&a.inputs, &a.score, &a.plan)?;
     let analysis = report::analysis::Analysis {
-        data: &data,
-        tables: &tables,
-        whatif: &whatif,
-        edge_tables: &edge_tables,
-        drift: &drift_rows(&edge_tables, threshold, normalize),
-        drift_threshold: threshold,
-        window: &args.window,
-        planned: &planned,
-        money: &plan_cmd::money(&data.records, &edge_tables, args, &planned, &measured)?,
+        data: &p.data,
+        tables: &p.tables,
+        whatif: &p.whatif,
+        edge_tables: &p.edge_tables,
+        drift: &planner::drift::of_tables(&p.edge_tables, a.threshold, a.normalize),
+        drift_threshold: a.threshold,
+        window: &a.plan.window,
+        planned: &p.planned,
+        money: &p.money,
     };
     analysis.write(&mut out)?;
     out.finish()?;
     // Warnings first: the summary is the last line.
-    report_problems(&data.errors, &data.warnings);
-    let _ = writeln!(std::io::stderr(), "lakeaudit: {}", analysis.summary(dir));
-    Ok(data.failed())
-}
-
-/// Drift rows for consecutive windows of the run's edge tables (none
-/// when they were built without a window length).
-fn drift_rows(tables: &EdgeTables, threshold: f64, normalize: Normalize) -> Vec<DriftRow> {
-    tables
-        .windowed
-        .as_ref()
-        .map(|w| planner::drift::windowed(w, threshold, normalize))
-        .unwrap_or_default()
+    report_problems(&p.data.errors, &p.data.warnings);
+    let _ = writeln!(std::io::stderr(), "lakeaudit: {}", analysis.summary(&a.out));
+    Ok(p.data.failed())
 }

@@ -74,26 +74,14 @@ pub const EXIT_USAGE: u8 = 64;
 /// exit code for a panic.
 pub const EXIT_INTERNAL: u8 = 101;
 
-/// A command-line mistake that clap cannot see on its own (a `--format`
-/// that `-o FILE`'s extension contradicts, Parquet to a terminal): found
-/// before any input is read, and exits [`EXIT_USAGE`] like clap's own.
-#[derive(Debug)]
-pub struct UsageError(pub String);
-
-impl std::fmt::Display for UsageError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for UsageError {}
-
-/// The exit code for an error: [`EXIT_USAGE`] when a [`UsageError`] (or
-/// the output's [`tabular::Error::Usage`]) is in its chain, else
+/// The exit code for an error: [`EXIT_USAGE`] for a command-line mistake
+/// that clap cannot see ([`tabular::Error::Usage`]: a `--format` that
+/// `-o FILE`'s extension contradicts, Parquet to a terminal, a bad
+/// `--storage-option`), found before any input is read; else
 /// [`EXIT_INPUT`].
 pub fn exit_code(e: &anyhow::Error) -> u8 {
     let usage = |c: &(dyn std::error::Error + 'static)| {
-        c.is::<UsageError>() || matches!(c.downcast_ref(), Some(tabular::Error::Usage(_)))
+        matches!(c.downcast_ref(), Some(tabular::Error::Usage(_)))
     };
     if e.chain().any(usage) {
         EXIT_USAGE

@@ -97,7 +97,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
     }
     if !cli.storage_options.is_empty() {
         parsers::io::set_storage_options(cli.storage_options)
-            .map_err(|e| cli::UsageError(format!("--storage-option: {e}")))?;
+            .map_err(|e| tabular::Error::Usage(format!("--storage-option: {e}")))?;
     }
     let failed = match cli.command {
         Command::Queries(a) => queries::run(&a)?,
@@ -170,15 +170,6 @@ fn quiet_panics() {
     }));
 }
 
-/// The text of a panic's payload.
-fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".to_string())
-}
-
 fn main() -> ExitCode {
     let cli = parse_cli();
     quiet_panics();
@@ -195,7 +186,7 @@ fn main() -> ExitCode {
             let _ = writeln!(
                 std::io::stderr(),
                 "lakeaudit: internal error: {}{at}; this is a bug in lakeaudit, please report it (RUST_BACKTRACE=1 shows where)",
-                panic_text(payload.as_ref())
+                parsers::panic_text(payload.as_ref())
             );
             return ExitCode::from(cli::EXIT_INTERNAL);
         }

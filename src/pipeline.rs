@@ -4,10 +4,11 @@
 
 use crate::cli::Inputs;
 use crate::edges_cmd::ScoreArgs;
+use crate::plan_cmd::PlanArgs;
 use anyhow::{Context, Result};
 use maintenance::inputs::TableInputs;
 use parsers::events::ReadOptions;
-use planner::{MeasuredKey, Pricing, TableStats};
+use planner::{Planned, Pricing, TableStats};
 use skipping::workload::Whatif;
 use workload::exec::{Exec, Source};
 use workload::ingest::Ingested;
@@ -96,17 +97,60 @@ fn table_stats(args: &ScoreArgs) -> Result<TableStats> {
     TableStats::parse(&text).with_context(|| format!("table stats {}", p.display()))
 }
 
-/// What the audited tables' scans read now and under candidate layouts
-/// (`skipping::workload::measure`), and the keys the planner prices by
-/// them (none with `--pricing assumed`); nothing without `--tables`.
-pub fn measure(
-    data: &mut Ingested<Exec>,
-    tables: &mut TableInputs,
-    pricing: Pricing,
-) -> (Whatif, Vec<MeasuredKey>) {
-    tables
-        .read
-        .take()
-        .map(|r| skipping::workload::measure(data, r, pricing == Pricing::Measured))
-        .unwrap_or_default()
+/// A run up to its plan: the executions, the tables from outside the
+/// logs, what the audited tables' scans read, the edge tables (built once:
+/// over the whole selected input and per `--window`), the plan for the
+/// last window and its savings.
+pub struct Planning {
+    pub data: Ingested<Exec>,
+    pub tables: TableInputs,
+    pub whatif: Whatif,
+    pub edge_tables: EdgeTables,
+    pub planned: Planned,
+    pub money: report::Money,
+}
+
+/// Read the inputs and plan (`plan`, `analyze`).
+pub fn planning(inputs: &Inputs, score: &ScoreArgs, args: &PlanArgs) -> Result<Planning> {
+    let mut data = load(inputs)?;
+    let mut tables = table_inputs(score, &mut data, true)?;
+    // What the audited tables' scans read now and under candidate
+    // layouts, and the keys the planner prices by them (none with
+    // `--pricing assumed`); nothing without `--tables`.
+    let priced = args.pricing == Pricing::Measured;
+    let (whatif, measured) = (tables.read.take())
+        .map(|r| skipping::workload::measure(&mut data, r, priced))
+        .unwrap_or_default();
+    let edge_tables = edge_tables(&data.records, score, &tables.stats, Some(&args.window))?;
+    let profiles = planner::profiles(
+        planner::profile::scan_observations(&data.records),
+        &tables.stats,
+    );
+    let planned = planner::plan_window(
+        edge_tables.latest(),
+        profiles,
+        args.config()?,
+        args.algorithm(),
+        &measured,
+    )
+    .context("planning failed")?;
+    let money = report::Money {
+        window_ms: parse_duration(&args.window)?,
+        executor_ms: planner::savings::executor_ms(
+            &data.records,
+            edge_tables.latest(),
+            &planned,
+            &measured,
+        ),
+        cost_per_tb: args.cost_per_tb,
+        cost_per_hour: args.cost_per_hour,
+    };
+    Ok(Planning {
+        data,
+        tables,
+        whatif,
+        edge_tables,
+        planned,
+        money,
+    })
 }

@@ -3,11 +3,8 @@
 
 use crate::cli::Inputs;
 use anyhow::{Context, Result};
-use planner::{plan_instance, PlanInstance, Planned, PlannerConfig, TableStats};
+use planner::{plan_instance, PlanInstance, PlannerConfig};
 use std::path::{Path, PathBuf};
-use workload::exec::Exec;
-use workload::time::parse_duration;
-use workload::windows::EdgeTables;
 
 /// `lakeaudit plan` arguments.
 #[derive(clap::Args, Debug)]
@@ -120,7 +117,7 @@ impl PlanArgs {
 }
 
 impl PlanArgs {
-    fn algorithm(&self) -> planner::Algorithm {
+    pub fn algorithm(&self) -> planner::Algorithm {
         if self.exact {
             planner::Algorithm::Exact
         } else {
@@ -156,43 +153,6 @@ pub fn run(a: &Args) -> Result<bool> {
         || planner::ddl(&planned.plan),
     )?;
     Ok(false)
-}
-
-/// Make the plan for the most recent window of the run's edge tables
-/// (built with `--window`).
-pub fn make_plan(
-    execs: &[Exec],
-    tables: &EdgeTables,
-    args: &PlanArgs,
-    stats: &TableStats,
-    measured: &[planner::MeasuredKey],
-) -> Result<Planned> {
-    planner::plan_window(
-        tables.latest(),
-        planner::profiles(planner::profile::scan_observations(execs), stats),
-        args.config()?,
-        args.algorithm(),
-        measured,
-    )
-    .context("planning failed")
-}
-
-/// The savings view of `planned` (made for `tables.latest()`): window
-/// length, executor time saved per served edge (`planner::savings`), and
-/// the prices given.
-pub fn money(
-    execs: &[Exec],
-    tables: &EdgeTables,
-    args: &PlanArgs,
-    planned: &Planned,
-    measured: &[planner::MeasuredKey],
-) -> Result<report::Money> {
-    Ok(report::Money {
-        window_ms: parse_duration(&args.window)?,
-        executor_ms: planner::savings::executor_ms(execs, tables.latest(), planned, measured),
-        cost_per_tb: args.cost_per_tb,
-        cost_per_hour: args.cost_per_hour,
-    })
 }
 
 /// Write a plan in `format`: the text, the JSON or the SQL.

@@ -7,7 +7,6 @@ use anyhow::Result;
 use maintenance::audit::audit;
 use maintenance::PolicyChoice;
 use report::columns::audit as audit_view;
-use std::io::Write;
 use std::path::PathBuf;
 
 /// `lakeaudit tables` arguments.
@@ -91,12 +90,6 @@ pub fn run(args: &TablesArgs) -> Result<bool> {
         }
         None => audit_view::write_state(&a, format, args.output.as_deref())?,
     }
-    let mut err = std::io::stderr().lock();
-    for w in &a.warnings {
-        let _ = writeln!(err, "lakeaudit: warning: {w}");
-    }
-    for e in &a.errors {
-        let _ = writeln!(err, "lakeaudit: {e}");
-    }
+    crate::report_problems(&a.errors, &a.warnings);
     Ok(!a.errors.is_empty())
 }

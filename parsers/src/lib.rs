@@ -20,3 +20,18 @@ pub mod plan;
 pub mod record;
 
 pub use error::{Error, Location, Result};
+
+/// The text a panic carried (`panic!("…")`'s message), for the one line
+/// that reports a panic caught at an input's boundary.
+///
+/// ```
+/// let payload = std::panic::catch_unwind(|| panic!("bad {}", 1)).unwrap_err();
+/// assert_eq!(parsers::panic_text(payload.as_ref()), "bad 1");
+/// ```
+pub fn panic_text(payload: &(dyn std::any::Any + Send)) -> &str {
+    payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("unknown panic")
+}

@@ -237,6 +237,20 @@ fn joint(a: &[EdgeRow], b: &[EdgeRow]) -> (BTreeMap<String, f64>, BTreeMap<Strin
     (one(a), one(b))
 }
 
+/// [`windowed`] drift of a run's edge tables; none when they were built
+/// without a window length.
+pub fn of_tables(
+    tables: &workload::windows::EdgeTables,
+    threshold: f64,
+    normalize: Normalize,
+) -> Vec<DriftRow> {
+    tables
+        .windowed
+        .as_ref()
+        .map(|w| windowed(w, threshold, normalize))
+        .unwrap_or_default()
+}
+
 /// Drift between every pair of consecutive windows that have executions
 /// (an empty window says nothing about the workload; the row counts the
 /// empty windows skipped in `gap_windows`), each compared on the edge

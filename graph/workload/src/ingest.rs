@@ -116,11 +116,7 @@ where
         events::read_app(input, opts, finish)
     });
     std::panic::catch_unwind(read).unwrap_or_else(|payload| {
-        let what = payload
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown panic".to_string());
+        let what = parsers::panic_text(payload.as_ref());
         AppResult {
             summary: AppSummary {
                 app_id: input.display.clone(),

@@ -24,14 +24,6 @@ pub struct Audit {
     pub warnings: Vec<String>,
 }
 
-/// What a panic carried, for the table's error line.
-fn panic_text(p: &(dyn std::any::Any + Send)) -> &str {
-    p.downcast_ref::<&str>()
-        .copied()
-        .or_else(|| p.downcast_ref::<String>().map(String::as_str))
-        .unwrap_or("(no message)")
-}
-
 /// Discover the tables under `paths` and read each with `opts`, in
 /// parallel, handing each [`tables::TableState`] to `judge`. Each table
 /// keeps its own errors, so one broken table stops nothing: a table that
@@ -55,7 +47,7 @@ pub fn read_each<T: Send>(
                     .map(|p| p.display().to_string())
                     .collect::<Vec<_>>()
                     .join(", "),
-                panic_text(p.as_ref())
+                parsers::panic_text(p.as_ref())
             );
             return (Vec::new(), vec![error]);
         }
@@ -80,7 +72,7 @@ pub fn read_each<T: Send>(
                 Err(format!(
                     "{}: internal error while reading the table: {}",
                     f.dir.display(),
-                    panic_text(p.as_ref())
+                    parsers::panic_text(p.as_ref())
                 ))
             })
         })
@@ -166,7 +158,7 @@ pub fn audit_read(read: &ReadTables, policies: &[Policy], target: Option<u64>) -
                 format!(
                     "{}: internal error while auditing the table: {}",
                     t.location.display(),
-                    panic_text(p.as_ref())
+                    parsers::panic_text(p.as_ref())
                 )
             }),
             Err(e) => Err(e.clone()),
