@@ -133,6 +133,13 @@ pub struct ReportData<'a> {
 }
 
 impl ReportData<'_> {
+    /// The changed tables of the plan as every rendering shows them
+    /// ([`plan_text::TableView`]).
+    pub(crate) fn table_views(&self) -> Vec<plan_text::TableView<'_>> {
+        let p = self.planned;
+        plan_text::table_views(&p.plan, &p.measured, true, |t| self.format(t))
+    }
+
     /// The change the plan makes to `t`, in the words of `t`'s format
     /// ([`planner::planned_layout`]).
     pub fn planned_layout(&self, t: &planner::TableDecision) -> String {

@@ -223,8 +223,8 @@ fn measured_section(s: &mut String, d: &ReportData<'_>) {
     if m.is_empty() {
         return;
     }
-    let changed: Vec<_> = d.planned.plan.tables.iter().filter(|t| t.changed).collect();
-    if !changed.iter().any(|t| m.iter().any(|w| w.table == t.table)) {
+    let views = d.table_views();
+    if !views.iter().any(|v| m.iter().any(|w| w.table == v.t.table)) {
         return;
     }
     let engines: BTreeSet<&str> = m.iter().map(|w| w.engine.as_str()).collect();
@@ -239,8 +239,8 @@ fn measured_section(s: &mut String, d: &ReportData<'_>) {
         "| table | key | executions | read now | skipped now | read after | skipped after | files now → after |"
     );
     let _ = writeln!(s, "|---|---|---|---|---|---|---|---|");
-    for t in &changed {
-        let Some(w) = m.iter().find(|w| w.table == t.table && w.key == t.keys) else {
+    for v in &views {
+        let (Some(w), t) = (v.measured, v.t) else {
             continue;
         };
         let r = &w.reads;
@@ -259,10 +259,10 @@ fn measured_section(s: &mut String, d: &ReportData<'_>) {
             r.files_after
         );
     }
-    let assumed: Vec<String> = changed
+    let assumed: Vec<String> = views
         .iter()
-        .filter(|t| !m.iter().any(|w| w.table == t.table))
-        .map(|t| code(&t.table))
+        .filter(|v| v.assumed)
+        .map(|v| code(&v.t.table))
         .collect();
     if !assumed.is_empty() {
         let _ = writeln!(
@@ -379,13 +379,14 @@ pub fn render(d: &ReportData<'_>) -> String {
             format_time(b)
         );
     }
-    let changed: Vec<_> = p.tables.iter().filter(|t| t.changed).collect();
+    let changed = d.table_views();
     if changed.is_empty() && p.left_alone.is_empty() {
         let _ = writeln!(s, "No layout change pays for itself within the budgets.\n");
     } else if changed.is_empty() {
         let _ = writeln!(s, "No table changes layout: the tables below are left alone, and no other change pays for itself within the budgets.\n");
     }
-    for t in &changed {
+    for v in &changed {
+        let t = v.t;
         let drift = t
             .key_drift()
             .map(|k| format!(" (key drift: now clustered on ({}))", text(&k.join(", "))))
@@ -399,7 +400,7 @@ pub fn render(d: &ReportData<'_>) -> String {
             s,
             "- {}: {}{}{drift} — rewrite {}, serves {} edge(s): {}; saves {} a week",
             code(&t.table),
-            text(&d.planned_layout(t)),
+            text(&v.layout),
             if t.replace {
                 " (partitioned: replace)"
             } else {

@@ -4,9 +4,52 @@
 //! curve.
 
 use crate::Money;
-use planner::{human, human_budget, BudgetCurve, LayoutPlan, LeftOut, Planned, TableProfile};
+use planner::{
+    human, human_budget, BudgetCurve, LayoutPlan, LeftOut, MeasuredWindow, Planned, TableDecision,
+    TableProfile,
+};
 use std::fmt::Write as _;
 use workload::time::format_time;
+
+/// What every rendering of a plan (this text, `report.md`'s plan section,
+/// `report.html`) says of one of its tables: the layout in the words of
+/// the table's format, and how its saving is priced.
+pub(crate) struct TableView<'a> {
+    /// The plan's decision.
+    pub t: &'a TableDecision,
+    /// The layout, in the words of the table's format.
+    pub layout: String,
+    /// What the table's scans read now and under the plan's key, when
+    /// the table was measured (`--tables`).
+    pub measured: Option<&'a MeasuredWindow>,
+    /// Priced by the assumed scan reduction while other tables were
+    /// measured (no statistics of its own).
+    pub assumed: bool,
+}
+
+/// The views of `plan`'s tables (all, or the changed ones), each table's
+/// format from `format`.
+pub(crate) fn table_views<'a>(
+    plan: &'a LayoutPlan,
+    measured: &'a [MeasuredWindow],
+    changed_only: bool,
+    format: impl Fn(&str) -> &'a planner::TableFormat,
+) -> Vec<TableView<'a>> {
+    plan.tables
+        .iter()
+        .filter(|t| t.changed || !changed_only)
+        .map(|t| TableView {
+            t,
+            layout: planner::planned_layout(&t.keys, format(&t.table)),
+            measured: measured
+                .iter()
+                .find(|m| t.changed && m.table == t.table && m.key == t.keys),
+            assumed: t.changed
+                && !measured.is_empty()
+                && !measured.iter().any(|m| m.table == t.table),
+        })
+        .collect()
+}
 
 /// The plan as text for a person, with its savings per week.
 pub fn planned(
@@ -83,21 +126,21 @@ pub fn render(
     if changed.is_empty() {
         let _ = writeln!(s, "\nNo layout change pays for itself within the budgets.");
     }
-    for t in &plan.tables {
-        // An instance describes Delta tables; a run on logs knows each
-        // table's format (unknown when neither audited nor scanned).
-        let format = match formats {
-            None => planner::TableFormat::Delta,
-            Some(f) => f
-                .get(&t.table)
-                .cloned()
-                .unwrap_or(planner::TableFormat::Unknown),
-        };
+    // An instance describes Delta tables; a run on logs knows each
+    // table's format (unknown when neither audited nor scanned).
+    static DELTA: planner::TableFormat = planner::TableFormat::Delta;
+    static UNKNOWN: planner::TableFormat = planner::TableFormat::Unknown;
+    let format = |t: &str| match formats {
+        None => &DELTA,
+        Some(f) => f.get(t).unwrap_or(&UNKNOWN),
+    };
+    for v in table_views(plan, measured, false, format) {
+        let t = v.t;
         let _ = writeln!(
             s,
             "\n{}  {}{}",
             t.table,
-            planner::planned_layout(&t.keys, &format),
+            v.layout,
             if !t.changed {
                 "  [already in place]".to_string()
             } else if t.replace {
@@ -120,36 +163,27 @@ pub fn render(
             human(t.storage_bytes as f64),
             human(t.npv_contribution)
         );
-        if t.changed {
-            match measured
-                .iter()
-                .find(|m| m.table == t.table && m.key == t.keys)
-            {
-                Some(m) => {
-                    let r = &m.reads;
-                    let pct = |read: u64| r.skipped_pct(read);
-                    let _ = writeln!(
-                        s,
-                        "  measured (table statistics, {} engine; {} executions this window): reads {} now ({:.1}% skipped, {} files), {} after ({:.1}% skipped, {} files)",
-                        m.engine,
-                        m.executions,
-                        human(r.bytes_now as f64),
-                        pct(r.bytes_now),
-                        r.files_now,
-                        human(r.bytes_after as f64),
-                        pct(r.bytes_after),
-                        r.files_after,
-                    );
-                }
-                None if !measured.is_empty() && !measured.iter().any(|m| m.table == t.table) => {
-                    let _ = writeln!(
-                        s,
-                        "  assumed: saves {:.0}% of the scanned bytes of the joins it serves (no table statistics: audit it with --tables)",
-                        100.0 * scan_reduction
-                    );
-                }
-                None => {}
-            }
+        if let Some(m) = v.measured {
+            let r = &m.reads;
+            let pct = |read: u64| r.skipped_pct(read);
+            let _ = writeln!(
+                s,
+                "  measured (table statistics, {} engine; {} executions this window): reads {} now ({:.1}% skipped, {} files), {} after ({:.1}% skipped, {} files)",
+                m.engine,
+                m.executions,
+                human(r.bytes_now as f64),
+                pct(r.bytes_now),
+                r.files_now,
+                human(r.bytes_after as f64),
+                pct(r.bytes_after),
+                r.files_after,
+            );
+        } else if v.assumed {
+            let _ = writeln!(
+                s,
+                "  assumed: saves {:.0}% of the scanned bytes of the joins it serves (no table statistics: audit it with --tables)",
+                100.0 * scan_reduction
+            );
         }
         for e in &t.edges_served {
             let week = money
