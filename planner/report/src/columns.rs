@@ -273,30 +273,17 @@ pub fn edges(rows: &[(Option<(i64, i64)>, &EdgeRow)], windowed: bool, terminal: 
 }
 /// Tabular view.
 pub fn drift(rows: &[DriftRow], terminal: bool) -> Vec<Col> {
-    let mut cols = vec![
-        Col::Str(
-            "window_start",
-            rows.iter()
-                .map(|r| Some(format_time(r.window_start_ms)))
-                .collect(),
-        ),
-        Col::Float("drift", rows.iter().map(|r| Some(r.drift)).collect()),
-        Col::Str(
-            "verdict",
-            rows.iter()
-                .map(|r| Some(if r.replan { "re-plan" } else { "keep" }.to_string()))
-                .collect(),
-        ),
-        Col::Int("edges", rows.iter().map(|r| Some(r.edges as i64)).collect()),
-        Col::Int(
-            "executions",
-            rows.iter().map(|r| Some(r.executions as i64)).collect(),
-        ),
-        Col::Str(
-            "new_edges",
-            rows.iter().map(|r| Some(r.new_edges.join("; "))).collect(),
-        ),
-    ];
+    let mut cols = vec![Col::Str(
+        "window_start",
+        rows.iter()
+            .map(|r| Some(format_time(r.window_start_ms)))
+            .collect(),
+    )];
+    cols.extend(drift_figures(rows));
+    cols.extend([Col::Str(
+        "new_edges",
+        rows.iter().map(|r| Some(r.new_edges.join("; "))).collect(),
+    )]);
     if !terminal {
         cols.push(Col::Str(
             "gone_edges",
@@ -322,6 +309,24 @@ pub fn drift(rows: &[DriftRow], terminal: bool) -> Vec<Col> {
     cols
 }
 
+/// The drift, the verdict, and the edges and executions of each window.
+fn drift_figures(rows: &[DriftRow]) -> [Col; 4] {
+    [
+        Col::Float("drift", rows.iter().map(|r| Some(r.drift)).collect()),
+        Col::Str(
+            "verdict",
+            rows.iter()
+                .map(|r| Some(if r.replan { "re-plan" } else { "keep" }.to_string()))
+                .collect(),
+        ),
+        Col::Int("edges", rows.iter().map(|r| Some(r.edges as i64)).collect()),
+        Col::Int(
+            "executions",
+            rows.iter().map(|r| Some(r.executions as i64)).collect(),
+        ),
+    ]
+}
+
 /// The terminal view: one line per window (its start, the window it is
 /// compared with and any gap of empty windows between), then every new and
 /// gone edge of each window in full, one per line.
@@ -330,7 +335,7 @@ pub fn write_drift_table(
     out: &mut dyn Write,
     width: Option<usize>,
 ) -> tabular::Result<()> {
-    let cols = vec![
+    let mut cols = vec![
         Col::Str(
             "window start",
             rows.iter()
@@ -353,18 +358,9 @@ pub fn write_drift_table(
                 })
                 .collect(),
         ),
-        Col::Float("drift", rows.iter().map(|r| Some(r.drift)).collect()),
-        Col::Str(
-            "verdict",
-            rows.iter()
-                .map(|r| Some(if r.replan { "re-plan" } else { "keep" }.to_string()))
-                .collect(),
-        ),
-        Col::Int("edges", rows.iter().map(|r| Some(r.edges as i64)).collect()),
-        Col::Int(
-            "executions",
-            rows.iter().map(|r| Some(r.executions as i64)).collect(),
-        ),
+    ];
+    cols.extend(drift_figures(rows));
+    cols.extend([
         Col::Int(
             "new",
             rows.iter()
@@ -377,7 +373,7 @@ pub fn write_drift_table(
                 .map(|r| Some(r.gone_edges.len() as i64))
                 .collect(),
         ),
-    ];
+    ]);
     tabular::write_table(&cols, out, width)?;
     for r in rows {
         if r.new_edges.is_empty() && r.gone_edges.is_empty() {
