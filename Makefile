@@ -42,7 +42,9 @@ clippy:
 ## What CI runs: formatting, lints, tests.
 ci: fmt clippy test
 
-## Speed as a ratio to `zstd -dc` on the same log (1 and 2 threads),
+## Speed as a ratio to `zstd -dc` on the same log (1 and 2 threads), on a
+## task-heavy and a plan-heavy real log (both made with pyspark when
+## missing; the plan-heavy one from `make bench-skipping`'s SF 1 tables),
 ## end-to-end throughput and peak memory, then the criterion benches.
 bench:
 	scripts/bench.sh $(BENCH_LOG)

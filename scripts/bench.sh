@@ -5,12 +5,17 @@
 #
 # LOG defaults to target/bench/big-eventlog, a real task-heavy Spark 4.0.1
 # event log made by scripts/make_bench_log.py (with pyspark) if missing.
+# The plan-heavy log (BENCH_PLAN_LOG, default target/bench/plan-eventlog:
+# TPC-H with AQE, plan updates about half its bytes) is made by
+# scripts/make_plan_bench_log.py if missing and its input tables are there
+# (`make bench-skipping` makes them); else its ratio is skipped with a line
+# saying why.
 #
-# First the figure that does not depend on the machine's speed or load: the
-# ratio of `lakeaudit --threads N queries LOG -o /dev/null` to the
-# decompression floor `zstd -dc <LOG's files> > /dev/null`, N = 1 and 2,
-# timed in the same run, interleaved, best of BENCH_RATIO_RUNS (7) each
-# (zstd logs only). Then absolute figures: `lakeaudit queries LOG -o /dev/null`
+# First the figure that does not depend on the machine's speed or load, for
+# each log shape: the ratio of `lakeaudit --threads N queries LOG -o
+# /dev/null` to the decompression floor `zstd -dc <LOG's files> >
+# /dev/null`, N = 1 and 2, timed in the same run, interleaved, best of
+# BENCH_RATIO_RUNS (7) each (zstd logs only). Then absolute figures: `lakeaudit queries LOG -o /dev/null`
 # with --threads 1 and with the
 # default thread count: best wall time of BENCH_RUNS (3) runs, MB/s of
 # DECOMPRESSED log bytes, peak RSS (GNU time's "Maximum resident set size").
@@ -24,6 +29,7 @@
 #   BENCH_TOOL=example    run `parsers/examples/read_bench.rs` (discover +
 #                         read_records per application with rayon: the same
 #                         reading path, without lineage and output).
+#   BENCH_PLAN_LOG        the plan-heavy log (see above).
 #   BENCH_RUNS, BENCH_RATIO_RUNS, BENCH_COPIES, CARGO_TARGET_DIR, CARGO (as usual).
 #   BENCH_AUTOGROUP_NICE=-15  on a machine shared with other work: run the
 #                         measurements in a session of their own whose
@@ -40,6 +46,7 @@ if [ -n "${BENCH_AUTOGROUP_NICE:-}" ] && [ -z "${BENCH_IN_SESSION:-}" ]; then
 fi
 DEFAULT_LOG=target/bench/big-eventlog
 LOG=${1:-$DEFAULT_LOG}
+PLAN_LOG=${BENCH_PLAN_LOG:-target/bench/plan-eventlog}
 TOOL=${BENCH_TOOL:-lakeaudit}
 RUNS=${BENCH_RUNS:-3}
 RATIO_RUNS=${BENCH_RATIO_RUNS:-7}
@@ -85,6 +92,9 @@ export -f run_once
 if [ ! -e "$LOG" ] || [ "$LOG" = "$DEFAULT_LOG" ]; then
     [ "$LOG" = "$DEFAULT_LOG" ] || die "$LOG does not exist"
     python3 scripts/make_bench_log.py --out "$LOG" --python "${SPARK_PYTHON:-python3}"
+fi
+if [ ! -e "$PLAN_LOG" ] && [ -f target/bench-skipping/sf1/raw-sf1/lineitem.parquet ]; then
+    python3 scripts/make_plan_bench_log.py --out "$PLAN_LOG" --python "${SPARK_PYTHON:-python3}"
 fi
 
 # 3. Decompressed bytes, computed once. Codec by extension, as Spark names
@@ -136,29 +146,36 @@ best() { # best (wall, cpu) so far: $1 = "wall cpu" or "", $2 = "wall cpu"
         printf "%s %s", (y[1] < x[1] ? y[1] : x[1]), (y[2] < x[2] ? y[2] : x[2]) }'
 }
 RATIO_LINES=()
-mapfile -d '' FILES < <(log_files "$LOG")
-if [ "$TOOL" = lakeaudit ] && [ "${#FILES[@]}" -gt 0 ] &&
-    zstd -tq "${FILES[@]}" 2>/dev/null; then
-    z="" t1="" t2=""
+# The ratio table of one log: $1 = its label, $2 = the log.
+ratio() {
+    local label=$1 log=$2 bytes z="" t1="" t2="" i load
+    local -a files
+    mapfile -d '' files < <(log_files "$log")
+    if [ "$TOOL" != lakeaudit ] || [ "${#files[@]}" -eq 0 ] || ! zstd -tq "${files[@]}" 2>/dev/null; then
+        RATIO_LINES+=("Ratio to the zstd floor, $label log: skipped (needs the lakeaudit binary and a zstd log at $log)" "")
+        return
+    fi
+    bytes=$(decompressed_bytes "$log")
     for ((i = 0; i < RATIO_RUNS; i++)); do
-        z=$(best "$z" "$(timed zstd -dcq "${FILES[@]}")")
-        t1=$(best "$t1" "$(timed run_once 1 "$LOG")")
-        t2=$(best "$t2" "$(timed run_once 2 "$LOG")")
+        z=$(best "$z" "$(timed zstd -dcq "${files[@]}")")
+        t1=$(best "$t1" "$(timed run_once 1 "$log")")
+        t2=$(best "$t2" "$(timed run_once 2 "$log")")
     done
     load=$(cut -d' ' -f1-3 /proc/loadavg)
     [ -n "${BENCH_IN_SESSION:-}" ] && load="$load, own session at autogroup nice $BENCH_AUTOGROUP_NICE"
-    mapfile -t RATIO_LINES < <(awk -v z="$z" -v a="$t1" -v b="$t2" -v n="$BYTES" \
-        -v r="$RATIO_RUNS" -v l="$load" -v c="$CORES" 'BEGIN {
+    mapfile -t -O "${#RATIO_LINES[@]}" RATIO_LINES < <(awk -v z="$z" -v a="$t1" -v b="$t2" -v n="$bytes" \
+        -v r="$RATIO_RUNS" -v l="$load" -v c="$CORES" -v s="$label" 'BEGIN {
         split(z, Z, " "); split(a, A, " "); split(b, B, " ")
-        printf "Ratio to the zstd floor, best of %d interleaved runs (%.1f MB decompressed, %d cores, load average %s):\n", r, n / 1e6, c, l
+        printf "Ratio to the zstd floor, %s log, best of %d interleaved runs (%.1f MB decompressed, %d cores, load average %s):\n", s, r, n / 1e6, c, l
         printf "| %-44s | %7s | %6s | %7s | %6s |\n", "command", "wall s", "ratio", "cpu s", "ratio"
         printf "|%s|%s|%s|%s|%s|\n", "----------------------------------------------", "---------", "--------", "---------", "--------"
         printf "| %-44s | %7.3f | %6.2f | %7.3f | %6.2f |\n", "zstd -dc > /dev/null", Z[1], 1, Z[2], 1
         printf "| %-44s | %7.3f | %6.2f | %7.3f | %6.2f |\n", "lakeaudit --threads 1 queries -o /dev/null", A[1], A[1] / Z[1], A[2], A[2] / Z[2]
-        printf "| %-44s | %7.3f | %6.2f | %7.3f | %6.2f |\n", "lakeaudit --threads 2 queries -o /dev/null", B[1], B[1] / Z[1], B[2], B[2] / Z[2] }')
-else
-    RATIO_LINES=("Ratio to the zstd floor: skipped (needs the lakeaudit binary and a zstd log)")
-fi
+        printf "| %-44s | %7.3f | %6.2f | %7.3f | %6.2f |\n", "lakeaudit --threads 2 queries -o /dev/null", B[1], B[1] / Z[1], B[2], B[2] / Z[2]
+        print "" }')
+}
+ratio task-heavy "$LOG"
+ratio plan-heavy "$PLAN_LOG"
 printf '%s\n' "${RATIO_LINES[@]}" >&2
 
 # 5. Measure: best wall time of RUNS, highest peak RSS.
