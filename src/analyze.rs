@@ -20,14 +20,14 @@ pub fn plan(
     format: PlanFormat,
     out: Option<&Path>,
 ) -> Result<bool> {
-    let mut data = pipeline::load(inputs)?;
+    let mut data = pipeline::load(inputs, &pipeline::range(score)?)?;
     let mut tables = pipeline::table_inputs(score, &mut data, true)?;
-    let (_, measured) = whatif_cmd::measure(&mut data, score, args.pricing, tables.read.take());
-    let edge_tables =
-        pipeline::edge_tables(&data.records, score, &tables.stats, Some(&args.window))?;
-    let planned = plan_cmd::make_plan(&data.records, &edge_tables, args, &tables.stats, &measured)?;
-    let money = plan_cmd::money(&data.records, &edge_tables, args, &planned, &measured)?;
-    let formats = pipeline::formats(&data.records, &tables);
+    let (_, measured) = whatif_cmd::measure(&mut data, score, args.pricing, tables.read.take())?;
+    let folded = pipeline::fold(&data, score, &tables.stats, Some(&args.window), |_| Ok(()))?;
+    let edge_tables = &folded.edges;
+    let planned = plan_cmd::make_plan(&folded.scans, edge_tables, args, &tables.stats, &measured)?;
+    let money = plan_cmd::money(edge_tables, args, &planned, &measured)?;
+    let formats = pipeline::formats(&folded.scans, &tables);
     let mut o = output::open_out(out)?;
     match format {
         PlanFormat::Text => {
@@ -54,10 +54,10 @@ pub fn drift(
     format: Format,
     out: Option<&Path>,
 ) -> Result<bool> {
-    let mut data = pipeline::load(inputs)?;
+    let mut data = pipeline::load(inputs, &pipeline::range(score)?)?;
     let stats = pipeline::table_inputs(score, &mut data, false)?.stats;
-    let edge_tables = pipeline::edge_tables(&data.records, score, &stats, Some(window))?;
-    let rows = drift_cmd::compute(&edge_tables, threshold, normalize);
+    let folded = pipeline::fold(&data, score, &stats, Some(window), |_| Ok(()))?;
+    let rows = drift_cmd::compute(&folded.edges, threshold, normalize);
     match format {
         Format::Jsonl => output::write_to(out, |w| output::write_jsonl(&rows, w))?,
         Format::Table => drift_cmd::write_table(&rows, out)?,
@@ -84,11 +84,11 @@ pub fn run(
 ) -> Result<bool> {
     // The directory is checked before any input is read.
     let mut out = output::OutDir::prepare(dir, ANALYZE_OUTPUTS, force)?;
-    let mut data = pipeline::load(inputs)?;
+    let mut data = pipeline::load(inputs, &pipeline::range(score)?)?;
     let mut tables = pipeline::table_inputs(score, &mut data, true)?;
     let read = tables.read.take();
     let stats = &tables.stats;
-    let (skipping, measured) = whatif_cmd::measure(&mut data, score, args.pricing, read);
+    let (skipping, measured) = whatif_cmd::measure(&mut data, score, args.pricing, read)?;
     // table audit
     if let Some(a) = &tables.audit {
         crate::tables_cmd::write_into(a, &mut out, Format::Csv)?;
@@ -103,35 +103,36 @@ pub fn run(
     }
     let mut file = |name: &str| out.file(name);
 
-    // queries
-    output::write_columns(
-        &queries::columns(&data.records, false),
-        Format::Parquet,
-        Some(&file("queries.parquet")),
-    )?;
-    // The edge tables, built once: over the whole selected input (edges,
-    // the reports) and per `--window` (drift, the plan and its savings).
-    let edge_tables = pipeline::edge_tables(&data.records, score, stats, Some(&args.window))?;
+    // One pass over the executions: queries.parquet written as they
+    // stream by, and the edge tables built once: over the whole selected
+    // input (edges, the reports) and per `--window` (drift, the plan and
+    // its savings).
+    let mut qp = output::open_out(Some(&file("queries.parquet")))?;
+    let mut rows = queries::ParquetRecords::new(&mut qp);
+    let folded = pipeline::fold(&data, score, stats, Some(&args.window), |e| rows.push(e))?;
+    rows.finish()?;
+    qp.finish()?;
+    let edge_tables = &folded.edges;
     let edges = &edge_tables.whole().edges;
     let rows: Vec<_> = edges.iter().map(|r| (None, r)).collect();
     let cols = edges_cmd::columns(&rows, false, false);
     output::write_columns(&cols, Format::Parquet, Some(&file("edges.parquet")))?;
     output::write_columns(&cols, Format::Csv, Some(&file("edges.csv")))?;
     // drift
-    let drift = drift_cmd::compute(&edge_tables, threshold, normalize);
+    let drift = drift_cmd::compute(edge_tables, threshold, normalize);
     output::write_columns(
         &drift_cmd::columns(&drift, false),
         Format::Csv,
         Some(&file("drift.csv")),
     )?;
     // plan
-    let planned = plan_cmd::make_plan(&data.records, &edge_tables, args, stats, &measured)?;
-    let money = plan_cmd::money(&data.records, &edge_tables, args, &planned, &measured)?;
+    let planned = plan_cmd::make_plan(&folded.scans, edge_tables, args, stats, &measured)?;
+    let money = plan_cmd::money(edge_tables, args, &planned, &measured)?;
     let mut pj = output::open_out(Some(&file("plan.json")))?;
     serde_json::to_writer_pretty(&mut pj, &planned.json())?;
     pj.write_all(b"\n")?;
     pj.finish()?;
-    let formats = pipeline::formats(&data.records, &tables);
+    let formats = pipeline::formats(&folded.scans, &tables);
     let sql = planner::ddl_for(&planned.plan, &formats);
     let mut ps = output::open_out(Some(&file("plan.sql")))?;
     ps.write_all(sql.as_bytes())?;
@@ -144,7 +145,7 @@ pub fn run(
             deletes: &a.deletes,
             rollups: &a.rollups,
         };
-        maintenance::upkeep_for_plan(audited, &tables.identity, &data.records, &planned)
+        maintenance::upkeep_for_plan(audited, &tables.identity, &folded.scans.scanned, &planned)
     });
     // reports
     let rd = report::ReportData {
@@ -174,14 +175,13 @@ pub fn run(
 
     // Warnings first: the summary is the last line.
     report_problems(&data.errors, &data.warnings);
-    let queries_n = data.records.iter().filter(|e| !e.record.is_command).count();
     let mut err = std::io::stderr().lock();
     let _ = writeln!(
         err,
         "lakeaudit: {} applications, {} SQL executions ({} queries), {} join edges; plan changes {} table(s), NPV {}; wrote {} and report.html",
         data.apps.len(),
-        data.records.len(),
-        queries_n,
+        data.census.executions,
+        data.census.queries,
         edges.len(),
         planned.plan.tables.iter().filter(|t| t.changed).count(),
         human(planned.plan.total_npv),

@@ -69,18 +69,35 @@ pub fn run(
     format: Format,
     out: Option<&Path>,
 ) -> Result<bool> {
-    let mut data = pipeline::load(inputs)?;
+    let mut data = pipeline::load(inputs, &pipeline::range(args)?)?;
     let stats = pipeline::table_inputs(args, &mut data, false)?.stats;
-    let built = pipeline::edge_tables(&data.records, args, &stats, window)?;
+    let built = pipeline::fold(&data, args, &stats, window, |_| Ok(()))?.edges;
     let tables = built.tables();
     if let Some(pattern) = explain {
+        // A second pass for the executions the matching edges name.
+        let matching = || {
+            tables.iter().flat_map(|t| {
+                (t.edges.iter())
+                    .filter(|r| r.key().matches(pattern))
+                    .map(move |r| (*t, r))
+            })
+        };
+        let named: std::collections::BTreeSet<(String, u64)> = matching()
+            .flat_map(|(_, r)| r.executions.iter())
+            .map(|e| (e.app_id.to_string(), e.execution_id))
+            .collect();
+        let mut execs = Vec::new();
+        data.each(|e| {
+            if named.contains(&(e.record.app_id.clone(), e.record.execution_id)) {
+                execs.push(e.clone());
+            }
+            anyhow::Ok(())
+        })?;
         let mut outw = output::open_out(out)?;
         let mut found = false;
-        for t in &tables {
-            for r in t.edges.iter().filter(|r| r.key().matches(pattern)) {
-                found = true;
-                report::explain::edge(&mut outw, r, t.window, t.edges.len(), &data.records)?;
-            }
+        for (t, r) in matching() {
+            found = true;
+            report::explain::edge(&mut outw, r, t.window, t.edges.len(), &execs)?;
         }
         outw.finish()?;
         report_problems(&data.errors, &data.warnings);
@@ -206,6 +223,9 @@ pub fn columns(
             rows.iter().map(|(w, _)| w.map(|w| w.1)).collect(),
         ));
     }
-    cols.push(Col::Str("executions", s(&|r| r.executions.join(" "))));
+    cols.push(Col::Str(
+        "executions",
+        s(&|r| r.executions.strings().join(" ")),
+    ));
     cols
 }

@@ -11,10 +11,9 @@ use parsers::events::ReadOptions;
 use planner::{TableStat, TableStats};
 use std::collections::BTreeMap;
 use workload::edges::CostMeasure;
-use workload::exec::{Exec, Source};
-use workload::ingest::Ingested;
+use workload::exec::{Exec, Source, Workload};
 use workload::time::{parse_duration, TimeRange};
-use workload::windows::EdgeTables;
+use workload::windows::{EdgeTables, EdgeTablesBuilder};
 
 /// Read options from the shared flags.
 pub fn read_options(inputs: &Inputs) -> ReadOptions {
@@ -25,8 +24,9 @@ pub fn read_options(inputs: &Inputs) -> ReadOptions {
 }
 
 /// Read all inputs (`workload::exec::load`): the logs, or with
-/// `--records` the records a Spark map job wrote.
-pub fn load(inputs: &Inputs) -> Result<Ingested<Exec>> {
+/// `--records` the records a Spark map job wrote; `range` is the
+/// `--since`/`--until` selection.
+pub fn load(inputs: &Inputs, range: &TimeRange) -> Result<Workload> {
     let options = read_options(inputs);
     let source = match &inputs.records {
         Some(dir) => Source::Records(dir),
@@ -36,25 +36,54 @@ pub fn load(inputs: &Inputs) -> Result<Ingested<Exec>> {
             options: &options,
         },
     };
-    Ok(workload::exec::load(source)?)
+    Ok(workload::exec::load(source, range)?)
 }
 
-/// The run's edge tables (`workload::windows`), built once and shared:
-/// the executions in the `--since`/`--until` range, cut into windows of
-/// `window` when given, scored with `--cost` and the statistics' rows.
-pub fn edge_tables(
-    execs: &[Exec],
+/// `--since`/`--until`.
+pub fn range(args: &ScoreArgs) -> Result<TimeRange> {
+    Ok(TimeRange::parse(
+        args.since.as_deref(),
+        args.until.as_deref(),
+    )?)
+}
+
+/// What one pass over the executions gives the later stages.
+pub struct Folded {
+    /// The run's edge tables (`workload::windows`): the executions in the
+    /// `--since`/`--until` range, cut into windows when a length is given,
+    /// scored with `--cost` and the statistics' rows.
+    pub edges: EdgeTables,
+    /// What the scans say of each table (sizes, formats, bytes read).
+    pub scans: planner::profile::ScanFacts,
+}
+
+/// One pass over the executions, in order: the edge tables and the scans'
+/// facts, and `also` called with each execution (for outputs written while
+/// the executions stream by).
+pub fn fold(
+    data: &Workload,
     args: &ScoreArgs,
     stats: &TableStats,
     window: Option<&str>,
-) -> Result<EdgeTables> {
-    let range = TimeRange::parse(args.since.as_deref(), args.until.as_deref())?;
-    Ok(EdgeTables::build(
-        workload::exec::select(execs, &range),
+    mut also: impl FnMut(&Exec) -> Result<()>,
+) -> Result<Folded> {
+    let mut edges = EdgeTablesBuilder::new(
+        &data.census,
+        range(args)?,
         window.map(parse_duration).transpose()?,
         CostMeasure::from(args.cost),
         stats.row_fallback(),
-    ))
+    );
+    let mut scans = planner::profile::ScanFacts::default();
+    data.each(|e| {
+        edges.push(e);
+        scans.push(e);
+        also(e)
+    })?;
+    Ok(Folded {
+        edges: edges.finish(),
+        scans,
+    })
 }
 
 /// Table facts from outside the logs: `--table-stats` and the audit of
@@ -78,14 +107,11 @@ pub struct TableInputs {
 /// `data.errors` (the others are still audited). With `keep`, the tables
 /// are read once with the statistics `whatif` needs and kept
 /// ([`TableInputs::read`]).
-pub fn table_inputs(
-    args: &ScoreArgs,
-    data: &mut Ingested<Exec>,
-    keep: bool,
-) -> Result<TableInputs> {
-    let range = TimeRange::parse(args.since.as_deref(), args.until.as_deref())?;
-    data.warnings
-        .extend(workload::exec::filter_warning(&data.records, &range));
+pub fn table_inputs(args: &ScoreArgs, data: &mut Workload, keep: bool) -> Result<TableInputs> {
+    data.warnings.extend(workload::exec::filter_warning(
+        &data.census,
+        &range(args)?,
+    ));
     let mut stats = table_stats(args)?;
     if args.tables.is_empty() {
         return Ok(TableInputs {
@@ -96,8 +122,9 @@ pub fn table_inputs(
         });
     }
     let (audit, read) = if keep {
-        let read =
-            crate::whatif_cmd::read_tables(data, &args.tables, args.allow_outside_table, &[]);
+        let read = data.in_memory(|d| {
+            crate::whatif_cmd::read_tables(d, &args.tables, args.allow_outside_table, &[])
+        })?;
         (
             maintenance::audit::audit_read(&read, &PolicyArg::All.policies(), None),
             Some(read),
@@ -151,10 +178,12 @@ fn table_stats(args: &ScoreArgs) -> Result<TableStats> {
 }
 
 /// Each table's format, by the logs' table identity: the audit's (`--tables`)
-/// where it has the table, else what the logs' scans show
-/// (`planner::ddl::scan_formats`).
-pub fn formats(execs: &[Exec], tables: &TableInputs) -> BTreeMap<String, planner::TableFormat> {
-    let mut m = planner::ddl::scan_formats(execs);
+/// where it has the table, else what the logs' scans show (`scans`).
+pub fn formats(
+    scans: &planner::profile::ScanFacts,
+    tables: &TableInputs,
+) -> BTreeMap<String, planner::TableFormat> {
+    let mut m = scans.formats.clone();
     if let Some(a) = &tables.audit {
         for s in &a.state {
             let id = tables.identity.get(&s.table).unwrap_or(&s.table);

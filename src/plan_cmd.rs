@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 use planner::{plan_instance, PlanInstance, Planned, PlannerConfig, TableStats};
 use std::io::Write as _;
 use std::path::Path;
-use workload::exec::Exec;
+use planner::profile::ScanFacts;
 use workload::time::parse_duration;
 use workload::windows::EdgeTables;
 
@@ -151,9 +151,10 @@ pub fn run_instance(
 }
 
 /// Make the plan for the most recent window of the run's edge tables
-/// (built with `--window`).
+/// (built with `--window`), the tables sized by the scans (`scans`) and
+/// the statistics.
 pub fn make_plan(
-    execs: &[Exec],
+    scans: &ScanFacts,
     tables: &EdgeTables,
     args: &PlanArgs,
     stats: &TableStats,
@@ -161,7 +162,7 @@ pub fn make_plan(
 ) -> Result<Planned> {
     planner::plan_window(
         tables.latest(),
-        planner::profiles(planner::profile::scan_observations(execs), stats),
+        scans.sizes.profiles(stats),
         args.config()?,
         args.algorithm(),
         measured,
@@ -173,7 +174,6 @@ pub fn make_plan(
 /// length, executor time saved per served edge (`planner::savings`), and
 /// the prices given.
 pub fn money(
-    execs: &[Exec],
     tables: &EdgeTables,
     args: &PlanArgs,
     planned: &Planned,
@@ -181,7 +181,7 @@ pub fn money(
 ) -> Result<report::Money> {
     Ok(report::Money {
         window_ms: parse_duration(&args.window)?,
-        executor_ms: planner::savings::executor_ms(execs, tables.latest(), planned, measured),
+        executor_ms: planner::savings::executor_ms(tables.latest(), planned, measured),
         cost_per_tb: args.cost_per_tb,
         cost_per_hour: args.cost_per_hour,
     })

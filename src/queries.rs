@@ -7,6 +7,7 @@ use anyhow::Result;
 use std::path::Path;
 use workload::exec::Exec;
 use workload::spool::Spool;
+use workload::time::TimeRange;
 
 /// Run the command; returns whether some input failed.
 pub fn run(
@@ -18,18 +19,90 @@ pub fn run(
     if inputs.records.is_none() && matches!(format, Format::Jsonl | Format::Csv) {
         return stream(inputs, format, out, apps);
     }
-    let data = pipeline::load(inputs)?;
+    let data = pipeline::load(inputs, &TimeRange::default())?;
     if let Some(p) = apps {
         output::write_to(Some(p), |w| output::write_jsonl(&data.apps, w))?;
     }
     match format {
-        Format::Jsonl => output::write_to(out, |w| output::write_jsonl(&data.records, w))?,
-        other => {
-            output::write_columns(&columns(&data.records, other == Format::Table), other, out)?
+        Format::Jsonl => output::write_to(out, |w| {
+            data.each(|e| {
+                serde_json::to_writer(&mut *w, e)?;
+                Ok(w.write_all(b"\n")?)
+            })
+        })?,
+        Format::Csv => output::write_to(out, |w| {
+            let mut batch = Vec::with_capacity(CSV_BATCH);
+            let mut header = true;
+            data.each(|e| {
+                batch.push(e.clone());
+                if batch.len() == CSV_BATCH {
+                    output::write_csv(&columns(&batch, false), w, header)?;
+                    header = false;
+                    batch.clear();
+                }
+                anyhow::Ok(())
+            })?;
+            if header || !batch.is_empty() {
+                output::write_csv(&columns(&batch, false), w, header)?;
+            }
+            Ok(())
+        })?,
+        Format::Parquet => {
+            output::write_to(out, |w| {
+                let mut rows = ParquetRecords::new(w);
+                data.each(|e| rows.push(e))?;
+                rows.finish()
+            })?
+        }
+        Format::Table => {
+            let mut all = Vec::new();
+            data.each(|e| {
+                all.push(e.clone());
+                anyhow::Ok(())
+            })?;
+            output::write_columns(&columns(&all, true), Format::Table, out)?
         }
     }
     report_problems(&data.errors, &data.warnings);
     Ok(data.failed())
+}
+
+/// Executions turned into Parquet rows a batch at a time.
+const PARQUET_BATCH: usize = 1024;
+
+/// Records written as Parquet while they stream by (the columns of
+/// [`columns`], in row groups of `tabular::ROW_GROUP_ROWS`).
+pub struct ParquetRecords<'a> {
+    rows: tabular::ParquetRows<'a>,
+    batch: Vec<Exec>,
+}
+
+impl<'a> ParquetRecords<'a> {
+    /// A records Parquet output to `out`.
+    pub fn new(out: &'a mut dyn std::io::Write) -> Self {
+        ParquetRecords {
+            rows: tabular::ParquetRows::new(out),
+            batch: Vec::with_capacity(PARQUET_BATCH),
+        }
+    }
+
+    /// Append one execution.
+    pub fn push(&mut self, e: &Exec) -> Result<()> {
+        self.batch.push(e.clone());
+        if self.batch.len() == PARQUET_BATCH {
+            self.rows.push(&columns(&self.batch, false))?;
+            self.batch.clear();
+        }
+        Ok(())
+    }
+
+    /// Write the last rows and the footer.
+    pub fn finish(mut self) -> Result<()> {
+        if !self.batch.is_empty() {
+            self.rows.push(&columns(&self.batch, false))?;
+        }
+        Ok(self.rows.finish(&columns(&[], false))?)
+    }
 }
 
 /// Executions written per CSV batch.

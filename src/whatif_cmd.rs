@@ -13,6 +13,7 @@ use skipping::{Engine, ScanRow};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use workload::exec::Exec;
+use workload::exec::Workload;
 use workload::ingest::Ingested;
 
 /// `--engine`.
@@ -143,8 +144,8 @@ fn parse_layouts(flags: &[String]) -> Result<Vec<(String, Vec<String>)>> {
 /// Run the command; returns whether some input failed.
 pub fn run(inputs: &Inputs, args: &WhatifArgs, format: Format, out: Option<&Path>) -> Result<bool> {
     let layouts = parse_layouts(&args.layout)?;
-    let mut data = pipeline::load(inputs)?;
-    let rows = rows(&mut data, args, &layouts).rows;
+    let mut data = pipeline::load(inputs, &workload::time::TimeRange::default())?;
+    let rows = data.in_memory(|d| rows(d, args, &layouts))?.rows;
     match format {
         Format::Jsonl => output::write_to(out, |w| output::write_jsonl(&rows, w))?,
         other => output::write_columns(&columns(&rows, other == Format::Table), other, out)?,
@@ -188,13 +189,13 @@ pub fn read_tables(
 /// Databricks ran it, else `minmax`; [`rows`]), and for the planner the
 /// measured keys (none with `--pricing assumed`).
 pub fn measure(
-    data: &mut Ingested<Exec>,
+    data: &mut Workload,
     score: &crate::edges_cmd::ScoreArgs,
     pricing: crate::plan_cmd::Pricing,
     read: Option<ReadTables>,
-) -> (Whatif, Vec<planner::MeasuredKey>) {
+) -> Result<(Whatif, Vec<planner::MeasuredKey>)> {
     let Some(read) = read.filter(|_| !score.tables.is_empty()) else {
-        return (Whatif::default(), Vec::new());
+        return Ok((Whatif::default(), Vec::new()));
     };
     let args = WhatifArgs {
         tables: score.tables.clone(),
@@ -205,12 +206,12 @@ pub fn measure(
         sample_rows: DEFAULT_SAMPLE_ROWS,
         current_only: false,
     };
-    let w = rows_of(data, &args.options(), &[], read, false);
+    let w = data.in_memory(|d| rows_of(d, &args.options(), &[], read, false))?;
     let m = match pricing {
         crate::plan_cmd::Pricing::Measured => measured(&w.rows),
         crate::plan_cmd::Pricing::Assumed => Vec::new(),
     };
-    (w, m)
+    Ok((w, m))
 }
 
 /// The layout quality rows as columns (`layout_quality.csv`).

@@ -51,10 +51,10 @@ pub fn edge(
         )?;
     }
     writeln!(out, "  executions:")?;
-    for id in &r.executions {
+    for id in r.executions.iter() {
         let e = execs
             .iter()
-            .find(|e| format!("{}:{}", e.record.app_id, e.record.execution_id) == *id);
+            .find(|e| e.record.app_id == id.app_id && e.record.execution_id == id.execution_id);
         match e {
             Some(e) => {
                 let tables: Vec<String> = e
