@@ -89,7 +89,7 @@ pub fn run(
         let mut execs = Vec::new();
         data.each(|e| {
             if named.contains(&(e.record.app_id.clone(), e.record.execution_id)) {
-                execs.push(e.clone());
+                execs.push(e.into_owned());
             }
             anyhow::Ok(())
         })?;

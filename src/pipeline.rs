@@ -9,6 +9,7 @@ use anyhow::{Context, Result};
 use maintenance::audit::Audit;
 use parsers::events::ReadOptions;
 use planner::{TableStat, TableStats};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use workload::edges::CostMeasure;
 use workload::exec::{Exec, Source, Workload};
@@ -60,12 +61,12 @@ pub struct Folded {
 /// One pass over the executions, in order: the edge tables and the scans'
 /// facts, and `also` called with each execution (for outputs written while
 /// the executions stream by).
-pub fn fold(
-    data: &Workload,
+pub fn fold<'a>(
+    data: &'a Workload,
     args: &ScoreArgs,
     stats: &TableStats,
     window: Option<&str>,
-    mut also: impl FnMut(&Exec) -> Result<()>,
+    mut also: impl FnMut(Cow<'a, Exec>) -> Result<()>,
 ) -> Result<Folded> {
     let mut edges = EdgeTablesBuilder::new(
         &data.census,
@@ -76,8 +77,8 @@ pub fn fold(
     );
     let mut scans = planner::profile::ScanFacts::default();
     data.each(|e| {
-        edges.push(e);
-        scans.push(e);
+        edges.push(&e);
+        scans.push(&e);
         also(e)
     })?;
     Ok(Folded {

@@ -5,6 +5,7 @@ use crate::pipeline;
 use crate::{report_problems, Inputs};
 use anyhow::Result;
 use std::path::Path;
+use std::borrow::{Borrow, Cow};
 use workload::exec::Exec;
 use workload::spool::Spool;
 use workload::time::TimeRange;
@@ -26,7 +27,7 @@ pub fn run(
     match format {
         Format::Jsonl => output::write_to(out, |w| {
             data.each(|e| {
-                serde_json::to_writer(&mut *w, e)?;
+                serde_json::to_writer(&mut *w, &*e)?;
                 Ok(w.write_all(b"\n")?)
             })
         })?,
@@ -34,7 +35,7 @@ pub fn run(
             let mut batch = Vec::with_capacity(CSV_BATCH);
             let mut header = true;
             data.each(|e| {
-                batch.push(e.clone());
+                batch.push(e);
                 if batch.len() == CSV_BATCH {
                     output::write_csv(&columns(&batch, false), w, header)?;
                     header = false;
@@ -57,7 +58,7 @@ pub fn run(
         Format::Table => {
             let mut all = Vec::new();
             data.each(|e| {
-                all.push(e.clone());
+                all.push(e);
                 anyhow::Ok(())
             })?;
             output::write_columns(&columns(&all, true), Format::Table, out)?
@@ -72,12 +73,12 @@ const PARQUET_BATCH: usize = 1024;
 
 /// Records written as Parquet while they stream by (the columns of
 /// [`columns`], in row groups of `tabular::ROW_GROUP_ROWS`).
-pub struct ParquetRecords<'a> {
+pub struct ParquetRecords<'a, 'e> {
     rows: tabular::ParquetRows<'a>,
-    batch: Vec<Exec>,
+    batch: Vec<Cow<'e, Exec>>,
 }
 
-impl<'a> ParquetRecords<'a> {
+impl<'a, 'e> ParquetRecords<'a, 'e> {
     /// A records Parquet output to `out`.
     pub fn new(out: &'a mut dyn std::io::Write) -> Self {
         ParquetRecords {
@@ -87,8 +88,8 @@ impl<'a> ParquetRecords<'a> {
     }
 
     /// Append one execution.
-    pub fn push(&mut self, e: &Exec) -> Result<()> {
-        self.batch.push(e.clone());
+    pub fn push(&mut self, e: Cow<'e, Exec>) -> Result<()> {
+        self.batch.push(e);
         if self.batch.len() == PARQUET_BATCH {
             self.rows.push(&columns(&self.batch, false))?;
             self.batch.clear();
@@ -101,7 +102,7 @@ impl<'a> ParquetRecords<'a> {
         if !self.batch.is_empty() {
             self.rows.push(&columns(&self.batch, false))?;
         }
-        Ok(self.rows.finish(&columns(&[], false))?)
+        Ok(self.rows.finish(&columns::<Exec>(&[], false))?)
     }
 }
 
@@ -140,7 +141,7 @@ fn stream(
                     }
                 }
                 if header {
-                    output::write_csv(&columns(&[], false), o, true)?;
+                    output::write_csv(&columns::<Exec>(&[], false), o, true)?;
                 }
             }
             _ if !spool.renames() => {
@@ -165,8 +166,9 @@ fn stream(
 /// Tabular view of records: scalar fields as columns, `scans`, `joins` and
 /// `relationships` as JSON text (and a compact `tables` list) so CSV and
 /// Parquet keep them. The terminal table keeps the short columns only.
-pub fn columns(execs: &[Exec], terminal: bool) -> Vec<Col> {
-    let recs: Vec<&parsers::record::QueryRecord> = execs.iter().map(|e| &e.record).collect();
+pub fn columns<E: Borrow<Exec>>(execs: &[E], terminal: bool) -> Vec<Col> {
+    let recs: Vec<&parsers::record::QueryRecord> =
+        execs.iter().map(|e| &e.borrow().record).collect();
     let s = |f: &dyn Fn(&parsers::record::QueryRecord) -> Option<String>| {
         recs.iter().map(|r| f(r)).collect::<Vec<_>>()
     };
@@ -210,7 +212,7 @@ pub fn columns(execs: &[Exec], terminal: bool) -> Vec<Col> {
             "relationship_count",
             execs
                 .iter()
-                .map(|e| Some(e.relationships.len() as i64))
+                .map(|e| Some(e.borrow().relationships.len() as i64))
                 .collect(),
         ),
         Col::Str("error", s(&|r| r.error.clone())),
@@ -260,7 +262,7 @@ pub fn columns(execs: &[Exec], terminal: bool) -> Vec<Col> {
         "relationships",
         execs
             .iter()
-            .map(|e| serde_json::to_string(&e.relationships).ok())
+            .map(|e| serde_json::to_string(&e.borrow().relationships).ok())
             .collect(),
     ));
     cols.push(Col::Bool(
@@ -282,7 +284,7 @@ mod tests {
 
     #[test]
     fn the_records_writer_follows_the_one_schema() {
-        let written: Vec<(&str, RecordType)> = columns(&[], false)
+        let written: Vec<(&str, RecordType)> = columns::<Exec>(&[], false)
             .iter()
             .map(|c| {
                 let t = match c {

@@ -35,7 +35,8 @@ pub struct ExecFacts {
     /// summed over that execution's scans of the table (`None` when no
     /// scan of it reported the metric).
     pub tables: BTreeMap<String, TableVolume>,
-    /// Join relationships of the execution's plan.
+    /// Join relationships of the execution's plan (for [`build_edges`];
+    /// [`crate::exec::facts`] leaves them to the execution).
     pub relationships: Vec<Relationship>,
 }
 
@@ -210,6 +211,15 @@ pub fn edge_key(r: &Relationship) -> Option<EdgeKey> {
         right_table: b.0,
         right_columns: b.1,
     })
+}
+
+/// The edge keys of relationships ([`edge_key`]) with their strategies,
+/// the relationships without one left out.
+pub fn edge_keys(relationships: &[Relationship]) -> Vec<(EdgeKey, JoinStrategy)> {
+    relationships
+        .iter()
+        .filter_map(|r| Some((edge_key(r)?, r.strategy)))
+        .collect()
 }
 
 fn qualified((t, cols): &(String, Vec<String>)) -> Vec<String> {
@@ -397,8 +407,15 @@ impl EdgeAcc {
         self.executions
     }
 
-    /// Fold in one execution (after every execution it sorts after).
-    pub fn push(&mut self, ex: &ExecFacts, cost: CostMeasure, fallback: &RowFallback) {
+    /// Fold in one execution (after every execution it sorts after), whose
+    /// relationships give `keys` ([`edge_keys`]).
+    pub fn push(
+        &mut self,
+        ex: &ExecFacts,
+        keys: &[(EdgeKey, JoinStrategy)],
+        cost: CostMeasure,
+        fallback: &RowFallback,
+    ) {
         self.executions += 1;
         if self.apps.last() != Some(&ex.app_id) {
             self.apps.push(ex.app_id.clone());
@@ -410,16 +427,14 @@ impl EdgeAcc {
         // statement, e.g. a CTAS and its insert, are one); strategies once
         // per kind.
         let statement = ex.root_execution_id.unwrap_or(ex.execution_id);
-        let mut per_exec: BTreeMap<EdgeKey, BTreeSet<JoinStrategy>> = BTreeMap::new();
-        for r in &ex.relationships {
-            if let Some(k) = edge_key(r) {
-                if self.counted.contains(&(statement, k.clone())) {
-                    continue;
-                }
-                per_exec.entry(k).or_default().insert(r.strategy);
+        let mut per_exec: BTreeMap<&EdgeKey, BTreeSet<JoinStrategy>> = BTreeMap::new();
+        for (k, strategy) in keys {
+            if self.counted.contains(&(statement, k.clone())) {
+                continue;
             }
+            per_exec.entry(k).or_default().insert(*strategy);
         }
-        for k in per_exec.keys() {
+        for &k in per_exec.keys() {
             self.counted.insert((statement, k.clone()));
         }
         let c = match cost {
@@ -441,7 +456,10 @@ impl EdgeAcc {
             } else {
                 bytes(&k.left_table) + bytes(&k.right_table)
             };
-            let a = self.acc.entry(k).or_default();
+            let a = match self.acc.get_mut(k) {
+                Some(a) => a,
+                None => self.acc.entry(k.clone()).or_default(),
+            };
             a.volume_sum += rl * rr;
             if fl || fr {
                 a.fallbacks += 1;
@@ -523,7 +541,7 @@ pub fn build_edges(execs: &[ExecFacts], cost: CostMeasure, fallback: &RowFallbac
     order.sort_by(|a, b| (&a.app_id, a.execution_id).cmp(&(&b.app_id, b.execution_id)));
     let mut acc = EdgeAcc::default();
     for ex in order {
-        acc.push(ex, cost, fallback);
+        acc.push(ex, &edge_keys(&ex.relationships), cost, fallback);
     }
     acc.finish()
 }

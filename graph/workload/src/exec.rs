@@ -13,6 +13,7 @@ use parsers::events::ReadOptions;
 use parsers::events::AppSummary;
 use parsers::record::{PlanSet, QueryRecord};
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::path::Path;
 
 /// One execution with the relationships its plan resolves to.
@@ -145,12 +146,16 @@ impl Workload {
         !self.errors.is_empty()
     }
 
-    /// Call `f` with every execution in order; a pass over records on
-    /// disk reads them again, one at a time.
-    pub fn each<E: From<Error>>(&self, mut f: impl FnMut(&Exec) -> Result<(), E>) -> Result<(), E> {
+    /// Call `f` with every execution in order (borrowed from memory, or
+    /// read from disk and owned); a pass over records on disk reads them
+    /// again, one at a time.
+    pub fn each<'a, E: From<Error>>(
+        &'a self,
+        mut f: impl FnMut(Cow<'a, Exec>) -> Result<(), E>,
+    ) -> Result<(), E> {
         match &self.execs {
-            Execs::Memory(v) => v.iter().try_for_each(f),
-            Execs::Sorted(s) => s.each(|e| f(e)),
+            Execs::Memory(v) => v.iter().try_for_each(|e| f(Cow::Borrowed(e))),
+            Execs::Sorted(s) => s.each(|e| f(Cow::Owned(e))),
         }
     }
 
@@ -161,7 +166,7 @@ impl Workload {
         if let Execs::Sorted(s) = &self.execs {
             let mut v = Vec::with_capacity(self.census.executions);
             s.each(|e| {
-                v.push(e.clone());
+                v.push(e);
                 Ok::<_, Error>(())
             })?;
             self.execs = Execs::Memory(v);
@@ -252,7 +257,8 @@ pub fn exec_of(record: QueryRecord, plans: &PlanSet) -> Exec {
     }
 }
 
-/// What an execution contributes to the join graph.
+/// What an execution contributes to the join graph, but its relationships
+/// (their edge keys come from the execution: [`crate::edges::edge_keys`]).
 pub fn facts(e: &Exec) -> ExecFacts {
     let mut f = ExecFacts {
         app_id: e.record.app_id.clone(),
@@ -262,7 +268,6 @@ pub fn facts(e: &Exec) -> ExecFacts {
         duration_ms: e.record.duration_ms,
         cpu_ms: e.record.executor_cpu_ms,
         run_ms: e.record.executor_run_ms,
-        relationships: e.relationships.clone(),
         ..ExecFacts::default()
     };
     for s in &e.record.scans {

@@ -219,6 +219,9 @@ pub fn open(path: &Path, range: &TimeRange) -> Result<Workload> {
     ))
 }
 
+/// Records turned back into executions at once (in parallel).
+const PARSE_BATCH: usize = 512;
+
 /// Raw bytes of records buffered before a run is sorted and written.
 const RUN_BYTES: usize = 96 << 20;
 
@@ -321,32 +324,48 @@ impl Sorted {
     /// Call `f` with every kept record, in order, its path reads of a
     /// catalog table's location named by the catalog name
     /// ([`crate::exec::rename_paths`]).
-    pub fn each<E: From<Error>>(&self, mut f: impl FnMut(&Exec) -> Result<(), E>) -> Result<(), E> {
+    pub fn each<E: From<Error>>(&self, mut f: impl FnMut(Exec) -> Result<(), E>) -> Result<(), E> {
+        use rayon::prelude::*;
+        use std::cmp::Reverse;
+        let mut readers = Vec::with_capacity(self.runs.len());
+        let mut heap = std::collections::BinaryHeap::new();
         let mut heads = Vec::with_capacity(self.runs.len());
         for r in &self.runs {
             let mut reader = r.reader()?;
-            if let Some(h) = reader.next()? {
-                heads.push((h, reader));
+            let head = reader.next()?;
+            if let Some(h) = &head {
+                heap.push(Reverse((h.key(), heads.len())));
+            }
+            heads.push(head);
+            readers.push(reader);
+        }
+        // Entries are taken from the runs in key order a batch at a time,
+        // turned into records in parallel, and given in order.
+        let mut batch = Vec::with_capacity(PARSE_BATCH);
+        loop {
+            while batch.len() < PARSE_BATCH {
+                let Some(Reverse((_, i))) = heap.pop() else {
+                    break;
+                };
+                let next = readers[i].next()?;
+                if let Some(h) = &next {
+                    heap.push(Reverse((h.key(), i)));
+                }
+                if let Some(entry) = std::mem::replace(&mut heads[i], next) {
+                    batch.push(entry);
+                }
+            }
+            if batch.is_empty() {
+                return Ok(());
+            }
+            let execs: Vec<Result<Option<Exec>>> = batch.par_iter().map(|e| self.exec(e)).collect();
+            batch.clear();
+            for e in execs {
+                if let Some(e) = e? {
+                    f(e)?;
+                }
             }
         }
-        // A binary heap of run indices by their head's key.
-        let mut heap: std::collections::BinaryHeap<std::cmp::Reverse<(Key, usize)>> = heads
-            .iter()
-            .enumerate()
-            .map(|(i, (h, _))| std::cmp::Reverse((h.key(), i)))
-            .collect();
-        while let Some(std::cmp::Reverse((_, i))) = heap.pop() {
-            let (head, reader) = &mut heads[i];
-            let exec = self.exec(head)?;
-            if let Some(e) = exec {
-                f(&e)?;
-            }
-            if let Some(next) = reader.next()? {
-                *head = next;
-                heap.push(std::cmp::Reverse((head.key(), i)));
-            }
-        }
-        Ok(())
     }
 
     /// The record of a run entry, `None` when its log is not kept.

@@ -8,7 +8,11 @@
 //! between two that have executions are kept (a gap is a real, empty
 //! window).
 
-use crate::edges::{data_align, window_start, CostMeasure, EdgeAcc, EdgeRow, ExecFacts, RowFallback};
+use crate::edges::{
+    data_align, edge_keys, window_start, CostMeasure, EdgeAcc, EdgeKey, EdgeRow, ExecFacts,
+    RowFallback,
+};
+use plan::JoinStrategy;
 use crate::exec::{facts, Census, Exec};
 use crate::time::TimeRange;
 use std::collections::BTreeMap;
@@ -21,8 +25,8 @@ pub struct EdgeTable {
     pub window: Option<(i64, i64)>,
     /// How many executions.
     pub executions: usize,
-    /// The executions as graph facts (without their relationships: the
-    /// edges hold what they gave), kept only in the table a plan is made
+    /// The executions as graph facts (without their relationships:
+    /// [`facts`]), kept only in the table a plan is made
     /// for ([`EdgeTables::latest`]), which prices them one by one; empty
     /// in the others.
     pub facts: Vec<ExecFacts>,
@@ -132,13 +136,16 @@ impl Folding {
         }
     }
 
-    fn push(&mut self, f: &ExecFacts, cost: CostMeasure, fallback: &RowFallback) {
-        self.edges.push(f, cost, fallback);
+    fn push(
+        &mut self,
+        f: &ExecFacts,
+        keys: &[(EdgeKey, JoinStrategy)],
+        cost: CostMeasure,
+        fallback: &RowFallback,
+    ) {
+        self.edges.push(f, keys, cost, fallback);
         if let Some(kept) = &mut self.facts {
-            kept.push(ExecFacts {
-                relationships: Vec::new(),
-                ..f.clone()
-            });
+            kept.push(f.clone());
         }
     }
 
@@ -202,7 +209,8 @@ impl EdgeTablesBuilder {
             return;
         }
         let f = facts(e);
-        self.whole.push(&f, self.cost, &self.fallback);
+        let keys = edge_keys(&e.relationships);
+        self.whole.push(&f, &keys, self.cost, &self.fallback);
         let Some(t) = f.start_ms else {
             return;
         };
@@ -212,7 +220,7 @@ impl EdgeTablesBuilder {
             self.windows
                 .entry(start)
                 .or_insert_with(|| Folding::keeping(Some(start) == planned))
-                .push(&f, self.cost, &self.fallback);
+                .push(&f, &keys, self.cost, &self.fallback);
         }
     }
 
