@@ -109,10 +109,8 @@ pub struct TableInputs {
 /// are read once with the statistics `whatif` needs and kept
 /// ([`TableInputs::read`]).
 pub fn table_inputs(args: &ScoreArgs, data: &mut Workload, keep: bool) -> Result<TableInputs> {
-    data.warnings.extend(workload::exec::filter_warning(
-        &data.census,
-        &range(args)?,
-    ));
+    data.warnings
+        .extend(workload::exec::filter_warning(&data.census, &range(args)?));
     let mut stats = table_stats(args)?;
     if args.tables.is_empty() {
         return Ok(TableInputs {

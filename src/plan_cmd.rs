@@ -3,10 +3,10 @@
 
 use crate::PlanFormat;
 use anyhow::{Context, Result};
+use planner::profile::ScanFacts;
 use planner::{plan_instance, PlanInstance, Planned, PlannerConfig, TableStats};
 use std::io::Write as _;
 use std::path::Path;
-use planner::profile::ScanFacts;
 use workload::time::parse_duration;
 use workload::windows::EdgeTables;
 

@@ -4,8 +4,8 @@ use crate::output::{self, Col, Format};
 use crate::pipeline;
 use crate::{report_problems, Inputs};
 use anyhow::Result;
-use std::path::Path;
 use std::borrow::{Borrow, Cow};
+use std::path::Path;
 use workload::exec::Exec;
 use workload::spool::Spool;
 use workload::time::TimeRange;
@@ -48,13 +48,11 @@ pub fn run(
             }
             Ok(())
         })?,
-        Format::Parquet => {
-            output::write_to(out, |w| {
-                let mut rows = ParquetRecords::new(w);
-                data.each(|e| rows.push(e))?;
-                rows.finish()
-            })?
-        }
+        Format::Parquet => output::write_to(out, |w| {
+            let mut rows = ParquetRecords::new(w);
+            data.each(|e| rows.push(e))?;
+            rows.finish()
+        })?,
         Format::Table => {
             let mut all = Vec::new();
             data.each(|e| {

@@ -46,7 +46,6 @@ pub use sql::{one_line, quote_ident, quote_table, split_qualified};
 
 use crate::model::{Layout, LayoutPlan, TableDecision};
 
-
 /// A table's storage format as far as lakeaudit knows it: from the table
 /// audit (`--tables`), else from the logs' scans.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

@@ -779,7 +779,10 @@ mod tests {
         );
         assert_eq!(
             serde_json::to_string(&l).unwrap(),
-            format!(r#"["app-0:7","app-0:7","app-0:300","app-2:1","app-2:{}","app-5:0"]"#, u64::MAX)
+            format!(
+                r#"["app-0:7","app-0:7","app-0:300","app-2:1","app-2:{}","app-5:0"]"#,
+                u64::MAX
+            )
         );
     }
 

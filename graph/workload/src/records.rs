@@ -89,6 +89,11 @@ fn record_columns() -> Vec<&'static str> {
 /// execution id) order, read back one at a time. `range` is the
 /// `--since`/`--until` selection the [`Census`] counts.
 pub fn open(path: &Path, range: &TimeRange) -> Result<Workload> {
+    open_runs(path, range, RUN_BYTES)
+}
+
+/// [`open`], writing a run each `run_bytes` of records.
+fn open_runs(path: &Path, range: &TimeRange, run_bytes: usize) -> Result<Workload> {
     let input = |reason| Error::RecordsInput {
         path: path.to_path_buf(),
         reason,
@@ -126,7 +131,7 @@ pub fn open(path: &Path, range: &TimeRange) -> Result<Workload> {
     }
     // Every record once, into sorted runs; per log what the merge of
     // applications and the census need.
-    let mut runs = Runs::new(RUN_BYTES)?;
+    let mut runs = Runs::new(run_bytes)?;
     let mut logs: BTreeMap<String, LogSeen> = BTreeMap::new();
     for (i, f) in files.iter().enumerate() {
         read_into(f, i as u32, &mut runs, &mut logs, range)?;
@@ -269,7 +274,9 @@ fn read_into(
     for i in 0..df.height() {
         let raw = cols.row(i);
         let row = |reason: String| bad(path, format!("row {}: {reason}", i + 1));
-        let app_id = raw.text(APP_ID).ok_or_else(|| row("`app_id` is null".into()))?;
+        let app_id = raw
+            .text(APP_ID)
+            .ok_or_else(|| row("`app_id` is null".into()))?;
         let id = raw
             .long(EXECUTION_ID)
             .and_then(|x| u64::try_from(x).ok())
@@ -280,8 +287,11 @@ fn read_into(
             Some(s) => s,
             None => logs.entry(log.to_string()).or_default(),
         };
-        seen.census
-            .add(raw.long(START_MS), raw.flag(IS_COMMAND).unwrap_or(false), range);
+        seen.census.add(
+            raw.long(START_MS),
+            raw.flag(IS_COMMAND).unwrap_or(false),
+            range,
+        );
         if seen.first.as_ref().is_none_or(|(k, _)| (id, seq) < *k) {
             seen.first = Some((
                 (id, seq),
@@ -984,5 +994,145 @@ impl RunReader<'_> {
             seq,
             body,
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use polars::prelude::{Column, DataFrame};
+    use polars_io::prelude::ParquetWriter;
+
+    /// A records file of `rows` (app id, log, execution id, start), each
+    /// record joining `orders` to `lineitem`.
+    fn write(path: &Path, rows: &[(&str, &str, i64, i64)]) {
+        let rel = r#"[{"left_table":"orders","left_columns":["o_orderkey"],"right_table":"lineitem","right_columns":["l_orderkey"],"join_type":"Inner","strategy":"SortMergeJoin","non_simple":false,"left_expr":"","right_expr":"","preserved_side":null,"left_aggregated":false,"right_aggregated":false,"engine":"spark"}]"#;
+        let scans = r#"[{"table":"orders","columns":[],"rows":10},{"table":"lineitem","columns":[],"rows":40}]"#;
+        let cols: Vec<Column> = RECORD_SCHEMA
+            .iter()
+            .filter(|(_, _, derived)| !derived)
+            .map(|(name, t, _)| {
+                let n = (*name).into();
+                match (*name, t) {
+                    ("app_id", _) => Column::new(n, rows.iter().map(|r| r.0).collect::<Vec<_>>()),
+                    ("log", _) => Column::new(n, rows.iter().map(|r| r.1).collect::<Vec<_>>()),
+                    ("execution_id", _) => {
+                        Column::new(n, rows.iter().map(|r| r.2).collect::<Vec<_>>())
+                    }
+                    ("start_ms" | "duration_ms", _) => {
+                        Column::new(n, rows.iter().map(|r| r.3).collect::<Vec<_>>())
+                    }
+                    ("scans", _) => Column::new(n, rows.iter().map(|_| scans).collect::<Vec<_>>()),
+                    ("joins", _) => Column::new(n, rows.iter().map(|_| "[]").collect::<Vec<_>>()),
+                    ("relationships", _) => {
+                        Column::new(n, rows.iter().map(|_| rel).collect::<Vec<_>>())
+                    }
+                    (_, RecordType::Text) => Column::new(n, vec![None::<&str>; rows.len()]),
+                    (_, RecordType::Long) => Column::new(n, vec![None::<i64>; rows.len()]),
+                    (_, RecordType::Bool) => Column::new(n, vec![None::<bool>; rows.len()]),
+                }
+            })
+            .collect();
+        let mut df = DataFrame::new(rows.len(), cols).unwrap();
+        let f = std::fs::File::create(path).unwrap();
+        ParquetWriter::new(f).finish(&mut df).unwrap();
+    }
+
+    fn read(path: &Path, run_bytes: usize) -> (Workload, Vec<(String, u64)>) {
+        let w = open_runs(path, &TimeRange::default(), run_bytes).unwrap();
+        let mut ids = Vec::new();
+        w.each(|e| {
+            ids.push((e.record.app_id.clone(), e.record.execution_id));
+            Ok::<_, Error>(())
+        })
+        .unwrap();
+        (w, ids)
+    }
+
+    #[test]
+    fn records_split_over_files_come_back_sorted_whatever_the_runs() {
+        let dir = std::env::temp_dir().join(format!("lakeaudit-records-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // Two applications interleaved over three files, out of order, and
+        // a second, less complete copy of app-a (its log left out).
+        let day = 86_400_000;
+        write(
+            &dir.join("a.parquet"),
+            &[
+                ("app-b", "b", 3, 5 * day),
+                ("app-a", "a", 9, day),
+                ("app-a", "a", 2, day),
+            ],
+        );
+        write(
+            &dir.join("b.parquet"),
+            &[
+                ("app-a", "a", 5, 2 * day),
+                ("app-b", "b", 1, 4 * day),
+                ("app-a", "a-copy", 1, 0),
+            ],
+        );
+        write(&dir.join("c.parquet"), &[("app-a", "a", 1, 3 * day)]);
+        let want: Vec<(String, u64)> = [
+            ("app-a", 1),
+            ("app-a", 2),
+            ("app-a", 5),
+            ("app-a", 9),
+            ("app-b", 1),
+            ("app-b", 3),
+        ]
+        .iter()
+        .map(|(a, i)| (a.to_string(), *i))
+        .collect();
+        let mut tables = Vec::new();
+        // One record a run, a few a run, every record in one run.
+        for run_bytes in [1, 2_000, RUN_BYTES] {
+            let (w, ids) = read(&dir, run_bytes);
+            assert_eq!(ids, want, "runs of {run_bytes} bytes");
+            assert_eq!(w.census.executions, 6);
+            assert_eq!(w.census.span, Some((day, 5 * day)));
+            assert_eq!(w.apps.len(), 2);
+            assert!(w
+                .warnings
+                .iter()
+                .any(|x| x.contains("same application app-a")));
+            // Read twice: the same records again.
+            assert_eq!(read(&dir, run_bytes).1, want);
+            let mut b = crate::windows::EdgeTablesBuilder::new(
+                &w.census,
+                TimeRange::default(),
+                Some(day),
+                crate::edges::CostMeasure::Duration,
+                Default::default(),
+            );
+            w.each(|e| {
+                b.push(&e);
+                Ok::<_, Error>(())
+            })
+            .unwrap();
+            let t = b.finish();
+            let row = |t: &crate::windows::EdgeTable| {
+                (
+                    t.window,
+                    t.executions,
+                    t.edges
+                        .iter()
+                        .map(|r| (r.frequency, r.executions.strings()))
+                        .collect::<Vec<_>>(),
+                )
+            };
+            tables.push((
+                row(t.whole()),
+                t.tables().into_iter().map(row).collect::<Vec<_>>(),
+            ));
+        }
+        assert!(tables.windows(2).all(|w| w[0] == w[1]));
+        let (whole, windows) = &tables[0];
+        assert_eq!(
+            whole.2[0].1,
+            ["app-a:1", "app-a:2", "app-a:5", "app-a:9", "app-b:1", "app-b:3"]
+        );
+        assert_eq!(windows.len(), 5);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -12,9 +12,9 @@ use crate::edges::{
     data_align, edge_keys, window_start, CostMeasure, EdgeAcc, EdgeKey, EdgeRow, ExecFacts,
     RowFallback,
 };
-use plan::JoinStrategy;
 use crate::exec::{facts, Census, Exec};
 use crate::time::TimeRange;
+use plan::JoinStrategy;
 use std::collections::BTreeMap;
 
 /// Some executions and their edge table: the whole selected input, or the
@@ -228,8 +228,8 @@ impl EdgeTablesBuilder {
     /// kept (a gap is a real, empty window).
     pub fn finish(mut self) -> EdgeTables {
         let windowed = self.width.map(|(w, _, _)| {
-            let bounds = (self.windows.keys().next().copied())
-                .zip(self.windows.keys().next_back().copied());
+            let bounds =
+                (self.windows.keys().next().copied()).zip(self.windows.keys().next_back().copied());
             let mut windows = Vec::new();
             if let Some((first, last)) = bounds {
                 let mut s = first;
@@ -262,9 +262,27 @@ mod tests {
         Exec {
             record: QueryRecord {
                 app_id: "app".into(),
+                app_name: String::new(),
+                spark_version: None,
+                log: String::new(),
                 execution_id: id,
+                root_execution_id: None,
                 start_ms: start,
-                ..serde_json::from_str(r#"{"app_id":"","app_name":"","log":"","execution_id":0,"scans":[],"joins":[]}"#).unwrap()
+                end_ms: None,
+                duration_ms: None,
+                error: None,
+                description: None,
+                plan_source: None,
+                adaptive_final: false,
+                executor_run_ms: 0,
+                executor_cpu_ms: 0,
+                root_node: None,
+                is_command: false,
+                result_of: None,
+                scans: Vec::new(),
+                joins: Vec::new(),
+                plan_error: None,
+                incomplete: None,
             },
             relationships: Vec::new(),
         }
