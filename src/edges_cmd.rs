@@ -223,9 +223,6 @@ pub fn columns(
             rows.iter().map(|(w, _)| w.map(|w| w.1)).collect(),
         ));
     }
-    cols.push(Col::Str(
-        "executions",
-        s(&|r| r.executions.strings().join(" ")),
-    ));
+    cols.push(Col::Str("executions", s(&|r| r.executions.join(" "))));
     cols
 }

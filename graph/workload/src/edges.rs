@@ -326,6 +326,20 @@ impl ExecList {
         self.iter().map(|e| e.to_string()).collect()
     }
 
+    /// The executions as `app_id:execution_id` joined by `sep`, built in
+    /// one string.
+    pub fn join(&self, sep: &str) -> String {
+        use std::fmt::Write as _;
+        let mut out = String::new();
+        for (i, e) in self.iter().enumerate() {
+            if i > 0 {
+                out.push_str(sep);
+            }
+            let _ = write!(out, "{e}");
+        }
+        out
+    }
+
     /// Append execution `id` of application `app` (an index into the
     /// names the list is finished with), in order.
     fn push(&mut self, app: u32, id: u64) {
@@ -777,6 +791,7 @@ mod tests {
                 "app-5:0"
             ]
         );
+        assert_eq!(l.join(" "), l.strings().join(" "));
         assert_eq!(
             serde_json::to_string(&l).unwrap(),
             format!(

@@ -133,8 +133,9 @@ fn open_runs(path: &Path, range: &TimeRange, run_bytes: usize) -> Result<Workloa
     // applications and the census need.
     let mut runs = Runs::new(run_bytes)?;
     let mut logs: BTreeMap<String, LogSeen> = BTreeMap::new();
+    let mut scans = ScansSeen::new();
     for (i, f) in files.iter().enumerate() {
-        read_into(f, i as u32, &mut runs, &mut logs, range)?;
+        read_into(f, i as u32, &mut runs, &mut logs, &mut scans, range)?;
     }
     let runs = runs.finish()?;
     let mut summaries: BTreeMap<String, AppSummary> = BTreeMap::new();
@@ -190,23 +191,22 @@ fn open_runs(path: &Path, range: &TimeRange, run_bytes: usize) -> Result<Workloa
     warnings.extend(merged.warnings);
     errors.sort();
     warnings.sort();
-    // The kept logs, in the order their records come (by app id), give
-    // the census and the table identities (observed in record order).
+    // The kept logs give the census; the scans' locations are observed
+    // in record order.
     let mut census = Census::default();
-    let mut locations = Locations::default();
     let mut kept = BTreeSet::new();
     for app in &merged.apps {
-        let Some(seen) = logs.get(&app.log) else {
-            continue;
-        };
-        kept.insert(app.log.clone());
-        census.merge(&seen.census);
-        let mut scans: Vec<(&(u64, u64, usize), &(String, Option<String>))> =
-            seen.scans.iter().map(|(k, v)| (v, k)).collect();
-        scans.sort();
-        for (_, (table, location)) in scans {
-            locations.observe(table, location.as_deref());
+        if let Some(seen) = logs.get(&app.log) {
+            kept.insert(app.log.clone());
+            census.merge(&seen.census);
         }
+    }
+    let mut locations = Locations::default();
+    let mut scans: Vec<(ScanKey, (String, Option<String>))> =
+        scans.into_iter().map(|(k, v)| (v, k)).collect();
+    scans.sort();
+    for (_, (table, location)) in scans {
+        locations.observe(&table, location.as_deref());
     }
     let sorted = Sorted {
         runs,
@@ -237,10 +237,18 @@ struct LogSeen {
     /// Its first record (least execution id, then input order) and the
     /// fields a summary takes from it.
     first: Option<((u64, u64), FirstRecord)>,
-    /// Each (table, location) its scans name, at its first (execution id,
-    /// input order, scan index).
-    scans: BTreeMap<(String, Option<String>), (u64, u64, usize)>,
 }
+
+/// Where a scan comes in the records' order: app id, execution id, input
+/// order, scan index.
+type ScanKey = (String, u64, u64, usize);
+
+/// Each (table, location) the scans name, at its first place in the
+/// records' order: the locations every table identity is observed from.
+/// Kept over every log read, not only the applications kept (a copy of
+/// an application read twice scans the same tables; keeping them per log
+/// would cost memory in the number of logs).
+type ScansSeen = BTreeMap<(String, Option<String>), ScanKey>;
 
 /// The fields of a log's first record a summary is made of.
 struct FirstRecord {
@@ -265,6 +273,7 @@ fn read_into(
     file: u32,
     runs: &mut Runs,
     logs: &mut BTreeMap<String, LogSeen>,
+    seen_scans: &mut ScansSeen,
     range: &TimeRange,
 ) -> Result<()> {
     let df = read_columns(path, &record_columns())?;
@@ -306,10 +315,18 @@ fn read_into(
             let scans: Vec<ScanAt> =
                 serde_json::from_str(scans).map_err(|e| row(format!("`scans`: {e}")))?;
             for (k, s) in scans.into_iter().enumerate() {
-                let at = (id, seq, k);
                 let key = (s.table.into_owned(), s.location.map(|l| l.into_owned()));
-                let first = seen.scans.entry(key).or_insert(at);
-                *first = (*first).min(at);
+                let at = (app_id, id, seq, k);
+                match seen_scans.get_mut(&key) {
+                    Some(first) => {
+                        if at < (first.0.as_str(), first.1, first.2, first.3) {
+                            *first = (app_id.to_string(), id, seq, k);
+                        }
+                    }
+                    None => {
+                        seen_scans.insert(key, (app_id.to_string(), id, seq, k));
+                    }
+                }
             }
         }
         buf.clear();
