@@ -10,10 +10,14 @@
 //! - `errors/`: `log, reason, level` for logs that failed (or warned) on the
 //!   map.
 //!
-//! The files are read one at a time with only the columns needed, each row
-//! turned back into the record the single-machine run builds, and the logs
-//! merged by the same rule (`parsers::events::merge_apps`: one copy of an
-//! application read twice), so every later stage sees the same input.
+//! The files are read one at a time with only the columns needed, and the
+//! logs merged by the same rule (`parsers::events::merge_apps`: one copy of
+//! an application read twice), so every later stage sees the same input.
+//! The records are not held in memory ([`open`]): their rows are copied,
+//! unparsed, into runs sorted by (app id, execution id) in the temporary
+//! directory, and merged back and turned into the records the
+//! single-machine run builds one batch at a time, for each pass a stage
+//! makes ([`Sorted::each`]).
 
 use crate::error::{Error, Result};
 use crate::exec::{Census, Exec, Workload};
