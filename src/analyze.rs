@@ -57,8 +57,8 @@ pub struct DriftArgs {
 
 /// Run `plan`.
 pub fn plan(a: &plan_cmd::Args) -> Result<bool> {
-    let p = pipeline::planning(&a.inputs, &a.score, &a.plan)?;
-    let formats = p.tables.formats(&p.data.records);
+    let p = pipeline::planning(&a.inputs, &a.score, &a.plan, |_| Ok(()))?;
+    let formats = p.tables.formats(&p.folded.scans);
     plan_cmd::write_plan(
         a.output.as_deref(),
         a.format,
@@ -75,10 +75,10 @@ pub fn drift(a: &DriftArgs) -> Result<bool> {
     let (inputs, score, window, threshold, normalize) =
         (&a.inputs, &a.score, &a.window, a.threshold, a.normalize);
     let (format, out) = (a.out.format()?, a.out.path());
-    let mut data = pipeline::load(inputs)?;
+    let mut data = pipeline::load(inputs, &pipeline::range(score)?)?;
     let stats = pipeline::table_inputs(score, &mut data, false)?.stats;
-    let edge_tables = pipeline::edge_tables(&data.records, score, &stats, Some(window))?;
-    let rows = planner::drift::of_tables(&edge_tables, threshold, normalize);
+    let folded = pipeline::fold(&data, score, &stats, Some(window), |_| Ok(()))?;
+    let rows = planner::drift::of_tables(&folded.edges, threshold, normalize);
     match format {
         Format::Jsonl => output::write_records(&rows, out)?,
         Format::Table => tabular::write_to(out, |w| {
@@ -99,13 +99,21 @@ pub fn drift(a: &DriftArgs) -> Result<bool> {
 pub fn run(a: &Args) -> Result<bool> {
     // The directory is checked before any input is read.
     let mut out = output::OutDir::prepare(&a.out, report::analysis::OUTPUTS, a.force)?;
-    let p = pipeline::planning(&a.inputs, &a.score, &a.plan)?;
+    // queries.parquet is written as the executions stream by.
+    let mut qp = output::open_out(Some(&out.file("queries.parquet")))?;
+    let mut rows = report::columns::ParquetRecords::new(&mut qp);
+    let p = pipeline::planning(&a.inputs, &a.score, &a.plan, |e| {
+        Ok(rows.push(std::borrow::Cow::Owned(e.into_owned()))?)
+    })?;
+    rows.finish()?;
+    qp.finish()?;
     let analysis = report::analysis::Analysis {
         data: &p.data,
+        scans: &p.folded.scans,
         tables: &p.tables,
         whatif: &p.whatif,
-        edge_tables: &p.edge_tables,
-        drift: &planner::drift::of_tables(&p.edge_tables, a.threshold, a.normalize),
+        edge_tables: &p.folded.edges,
+        drift: &planner::drift::of_tables(&p.folded.edges, a.threshold, a.normalize),
         drift_threshold: a.threshold,
         window: &a.plan.window,
         planned: &p.planned,

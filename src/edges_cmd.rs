@@ -68,13 +68,13 @@ pub fn run(a: &Args) -> Result<bool> {
         a.explain.as_deref(),
     );
     let (format, out) = (a.out.format()?, a.out.path());
-    let mut data = pipeline::load(inputs)?;
+    let mut data = pipeline::load(inputs, &pipeline::range(args)?)?;
     let stats = pipeline::table_inputs(args, &mut data, false)?.stats;
-    let built = pipeline::edge_tables(&data.records, args, &stats, window)?;
+    let built = pipeline::fold(&data, args, &stats, window, |_| Ok(()))?.edges;
     let tables = built.tables();
     if let Some(pattern) = explain {
         let mut o = output::open_out(out)?;
-        let miss = report::explain::matching(&mut o, &tables, pattern, &data.records)?;
+        let miss = report::explain::matching(&mut o, &tables, pattern, &data)?;
         o.finish()?;
         report_problems(&data.errors, &data.warnings);
         miss.map_err(anyhow::Error::msg)?;

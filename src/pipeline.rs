@@ -8,12 +8,12 @@ use crate::plan_cmd::PlanArgs;
 use anyhow::{Context, Result};
 use maintenance::inputs::TableInputs;
 use parsers::events::ReadOptions;
+use planner::fold::Folded;
 use planner::{Planned, Pricing, TableStats};
 use skipping::workload::Whatif;
-use workload::exec::{Exec, Source};
-use workload::ingest::Ingested;
+use std::borrow::Cow;
+use workload::exec::{Exec, Source, Workload};
 use workload::time::{parse_duration, TimeRange};
-use workload::windows::EdgeTables;
 
 /// Read options from the shared flags.
 pub fn read_options(inputs: &Inputs) -> ReadOptions {
@@ -24,8 +24,9 @@ pub fn read_options(inputs: &Inputs) -> ReadOptions {
 }
 
 /// Read all inputs (`workload::exec::load`): the logs, or with
-/// `--records` the records a Spark map job wrote.
-pub fn load(inputs: &Inputs) -> Result<Ingested<Exec>> {
+/// `--records` the records a Spark map job wrote; `range` is the
+/// `--since`/`--until` selection.
+pub fn load(inputs: &Inputs, range: &TimeRange) -> Result<Workload> {
     let options = read_options(inputs);
     let source = match &inputs.records {
         Some(dir) => Source::Records(dir),
@@ -35,25 +36,25 @@ pub fn load(inputs: &Inputs) -> Result<Ingested<Exec>> {
             options: &options,
         },
     };
-    Ok(workload::exec::load(source)?)
+    Ok(workload::exec::load(source, range)?)
 }
 
-/// The run's edge tables (`workload::windows`), built once and shared:
-/// the executions in the `--since`/`--until` range, cut into windows of
-/// `window` when given, scored with `--cost` and the statistics' rows.
-pub fn edge_tables(
-    execs: &[Exec],
+/// `--since`/`--until`.
+pub fn range(a: &ScoreArgs) -> Result<TimeRange> {
+    Ok(TimeRange::parse(a.since.as_deref(), a.until.as_deref())?)
+}
+
+/// One pass over the executions (`planner::fold`) with the shared
+/// flags: `--since`/`--until`, `--cost`, the window length.
+pub fn fold<'a>(
+    data: &'a Workload,
     args: &ScoreArgs,
     stats: &TableStats,
     window: Option<&str>,
-) -> Result<EdgeTables> {
-    let range = TimeRange::parse(args.since.as_deref(), args.until.as_deref())?;
-    Ok(EdgeTables::build(
-        workload::exec::select(execs, &range),
-        window.map(parse_duration).transpose()?,
-        args.cost,
-        stats.row_fallback(),
-    ))
+    also: impl FnMut(Cow<'a, Exec>) -> Result<()>,
+) -> Result<Folded> {
+    let width = window.map(parse_duration).transpose()?;
+    planner::fold::fold(data, range(args)?, width, args.cost, stats, also)
 }
 
 /// `--table-stats` and `--tables` for the loaded logs
@@ -61,17 +62,16 @@ pub fn edge_tables(
 /// executions `--since`/`--until` leave out, join `data`'s. With `keep`,
 /// the tables are read once with the statistics `whatif` needs and kept
 /// ([`TableInputs::read`]).
-pub fn table_inputs(
-    args: &ScoreArgs,
-    data: &mut Ingested<Exec>,
-    keep: bool,
-) -> Result<TableInputs> {
-    let range = TimeRange::parse(args.since.as_deref(), args.until.as_deref())?;
+pub fn table_inputs(args: &ScoreArgs, data: &mut Workload, keep: bool) -> Result<TableInputs> {
     data.warnings
-        .extend(workload::exec::filter_warning(&data.records, &range));
-    let read = (keep && !args.tables.is_empty()).then(|| {
-        skipping::workload::read_tables(data, &args.tables, args.allow_outside_table, &[])
-    });
+        .extend(workload::exec::filter_warning(&data.census, &range(args)?));
+    let read = if keep && !args.tables.is_empty() {
+        Some(data.in_memory(|d| {
+            skipping::workload::read_tables(d, &args.tables, args.allow_outside_table, &[])
+        })?)
+    } else {
+        None
+    };
     let stats = table_stats(args)?;
     let t = TableInputs::gather(
         &args.tables,
@@ -99,35 +99,40 @@ fn table_stats(args: &ScoreArgs) -> Result<TableStats> {
 
 /// A run up to its plan: the executions, the tables from outside the
 /// logs, what the audited tables' scans read, the edge tables (built once:
-/// over the whole selected input and per `--window`), the plan for the
-/// last window and its savings.
+/// over the whole selected input and per `--window`) and the scans' facts,
+/// the plan for the last window and its savings.
 pub struct Planning {
-    pub data: Ingested<Exec>,
+    pub data: Workload,
     pub tables: TableInputs,
     pub whatif: Whatif,
-    pub edge_tables: EdgeTables,
+    pub folded: Folded,
     pub planned: Planned,
     pub money: report::Money,
 }
 
-/// Read the inputs and plan (`plan`, `analyze`).
-pub fn planning(inputs: &Inputs, score: &ScoreArgs, args: &PlanArgs) -> Result<Planning> {
-    let mut data = load(inputs)?;
+/// Read the inputs and plan (`plan`, `analyze`); `also` sees each
+/// execution as the one pass over them streams by.
+pub fn planning(
+    inputs: &Inputs,
+    score: &ScoreArgs,
+    args: &PlanArgs,
+    also: impl FnMut(Cow<'_, Exec>) -> Result<()>,
+) -> Result<Planning> {
+    let mut data = load(inputs, &range(score)?)?;
     let mut tables = table_inputs(score, &mut data, true)?;
     // What the audited tables' scans read now and under candidate
     // layouts, and the keys the planner prices by them (none with
     // `--pricing assumed`); nothing without `--tables`.
     let priced = args.pricing == Pricing::Measured;
-    let (whatif, measured) = (tables.read.take())
-        .map(|r| skipping::workload::measure(&mut data, r, priced))
-        .unwrap_or_default();
-    let edge_tables = edge_tables(&data.records, score, &tables.stats, Some(&args.window))?;
-    let profiles = planner::profiles(
-        planner::profile::scan_observations(&data.records),
-        &tables.stats,
-    );
+    let (whatif, measured) = match tables.read.take() {
+        Some(r) => data.in_memory(|d| skipping::workload::measure(d, r, priced))?,
+        None => Default::default(),
+    };
+    let folded = fold(&data, score, &tables.stats, Some(&args.window), also)?;
+    let latest = folded.edges.latest();
+    let profiles = folded.scans.sizes.profiles(&tables.stats);
     let planned = planner::plan_window(
-        edge_tables.latest(),
+        latest,
         profiles,
         args.config()?,
         args.algorithm(),
@@ -136,12 +141,7 @@ pub fn planning(inputs: &Inputs, score: &ScoreArgs, args: &PlanArgs) -> Result<P
     .context("planning failed")?;
     let money = report::Money {
         window_ms: parse_duration(&args.window)?,
-        executor_ms: planner::savings::executor_ms(
-            &data.records,
-            edge_tables.latest(),
-            &planned,
-            &measured,
-        ),
+        executor_ms: planner::savings::executor_ms(latest, &planned, &measured),
         cost_per_tb: args.cost_per_tb,
         cost_per_hour: args.cost_per_hour,
     };
@@ -149,7 +149,7 @@ pub fn planning(inputs: &Inputs, score: &ScoreArgs, args: &PlanArgs) -> Result<P
         data,
         tables,
         whatif,
-        edge_tables,
+        folded,
         planned,
         money,
     })

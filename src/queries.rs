@@ -5,7 +5,6 @@ use crate::output::{self, Format};
 use crate::pipeline;
 use crate::report_problems;
 use anyhow::Result;
-use report::columns::queries as columns;
 use std::path::{Path, PathBuf};
 use workload::spool::Spool;
 
@@ -28,16 +27,11 @@ pub fn run(a: &Args) -> Result<bool> {
     if inputs.records.is_none() && matches!(format, Format::Jsonl | Format::Csv) {
         return stream(inputs, format, out, apps);
     }
-    let data = pipeline::load(inputs)?;
+    let data = pipeline::load(inputs, &Default::default())?;
     if let Some(p) = apps {
         output::write_records(&data.apps, Some(p))?;
     }
-    match format {
-        Format::Jsonl => output::write_records(&data.records, out)?,
-        other => {
-            output::write_columns(&columns(&data.records, other == Format::Table), other, out)?
-        }
-    }
+    report::columns::write_queries(&data, format, out)?;
     report_problems(&data.errors, &data.warnings);
     Ok(data.failed())
 }

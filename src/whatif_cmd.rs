@@ -75,9 +75,11 @@ pub struct WhatifArgs {
 pub fn run(a: &Args) -> Result<bool> {
     let (inputs, args, format, out) = (&a.inputs, &a.args, a.out.format()?, a.out.path());
     let layouts: Vec<_> = args.layout.iter().flat_map(|l| l.0.clone()).collect();
-    let mut data = pipeline::load(inputs)?;
-    let read = read_tables(&data, &args.tables, args.allow_outside_table, &layouts);
-    let rows = rows_of(&mut data, &args.options(), &layouts, read, true).rows;
+    let mut data = pipeline::load(inputs, &Default::default())?;
+    let rows = data.in_memory(|d| {
+        let read = read_tables(d, &args.tables, args.allow_outside_table, &layouts);
+        rows_of(d, &args.options(), &layouts, read, true).rows
+    })?;
     match format {
         Format::Jsonl => output::write_records(&rows, out)?,
         other => output::write_columns(

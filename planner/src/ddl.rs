@@ -45,7 +45,6 @@ use serde::Serialize;
 pub use sql::{one_line, quote_ident, quote_table, split_qualified};
 
 use crate::model::{Layout, LayoutPlan, TableDecision};
-use workload::exec::Exec;
 
 /// A table's storage format as far as lakeaudit knows it: from the table
 /// audit (`--tables`), else from the logs' scans.
@@ -87,35 +86,25 @@ impl TableFormat {
     }
 }
 
-/// Each table's format as the logs' scans show it, by canonical name: the
-/// scan's file format, except that a `parquet` scan through Delta's file
-/// index is a Delta table; tables no scan shows a known format of are
-/// left out.
-pub fn scan_formats(execs: &[Exec]) -> BTreeMap<String, TableFormat> {
-    let mut m = BTreeMap::new();
-    for s in execs.iter().flat_map(|e| &e.record.scans) {
-        let delta_index = s.location.as_deref().is_some_and(|l| {
-            [
-                "TahoeLogFileIndex",
-                "PreparedDeltaFileIndex",
-                "TahoeBatchFileIndex",
-            ]
-            .iter()
-            .any(|i| l.contains(i))
-        });
-        let f = if delta_index {
-            TableFormat::Delta
-        } else {
-            s.format
-                .as_deref()
-                .map_or(TableFormat::Unknown, TableFormat::from_name)
-        };
-        if f != TableFormat::Unknown {
-            m.entry(graph::tables::canonical_table(&s.table))
-                .or_insert(f);
-        }
+/// A table's format as one scan shows it: the scan's file format, except
+/// that a `parquet` scan through Delta's file index is a Delta table.
+pub fn scan_format(s: &parsers::record::ScanRecord) -> TableFormat {
+    let delta_index = s.location.as_deref().is_some_and(|l| {
+        [
+            "TahoeLogFileIndex",
+            "PreparedDeltaFileIndex",
+            "TahoeBatchFileIndex",
+        ]
+        .iter()
+        .any(|i| l.contains(i))
+    });
+    if delta_index {
+        TableFormat::Delta
+    } else {
+        s.format
+            .as_deref()
+            .map_or(TableFormat::Unknown, TableFormat::from_name)
     }
-    m
 }
 
 /// The statements for one changed table.

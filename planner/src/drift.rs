@@ -284,7 +284,7 @@ pub fn windowed(windows: &Windowed, threshold: f64, normalize: Normalize) -> Vec
                 new_edges: rep.new_edges,
                 gone_edges: rep.gone_edges,
                 edges: rep.edges,
-                executions: b.facts.len(),
+                executions: b.executions,
                 normalize,
                 cost: match windows.cost {
                     CostMeasure::Duration => "duration".into(),

@@ -45,6 +45,7 @@ pub mod ddl;
 pub mod drift;
 pub mod error;
 mod exact;
+pub mod fold;
 mod frontier;
 mod greedy;
 mod improved;

@@ -6,6 +6,7 @@
 //! When every scan of a table was filtered, the largest filtered scan is a
 //! lower bound, and the profile says so.
 
+use crate::ddl::TableFormat;
 use crate::model::TableProfile;
 use crate::stats::TableStats;
 use graph::tables::canonical_table;
@@ -51,22 +52,19 @@ pub fn is_full_scan(
         && only_null_checks(pushed_filters)
 }
 
-/// Every scan of the logs, as table sizing sees it.
-pub fn scan_observations(execs: &[Exec]) -> impl Iterator<Item = ScanObservation<'_>> {
-    execs
-        .iter()
-        .flat_map(|e| &e.record.scans)
-        .map(|s| ScanObservation {
-            table: &s.table,
-            bytes: s.bytes_read,
-            rows: s.rows,
-            files: s.files_read,
-            full: is_full_scan(
-                s.partition_filters.as_deref(),
-                s.data_filters.as_deref(),
-                s.pushed_filters.as_deref(),
-            ),
-        })
+/// One scan of an execution, as table sizing sees it.
+pub fn scan_observation(s: &parsers::record::ScanRecord) -> ScanObservation<'_> {
+    ScanObservation {
+        table: &s.table,
+        bytes: s.bytes_read,
+        rows: s.rows,
+        files: s.files_read,
+        full: is_full_scan(
+            s.partition_filters.as_deref(),
+            s.data_filters.as_deref(),
+            s.pushed_filters.as_deref(),
+        ),
+    }
 }
 
 #[derive(Default)]
@@ -78,19 +76,22 @@ struct Seen {
     files: Option<i64>,
 }
 
-/// One profile per table seen in the scans or named in `stats`, sorted by
-/// canonical name, each with where its size came from.
-pub fn profiles<'a>(
-    scans: impl IntoIterator<Item = ScanObservation<'a>>,
-    stats: &TableStats,
-) -> Vec<TableProfile> {
-    let max = |a: Option<i64>, b: Option<i64>| match (a, b) {
-        (Some(x), Some(y)) => Some(x.max(y)),
-        (x, y) => x.or(y),
-    };
-    let mut seen: BTreeMap<String, Seen> = BTreeMap::new();
-    for s in scans {
-        let t = seen.entry(canonical_table(s.table)).or_default();
+/// Table sizes as the scans show them, gathered one scan at a time
+/// ([`TableSizes::observe`]); [`TableSizes::profiles`] joins them to the
+/// statistics.
+#[derive(Default)]
+pub struct TableSizes {
+    seen: BTreeMap<String, Seen>,
+}
+
+impl TableSizes {
+    /// Count one scan.
+    pub fn observe(&mut self, s: ScanObservation<'_>) {
+        let max = |a: Option<i64>, b: Option<i64>| match (a, b) {
+            (Some(x), Some(y)) => Some(x.max(y)),
+            (x, y) => x.or(y),
+        };
+        let t = self.seen.entry(canonical_table(s.table)).or_default();
         t.any_bytes = max(t.any_bytes, s.bytes);
         t.any_rows = max(t.any_rows, s.rows);
         t.files = max(t.files, s.files);
@@ -99,46 +100,96 @@ pub fn profiles<'a>(
             t.full_rows = max(t.full_rows, s.rows);
         }
     }
-    let mut names: Vec<String> = seen.keys().cloned().collect();
-    names.extend(stats.0.keys().cloned());
-    names.sort();
-    names.dedup();
-    names
-        .into_iter()
-        .map(|t| {
-            let s = seen.get(&t);
-            let st = stats.0.get(&t);
-            let log_bytes = s.and_then(|s| s.full_bytes.or(s.any_bytes));
-            let source = if st.is_some_and(|x| x.bytes.is_some() && x.from_audit) {
-                "table metadata"
-            } else if st.and_then(|x| x.bytes).is_some() {
-                "table-stats"
-            } else if s.is_some_and(|s| s.full_bytes.is_some()) {
-                "log"
-            } else if log_bytes.is_some() {
-                "log (filtered scans only: a lower bound)"
-            } else {
-                "unknown"
-            };
-            let non_negative = |v: Option<i64>| v.and_then(|b| u64::try_from(b).ok());
-            TableProfile {
-                bytes: st
-                    .and_then(|x| x.bytes)
-                    .or(non_negative(log_bytes))
-                    .unwrap_or(0),
-                rows: st
-                    .and_then(|x| x.rows)
-                    .or(non_negative(s.and_then(|s| s.full_rows.or(s.any_rows)))),
-                files: st
-                    .and_then(|x| x.files)
-                    .or(non_negative(s.and_then(|s| s.files))),
-                partitioned_by: st.map(|x| x.partitioned_by.clone()).unwrap_or_default(),
-                clustered_by: st.map(|x| x.clustered_by.clone()).unwrap_or_default(),
-                source: source.to_string(),
-                table: t,
+
+    /// One profile per table seen in the scans or named in `stats`,
+    /// sorted by canonical name, each with where its size came from.
+    pub fn profiles(&self, stats: &TableStats) -> Vec<TableProfile> {
+        let seen = &self.seen;
+        let mut names: Vec<String> = seen.keys().cloned().collect();
+        names.extend(stats.0.keys().cloned());
+        names.sort();
+        names.dedup();
+        names
+            .into_iter()
+            .map(|t| {
+                let s = seen.get(&t);
+                let st = stats.0.get(&t);
+                let log_bytes = s.and_then(|s| s.full_bytes.or(s.any_bytes));
+                let source = if st.is_some_and(|x| x.bytes.is_some() && x.from_audit) {
+                    "table metadata"
+                } else if st.and_then(|x| x.bytes).is_some() {
+                    "table-stats"
+                } else if s.is_some_and(|s| s.full_bytes.is_some()) {
+                    "log"
+                } else if log_bytes.is_some() {
+                    "log (filtered scans only: a lower bound)"
+                } else {
+                    "unknown"
+                };
+                let non_negative = |v: Option<i64>| v.and_then(|b| u64::try_from(b).ok());
+                TableProfile {
+                    bytes: st
+                        .and_then(|x| x.bytes)
+                        .or(non_negative(log_bytes))
+                        .unwrap_or(0),
+                    rows: st
+                        .and_then(|x| x.rows)
+                        .or(non_negative(s.and_then(|s| s.full_rows.or(s.any_rows)))),
+                    files: st
+                        .and_then(|x| x.files)
+                        .or(non_negative(s.and_then(|s| s.files))),
+                    partitioned_by: st.map(|x| x.partitioned_by.clone()).unwrap_or_default(),
+                    clustered_by: st.map(|x| x.clustered_by.clone()).unwrap_or_default(),
+                    source: source.to_string(),
+                    table: t,
+                }
+            })
+            .collect()
+    }
+}
+
+/// One profile per table seen in `scans` or named in `stats`, sorted by
+/// canonical name, each with where its size came from ([`TableSizes`]).
+pub fn profiles<'a>(
+    scans: impl IntoIterator<Item = ScanObservation<'a>>,
+    stats: &TableStats,
+) -> Vec<TableProfile> {
+    let mut sizes = TableSizes::default();
+    for s in scans {
+        sizes.observe(s);
+    }
+    sizes.profiles(stats)
+}
+
+/// What the workload's scans say of its tables, gathered one execution at
+/// a time: their sizes ([`TableSizes`]), formats
+/// ([`crate::ddl::scan_format`]: the first execution's that shows one,
+/// by canonical name), and the bytes read from each (as the scans name
+/// it, for the maintenance plan).
+#[derive(Default)]
+pub struct ScanFacts {
+    /// Sizes.
+    pub sizes: TableSizes,
+    /// Formats by canonical name; tables no scan shows a known format of
+    /// are left out.
+    pub formats: BTreeMap<String, TableFormat>,
+    /// Bytes read, by the table as the scans name it.
+    pub scanned: BTreeMap<String, u64>,
+}
+
+impl ScanFacts {
+    /// Count one execution's scans.
+    pub fn push(&mut self, e: &Exec) {
+        for s in &e.record.scans {
+            let o = scan_observation(s);
+            *self.scanned.entry(s.table.clone()).or_default() += o.bytes.unwrap_or(0).max(0) as u64;
+            self.sizes.observe(o);
+            let f = crate::ddl::scan_format(s);
+            if f != TableFormat::Unknown {
+                self.formats.entry(canonical_table(&s.table)).or_insert(f);
             }
-        })
-        .collect()
+        }
+    }
 }
 
 #[cfg(test)]

@@ -4,33 +4,28 @@
 
 use crate::workload::{MeasuredKey, Planned};
 use std::collections::{BTreeMap, BTreeSet};
-use workload::exec::Exec;
+use workload::edges::ExecFacts;
 use workload::windows::EdgeTable;
 
 /// Executor (task) time, ms, each edge `planned` serves saves per window,
 /// by the edge's index in its demands: `planned` was made for
-/// `planned_for` (its window's executions and edge table), and `execs`
-/// give each execution's task time.
+/// `planned_for` (its window's executions, with their task time, and edge
+/// table).
 pub fn executor_ms(
-    execs: &[Exec],
     planned_for: &EdgeTable,
     planned: &Planned,
     measured: &[MeasuredKey],
 ) -> BTreeMap<usize, f64> {
     let (facts, rows) = (&planned_for.facts, &planned_for.edges);
-    let run_ms: BTreeMap<String, i64> = execs
+    let by_id: BTreeMap<(&str, u64), &ExecFacts> = facts
         .iter()
-        .map(|e| {
-            (
-                format!("{}:{}", e.record.app_id, e.record.execution_id),
-                e.record.executor_run_ms,
-            )
-        })
+        .map(|f| ((f.app_id.as_str(), f.execution_id), f))
         .collect();
-    let by_id: BTreeMap<String, &workload::edges::ExecFacts> = facts
-        .iter()
-        .map(|f| (format!("{}:{}", f.app_id, f.execution_id), f))
-        .collect();
+    // `app:id` as the what-if names executions.
+    let by_name = |id: &str| {
+        let (app, n) = id.rsplit_once(':')?;
+        by_id.get(&(app, n.parse().ok()?)).copied()
+    };
     let served: BTreeSet<usize> = planned
         .plan
         .tables
@@ -53,9 +48,10 @@ pub fn executor_ms(
             };
             let mut ms = 0.0;
             for (id, r) in &m.per_exec {
-                let (Some(f), Some(&run)) = (by_id.get(id), run_ms.get(id)) else {
+                let Some(f) = by_name(id) else {
                     continue;
                 };
+                let run = f.run_ms;
                 let total: f64 = f
                     .tables
                     .values()
@@ -78,10 +74,11 @@ pub fn executor_ms(
             continue;
         };
         let mut ms = 0.0;
-        for id in &row.executions {
-            let (Some(f), Some(&run)) = (by_id.get(id), run_ms.get(id)) else {
+        for id in row.executions.iter() {
+            let Some(f) = by_id.get(&(id.app_id, id.execution_id)) else {
                 continue;
             };
+            let run = f.run_ms;
             let bytes = |t: &str| f.tables.get(t).and_then(|v| v.bytes).unwrap_or(0).max(0) as f64;
             let total: f64 = f
                 .tables

@@ -29,11 +29,14 @@ pub struct ExecFacts {
     pub duration_ms: Option<i64>,
     /// Executor CPU time, ms.
     pub cpu_ms: i64,
+    /// Executor (task) run time, ms.
+    pub run_ms: i64,
     /// Per scanned table (canonical name): output rows and bytes read,
     /// summed over that execution's scans of the table (`None` when no
     /// scan of it reported the metric).
     pub tables: BTreeMap<String, TableVolume>,
-    /// Join relationships of the execution's plan.
+    /// Join relationships of the execution's plan (for [`build_edges`];
+    /// [`crate::exec::facts`] leaves them to the execution).
     pub relationships: Vec<Relationship>,
 }
 
@@ -170,8 +173,9 @@ pub struct EdgeRow {
     /// Executions whose rows were missing for a side and came from
     /// `--table-stats` (or were unknown).
     pub volume_fallbacks: u64,
-    /// `app_id:execution_id` of every execution containing the edge.
-    pub executions: Vec<String>,
+    /// Every execution containing the edge, in (app id, execution id)
+    /// order (serialized as `app_id:execution_id` strings).
+    pub executions: ExecList,
 }
 
 impl EdgeRow {
@@ -213,6 +217,15 @@ pub fn edge_key(r: &Relationship) -> Option<EdgeKey> {
     })
 }
 
+/// The edge keys of relationships ([`edge_key`]) with their strategies,
+/// the relationships without one left out.
+pub fn edge_keys(relationships: &[Relationship]) -> Vec<(EdgeKey, JoinStrategy)> {
+    relationships
+        .iter()
+        .filter_map(|r| Some((edge_key(r)?, r.strategy)))
+        .collect()
+}
+
 fn qualified((t, cols): &(String, Vec<String>)) -> Vec<String> {
     cols.iter().map(|c| format!("{t}.{c}")).collect()
 }
@@ -250,9 +263,133 @@ fn edit_distance(a: &[char], b: &[char]) -> usize {
     prev[b.len()]
 }
 
+/// The executions containing an edge, in (app id, execution id) order,
+/// held compactly: each as the varint deltas of its application's index
+/// (in the run's application names, shared by every list) and of its
+/// execution id, two or three bytes an execution instead of an
+/// `app:id` string. Iterated or printed as `app_id:execution_id`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ExecList {
+    apps: std::sync::Arc<Vec<String>>,
+    bytes: Vec<u8>,
+    len: usize,
+    last: Option<(u32, u64)>,
+}
+
+/// One execution of an [`ExecList`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExecRef<'a> {
+    /// Application id.
+    pub app_id: &'a str,
+    /// SQL execution id.
+    pub execution_id: u64,
+}
+
+impl std::fmt::Display for ExecRef<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.app_id, self.execution_id)
+    }
+}
+
+impl ExecList {
+    /// How many executions.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The executions, in order.
+    pub fn iter(&self) -> impl Iterator<Item = ExecRef<'_>> + '_ {
+        let mut at = 0;
+        let mut last: Option<(u32, u64)> = None;
+        std::iter::from_fn(move || {
+            if at >= self.bytes.len() {
+                return None;
+            }
+            let app_step = varint(&self.bytes, &mut at);
+            let id = varint(&self.bytes, &mut at);
+            let (app, id) = match last {
+                Some((a, prev)) if app_step == 0 => (a, prev + id),
+                Some((a, _)) => (a + app_step as u32, id),
+                None => (app_step as u32, id),
+            };
+            last = Some((app, id));
+            Some(ExecRef {
+                app_id: self.apps.get(app as usize).map_or("", String::as_str),
+                execution_id: id,
+            })
+        })
+    }
+
+    /// The executions as `app_id:execution_id` strings.
+    pub fn strings(&self) -> Vec<String> {
+        self.iter().map(|e| e.to_string()).collect()
+    }
+
+    /// The executions as `app_id:execution_id` joined by `sep`, built in
+    /// one string.
+    pub fn join(&self, sep: &str) -> String {
+        use std::fmt::Write as _;
+        let mut out = String::new();
+        for (i, e) in self.iter().enumerate() {
+            if i > 0 {
+                out.push_str(sep);
+            }
+            let _ = write!(out, "{e}");
+        }
+        out
+    }
+
+    /// Append execution `id` of application `app` (an index into the
+    /// names the list is finished with), in order.
+    fn push(&mut self, app: u32, id: u64) {
+        let (app_step, id_step) = match self.last {
+            Some((a, prev)) if a == app => (0, id - prev),
+            Some((a, _)) => (u64::from(app - a), id),
+            None => (u64::from(app), id),
+        };
+        put_varint(&mut self.bytes, app_step);
+        put_varint(&mut self.bytes, id_step);
+        self.last = Some((app, id));
+        self.len += 1;
+    }
+}
+
+impl Serialize for ExecList {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter().map(|e| e.to_string()))
+    }
+}
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn varint(bytes: &[u8], at: &mut usize) -> u64 {
+    let mut v = 0u64;
+    let mut shift = 0;
+    while let Some(&b) = bytes.get(*at) {
+        *at += 1;
+        v |= u64::from(b & 0x7f) << shift;
+        if b < 0x80 {
+            break;
+        }
+        shift += 7;
+    }
+    v
+}
+
 #[derive(Default)]
 struct Acc {
-    execs: Vec<String>,
+    execs: ExecList,
     volume_sum: f64,
     cost_sum: f64,
     smj: u64,
@@ -264,37 +401,65 @@ struct Acc {
     fallbacks: u64,
 }
 
-/// Build the edge table of a set of executions (one window), sorted by JIS
-/// descending, then by names.
-pub fn build_edges(execs: &[ExecFacts], cost: CostMeasure, fallback: &RowFallback) -> Vec<EdgeRow> {
-    let mut acc: BTreeMap<EdgeKey, Acc> = BTreeMap::new();
-    let mut order: Vec<&ExecFacts> = execs.iter().collect();
-    order.sort_by(|a, b| (&a.app_id, a.execution_id).cmp(&(&b.app_id, b.execution_id)));
-    // Edges already counted per statement (app, root execution).
-    let mut counted: BTreeSet<(&str, u64, EdgeKey)> = BTreeSet::new();
-    for ex in order {
+/// The edge table of some executions (one window, or the whole input),
+/// folded one execution at a time: executions must come in (app id,
+/// execution id) order (the order [`build_edges`] sorts them into, and the
+/// order a workload is read in), so that sums in `f64` and the
+/// once-per-statement rule give the same table whatever the batches.
+/// Memory is one accumulator per edge, its executions' compact list
+/// ([`ExecList`]), and the current application's statements.
+#[derive(Default)]
+pub struct EdgeAcc {
+    acc: BTreeMap<EdgeKey, Acc>,
+    /// Application names, in order; an execution's app is the last one.
+    apps: Vec<String>,
+    /// Edges already counted per statement of the current application.
+    counted: BTreeSet<(u64, EdgeKey)>,
+    /// Executions pushed.
+    executions: usize,
+}
+
+impl EdgeAcc {
+    /// How many executions were pushed.
+    pub fn executions(&self) -> usize {
+        self.executions
+    }
+
+    /// Fold in one execution (after every execution it sorts after), whose
+    /// relationships give `keys` ([`edge_keys`]).
+    pub fn push(
+        &mut self,
+        ex: &ExecFacts,
+        keys: &[(EdgeKey, JoinStrategy)],
+        cost: CostMeasure,
+        fallback: &RowFallback,
+    ) {
+        self.executions += 1;
+        if self.apps.last() != Some(&ex.app_id) {
+            self.apps.push(ex.app_id.clone());
+            // Statements are per application.
+            self.counted.clear();
+        }
+        let app = (self.apps.len() - 1) as u32;
         // Each edge counts once per statement (the nested executions of one
         // statement, e.g. a CTAS and its insert, are one); strategies once
         // per kind.
         let statement = ex.root_execution_id.unwrap_or(ex.execution_id);
-        let mut per_exec: BTreeMap<EdgeKey, BTreeSet<JoinStrategy>> = BTreeMap::new();
-        for r in &ex.relationships {
-            if let Some(k) = edge_key(r) {
-                if counted.contains(&(ex.app_id.as_str(), statement, k.clone())) {
-                    continue;
-                }
-                per_exec.entry(k).or_default().insert(r.strategy);
+        let mut per_exec: BTreeMap<&EdgeKey, BTreeSet<JoinStrategy>> = BTreeMap::new();
+        for (k, strategy) in keys {
+            if self.counted.contains(&(statement, k.clone())) {
+                continue;
             }
+            per_exec.entry(k).or_default().insert(*strategy);
         }
-        for k in per_exec.keys() {
-            counted.insert((ex.app_id.as_str(), statement, k.clone()));
+        for &k in per_exec.keys() {
+            self.counted.insert((statement, k.clone()));
         }
         let c = match cost {
             CostMeasure::Duration => ex.duration_ms.unwrap_or(0) as f64,
             CostMeasure::Cpu => ex.cpu_ms as f64,
         };
         for (k, strategies) in per_exec {
-            let a = acc.entry(k.clone()).or_default();
             let rows = |t: &str| -> (f64, bool) {
                 match ex.tables.get(t).and_then(|v| v.rows) {
                     Some(r) => (r as f64, false),
@@ -303,17 +468,22 @@ pub fn build_edges(execs: &[ExecFacts], cost: CostMeasure, fallback: &RowFallbac
             };
             let (rl, fl) = rows(&k.left_table);
             let (rr, fr) = rows(&k.right_table);
+            let bytes = |t: &str| ex.tables.get(t).and_then(|v| v.bytes).unwrap_or(0) as f64;
+            let scanned = if k.left_table == k.right_table {
+                bytes(&k.left_table)
+            } else {
+                bytes(&k.left_table) + bytes(&k.right_table)
+            };
+            let a = match self.acc.get_mut(k) {
+                Some(a) => a,
+                None => self.acc.entry(k.clone()).or_default(),
+            };
             a.volume_sum += rl * rr;
             if fl || fr {
                 a.fallbacks += 1;
             }
             a.cost_sum += c;
-            let bytes = |t: &str| ex.tables.get(t).and_then(|v| v.bytes).unwrap_or(0) as f64;
-            a.scanned += if k.left_table == k.right_table {
-                bytes(&k.left_table)
-            } else {
-                bytes(&k.left_table) + bytes(&k.right_table)
-            };
+            a.scanned += scanned;
             for s in strategies {
                 match s {
                     JoinStrategy::SortMergeJoin => a.smj += 1,
@@ -328,95 +498,87 @@ pub fn build_edges(execs: &[ExecFacts], cost: CostMeasure, fallback: &RowFallbac
                 a.first = Some(a.first.map_or(t, |f| f.min(t)));
                 a.last = Some(a.last.map_or(t, |l| l.max(t)));
             }
-            a.execs.push(format!("{}:{}", ex.app_id, ex.execution_id));
+            a.execs.push(app, ex.execution_id);
         }
     }
-    let keys: Vec<EdgeKey> = acc.keys().cloned().collect();
-    let accs: Vec<Acc> = acc.into_values().collect();
-    let f: Vec<f64> = accs.iter().map(|a| a.execs.len() as f64).collect();
-    let d: Vec<f64> = accs
-        .iter()
-        .map(|a| a.volume_sum / a.execs.len() as f64)
-        .collect();
-    let c: Vec<f64> = accs
-        .iter()
-        .map(|a| a.cost_sum / a.execs.len() as f64)
-        .collect();
-    let n = score::jis(&f, &d, &c);
-    let mut rows: Vec<EdgeRow> = keys
-        .into_iter()
-        .zip(accs)
-        .enumerate()
-        .map(|(i, (k, a))| EdgeRow {
-            left_table: k.left_table,
-            left_columns: k.left_columns,
-            right_table: k.right_table,
-            right_columns: k.right_columns,
-            frequency: a.execs.len() as u64,
-            data_volume: d[i],
-            cost: c[i],
-            f_norm: n[i].f,
-            d_norm: n[i].d,
-            c_norm: n[i].c,
-            jis: n[i].jis,
-            smj_count: a.smj,
-            bhj_count: a.bhj,
-            other_count: a.other,
-            first_seen_ms: a.first,
-            last_seen_ms: a.last,
-            scanned_bytes: a.scanned,
-            volume_fallbacks: a.fallbacks,
-            executions: a.execs,
-        })
-        .collect();
-    rows.sort_by(|a, b| b.jis.total_cmp(&a.jis).then_with(|| a.key().cmp(&b.key())));
-    rows
+
+    /// The edge table, sorted by JIS descending, then by names.
+    pub fn finish(self) -> Vec<EdgeRow> {
+        let apps = std::sync::Arc::new(self.apps);
+        let keys: Vec<EdgeKey> = self.acc.keys().cloned().collect();
+        let accs: Vec<Acc> = self.acc.into_values().collect();
+        let f: Vec<f64> = accs.iter().map(|a| a.execs.len() as f64).collect();
+        let d: Vec<f64> = accs
+            .iter()
+            .map(|a| a.volume_sum / a.execs.len() as f64)
+            .collect();
+        let c: Vec<f64> = accs
+            .iter()
+            .map(|a| a.cost_sum / a.execs.len() as f64)
+            .collect();
+        let n = score::jis(&f, &d, &c);
+        let mut rows: Vec<EdgeRow> = keys
+            .into_iter()
+            .zip(accs)
+            .enumerate()
+            .map(|(i, (k, a))| EdgeRow {
+                left_table: k.left_table,
+                left_columns: k.left_columns,
+                right_table: k.right_table,
+                right_columns: k.right_columns,
+                frequency: a.execs.len() as u64,
+                data_volume: d[i],
+                cost: c[i],
+                f_norm: n[i].f,
+                d_norm: n[i].d,
+                c_norm: n[i].c,
+                jis: n[i].jis,
+                smj_count: a.smj,
+                bhj_count: a.bhj,
+                other_count: a.other,
+                first_seen_ms: a.first,
+                last_seen_ms: a.last,
+                scanned_bytes: a.scanned,
+                volume_fallbacks: a.fallbacks,
+                executions: ExecList {
+                    apps: apps.clone(),
+                    ..a.execs
+                },
+            })
+            .collect();
+        rows.sort_by(|a, b| b.jis.total_cmp(&a.jis).then_with(|| a.key().cmp(&b.key())));
+        rows
+    }
+}
+
+/// Build the edge table of a set of executions (one window), sorted by JIS
+/// descending, then by names ([`EdgeAcc`] over them in (app id, execution
+/// id) order).
+pub fn build_edges(execs: &[ExecFacts], cost: CostMeasure, fallback: &RowFallback) -> Vec<EdgeRow> {
+    let mut order: Vec<&ExecFacts> = execs.iter().collect();
+    order.sort_by(|a, b| (&a.app_id, a.execution_id).cmp(&(&b.app_id, b.execution_id)));
+    let mut acc = EdgeAcc::default();
+    for ex in order {
+        acc.push(ex, &edge_keys(&ex.relationships), cost, fallback);
+    }
+    acc.finish()
 }
 
 /// Where windows of `width_ms` start so that the last one ends just after
-/// the latest execution start of `execs` (1 ms after it: windows are
+/// `latest`, the latest execution start (1 ms after it: windows are
 /// half-open): windows aligned to the data, not to the calendar, so the
 /// most recent window is the last `width_ms` of the input and never runs
 /// past it. 0 when no execution has a start time.
-pub fn data_align(execs: &[ExecFacts], width_ms: i64) -> i64 {
-    execs
-        .iter()
-        .filter_map(|e| e.start_ms)
-        .max()
-        .map_or(0, |t| t.saturating_add(1).rem_euclid(width_ms))
+pub fn data_align(latest: Option<i64>, width_ms: i64) -> i64 {
+    latest.map_or(0, |t| t.saturating_add(1).rem_euclid(width_ms))
 }
 
-/// Split executions into consecutive windows of `width_ms` by start time,
-/// aligned to the first execution's window start (multiples of the width
-/// since the Unix epoch, so weekly windows start on a Thursday 00:00 UTC
-/// unless `align_ms` shifts them; Monday alignment is `align_ms = 4 days`).
-/// Executions without a start time are dropped.
-pub fn windows(
-    execs: &[ExecFacts],
-    width_ms: i64,
-    align_ms: i64,
-) -> Vec<(i64, i64, Vec<ExecFacts>)> {
-    let mut by: BTreeMap<i64, Vec<ExecFacts>> = BTreeMap::new();
-    for e in execs {
-        if let Some(t) = e.start_ms {
-            let start = (t - align_ms).div_euclid(width_ms) * width_ms + align_ms;
-            by.entry(start).or_default().push(e.clone());
-        }
-    }
-    let Some((&first, _)) = by.iter().next() else {
-        return Vec::new();
-    };
-    let Some((&last, _)) = by.iter().next_back() else {
-        return Vec::new();
-    };
-    // Keep empty windows in between: a gap is a real (empty) window.
-    let mut out = Vec::new();
-    let mut s = first;
-    while s <= last {
-        out.push((s, s + width_ms, by.remove(&s).unwrap_or_default()));
-        s += width_ms;
-    }
-    out
+/// The start of the window of `width_ms` aligned to `align_ms` that holds
+/// `t`: windows are multiples of the width since the Unix epoch (so weekly
+/// windows start on a Thursday 00:00 UTC unless `align_ms` shifts them;
+/// Monday alignment is `align_ms = 4 days`).
+pub fn window_start(t: i64, width_ms: i64, align_ms: i64) -> i64 {
+    (t - align_ms).div_euclid(width_ms) * width_ms + align_ms
 }
 
 impl ExecFacts {
@@ -471,6 +633,7 @@ mod tests {
             start_ms: Some(start),
             duration_ms: Some(dur),
             cpu_ms: dur / 2,
+            run_ms: dur,
             tables: rows
                 .iter()
                 .map(|(t, r)| {
@@ -539,7 +702,7 @@ mod tests {
         assert_eq!((li.smj_count, li.bhj_count, li.other_count), (2, 0, 0));
         assert_eq!((li.first_seen_ms, li.last_seen_ms), (Some(100), Some(200)));
         assert_eq!(li.scanned_bytes, (100.0 + 400.0) + (200.0 + 800.0));
-        assert_eq!(li.executions, ["app:1", "app:2"]);
+        assert_eq!(li.executions.strings(), ["app:1", "app:2"]);
         // The top edge on every axis scores ~1 and leads; the other is 0.
         assert_eq!(rows[0].key(), li.key());
         assert!((li.jis - 1.0).abs() < 1e-6);
@@ -599,21 +762,47 @@ mod tests {
     }
 
     #[test]
-    fn windows_keep_gaps_and_align_to_the_given_offset() {
+    fn windows_align_to_the_given_offset_or_to_the_data() {
         let day = 86_400_000;
-        let e = |t| exec(t as u64, t, 1, &[], Vec::new());
-        let w = windows(&[e(day / 2), e(2 * day + 5)], day, 0);
-        assert_eq!(w.len(), 3);
-        assert_eq!((w[0].0, w[0].1, w[0].2.len()), (0, day, 1));
-        assert!(w[1].2.is_empty());
-        assert_eq!(w[2].0, 2 * day);
-        assert!(windows(&[], day, 0).is_empty());
+        assert_eq!(window_start(day / 2, day, 0), 0);
+        assert_eq!(window_start(2 * day + 5, day, 0), 2 * day);
+        assert_eq!(window_start(-1, day, 0), -day);
         // Aligned to the data: the last window ends 1 ms after the last start.
-        let execs = [e(day / 2), e(2 * day + 5)];
-        let w = windows(&execs, day, data_align(&execs, day));
-        assert_eq!(w.last().unwrap().1, 2 * day + 6);
-        assert_eq!(w.first().unwrap().0, 6);
-        assert_eq!(w.iter().map(|x| x.2.len()).sum::<usize>(), 2);
+        let align = data_align(Some(2 * day + 5), day);
+        assert_eq!(align, 6);
+        assert_eq!(window_start(2 * day + 5, day, align) + day, 2 * day + 6);
+        assert_eq!(window_start(day / 2, day, align), 6);
+        assert_eq!(data_align(None, day), 0);
+    }
+
+    #[test]
+    fn execution_lists_are_compact_and_read_back_in_order() {
+        let mut l = ExecList::default();
+        for (app, id) in [(0, 7), (0, 7), (0, 300), (2, 1), (2, u64::MAX), (5, 0)] {
+            l.push(app, id);
+        }
+        l.apps = std::sync::Arc::new((0..6).map(|i| format!("app-{i}")).collect());
+        assert_eq!(l.len(), 6);
+        assert!(l.bytes.len() < 6 * 4 + 10);
+        assert_eq!(
+            l.strings(),
+            [
+                "app-0:7",
+                "app-0:7",
+                "app-0:300",
+                "app-2:1",
+                format!("app-2:{}", u64::MAX).as_str(),
+                "app-5:0"
+            ]
+        );
+        assert_eq!(l.join(" "), l.strings().join(" "));
+        assert_eq!(
+            serde_json::to_string(&l).unwrap(),
+            format!(
+                r#"["app-0:7","app-0:7","app-0:300","app-2:1","app-2:{}","app-5:0"]"#,
+                u64::MAX
+            )
+        );
     }
 
     #[test]

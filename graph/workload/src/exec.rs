@@ -3,15 +3,17 @@
 //! what it contributes to the join graph ([`facts`]).
 
 use crate::edges::ExecFacts;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::identity::Locations;
 use crate::ingest::{ingest, Ingested};
 use crate::time::{format_time, TimeRange};
 use graph::execution::{execution_relationships, ExecutionPlans};
 use graph::relationships::Relationship;
+use parsers::events::AppSummary;
 use parsers::events::ReadOptions;
 use parsers::record::{PlanSet, QueryRecord};
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::path::Path;
 
 /// One execution with the relationships its plan resolves to.
@@ -42,20 +44,170 @@ pub enum Source<'a> {
     Records(&'a Path),
 }
 
+/// What the input's executions are, counted while it is read: how many,
+/// how many are queries, their span, and how many the `--since`/`--until`
+/// range selects (and the latest of those, which places the windows).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Census {
+    /// Executions read.
+    pub executions: usize,
+    /// Those that are not commands.
+    pub queries: usize,
+    /// First and last start time.
+    pub span: Option<(i64, i64)>,
+    /// Executions in the range.
+    pub selected: usize,
+    /// The latest start in the range.
+    pub latest_selected: Option<i64>,
+}
+
+impl Census {
+    /// The census of `execs`.
+    pub fn of<'a>(execs: impl IntoIterator<Item = &'a Exec>, range: &TimeRange) -> Census {
+        let mut c = Census::default();
+        for e in execs {
+            c.add(e.record.start_ms, e.record.is_command, range);
+        }
+        c
+    }
+
+    /// Count one execution.
+    pub fn add(&mut self, start_ms: Option<i64>, is_command: bool, range: &TimeRange) {
+        self.executions += 1;
+        self.queries += usize::from(!is_command);
+        if let Some(t) = start_ms {
+            self.span = Some(self.span.map_or((t, t), |(a, b)| (a.min(t), b.max(t))));
+        }
+        if range.contains(start_ms) {
+            self.selected += 1;
+            self.latest_selected = self.latest_selected.max(start_ms);
+        }
+    }
+
+    /// Count `other`'s executions too.
+    pub fn merge(&mut self, other: &Census) {
+        self.executions += other.executions;
+        self.queries += other.queries;
+        self.span = match (self.span, other.span) {
+            (Some((a, b)), Some((c, d))) => Some((a.min(c), b.max(d))),
+            (x, y) => x.or(y),
+        };
+        self.selected += other.selected;
+        self.latest_selected = self.latest_selected.max(other.latest_selected);
+    }
+}
+
+/// The executions of the input, with what was read beside them: from logs
+/// in memory, from records sorted on disk and read back one at a time
+/// ([`crate::records::Sorted`]). Either way [`Workload::each`] gives them
+/// in (app id, execution id) order, path reads renamed.
+pub struct Workload {
+    /// One summary per application, sorted by app id.
+    pub apps: Vec<AppSummary>,
+    /// Error lines, `path[:line]: reason`, in input order.
+    pub errors: Vec<String>,
+    /// Warning lines.
+    pub warnings: Vec<String>,
+    /// Table identity by location, observed over every kept execution's
+    /// scans.
+    pub locations: Locations,
+    /// The executions counted ([`Census`], for the range given to [`load`]).
+    pub census: Census,
+    execs: Execs,
+}
+
+enum Execs {
+    Memory(Vec<Exec>),
+    Sorted(crate::records::Sorted),
+}
+
+impl Workload {
+    /// A workload of records sorted on disk.
+    pub(crate) fn sorted(
+        apps: Vec<AppSummary>,
+        errors: Vec<String>,
+        warnings: Vec<String>,
+        locations: Locations,
+        census: Census,
+        sorted: crate::records::Sorted,
+    ) -> Workload {
+        Workload {
+            apps,
+            errors,
+            warnings,
+            locations,
+            census,
+            execs: Execs::Sorted(sorted),
+        }
+    }
+
+    /// Whether any input failed (exit code 2).
+    pub fn failed(&self) -> bool {
+        !self.errors.is_empty()
+    }
+
+    /// Call `f` with every execution in order (borrowed from memory, or
+    /// read from disk and owned); a pass over records on disk reads them
+    /// again, one at a time.
+    pub fn each<'a, E: From<Error>>(
+        &'a self,
+        mut f: impl FnMut(Cow<'a, Exec>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        match &self.execs {
+            Execs::Memory(v) => v.iter().try_for_each(|e| f(Cow::Borrowed(e))),
+            Execs::Sorted(s) => s.each(|e| f(Cow::Owned(e))),
+        }
+    }
+
+    /// Run `f` on the workload as executions in memory (records on disk
+    /// are read into memory first, and stay there): for the stages that
+    /// look at every execution more than once (the what-if of `--tables`).
+    pub fn in_memory<R>(&mut self, f: impl FnOnce(&mut Ingested<Exec>) -> R) -> Result<R> {
+        if let Execs::Sorted(s) = &self.execs {
+            let mut v = Vec::with_capacity(self.census.executions);
+            s.each(|e| {
+                v.push(e);
+                Ok::<_, Error>(())
+            })?;
+            self.execs = Execs::Memory(v);
+        }
+        let Execs::Memory(records) = &mut self.execs else {
+            unreachable!("read into memory above")
+        };
+        let mut data = Ingested {
+            apps: std::mem::take(&mut self.apps),
+            records: std::mem::take(records),
+            errors: std::mem::take(&mut self.errors),
+            warnings: std::mem::take(&mut self.warnings),
+            locations: std::mem::take(&mut self.locations),
+        };
+        let out = f(&mut data);
+        self.apps = data.apps;
+        *records = data.records;
+        self.errors = data.errors;
+        self.warnings = data.warnings;
+        self.locations = data.locations;
+        Ok(out)
+    }
+}
+
 /// Read every execution of `source`; from logs, lineage runs while each
-/// execution's plans are alive. Then one identity per location: the
-/// locations of every kept execution's scans are observed once (kept in
-/// [`Ingested::locations`]), and a path read of a catalog table's location
-/// is reported under the catalog name ([`rename_paths`]).
-pub fn load(source: Source<'_>) -> Result<Ingested<Exec>> {
-    let mut data = match source {
-        Source::Records(dir) => crate::records::load(dir)?,
+/// execution's plans are alive, and they are kept in memory; records are
+/// sorted on disk ([`crate::records::open`]). Then one identity per
+/// location: the locations of every kept execution's scans are observed
+/// once (kept in [`Workload::locations`]), and a path read of a catalog
+/// table's location is reported under the catalog name ([`rename_paths`]).
+/// `range` (`--since`/`--until`) is what the [`Census`] counts as selected.
+pub fn load(source: Source<'_>, range: &TimeRange) -> Result<Workload> {
+    let (paths, stdin_name, options) = match source {
+        Source::Records(dir) => return crate::records::open(dir, range),
         Source::Logs {
             paths,
             stdin_name,
             options,
-        } => ingest(paths, stdin_name, options, exec_of),
+        } => (paths, stdin_name, options),
     };
+    let mut data = ingest(paths, stdin_name, options, exec_of);
     let mut locations = Locations::default();
     for e in &data.records {
         for s in &e.record.scans {
@@ -65,8 +217,14 @@ pub fn load(source: Source<'_>) -> Result<Ingested<Exec>> {
     for e in &mut data.records {
         rename_paths(&locations, e);
     }
-    data.locations = locations;
-    Ok(data)
+    Ok(Workload {
+        census: Census::of(&data.records, range),
+        apps: data.apps,
+        errors: data.errors,
+        warnings: data.warnings,
+        locations,
+        execs: Execs::Memory(data.records),
+    })
 }
 
 /// Report a path read of a catalog table's location under the catalog
@@ -99,7 +257,8 @@ pub fn exec_of(record: QueryRecord, plans: &PlanSet) -> Exec {
     }
 }
 
-/// What an execution contributes to the join graph.
+/// What an execution contributes to the join graph, but its relationships
+/// (their edge keys come from the execution: [`crate::edges::edge_keys`]).
 pub fn facts(e: &Exec) -> ExecFacts {
     let mut f = ExecFacts {
         app_id: e.record.app_id.clone(),
@@ -108,7 +267,7 @@ pub fn facts(e: &Exec) -> ExecFacts {
         start_ms: e.record.start_ms,
         duration_ms: e.record.duration_ms,
         cpu_ms: e.record.executor_cpu_ms,
-        relationships: e.relationships.clone(),
+        run_ms: e.record.executor_run_ms,
         ..ExecFacts::default()
     };
     for s in &e.record.scans {
@@ -117,18 +276,10 @@ pub fn facts(e: &Exec) -> ExecFacts {
     f
 }
 
-/// Executions in `range` (`--since`/`--until`), as graph facts.
-pub fn select(execs: &[Exec], range: &TimeRange) -> Vec<ExecFacts> {
-    execs
-        .iter()
-        .filter(|e| range.contains(e.record.start_ms))
-        .map(facts)
-        .collect()
-}
-
 /// A warning when `range` selects no execution although the input has
-/// some: the range is empty, or lies outside the data.
-pub fn filter_warning(execs: &[Exec], range: &TimeRange) -> Option<String> {
+/// some (`census`, counted for `range`): the range is empty, or lies
+/// outside the data.
+pub fn filter_warning(census: &Census, range: &TimeRange) -> Option<String> {
     if range.since.is_none() && range.until.is_none() {
         return None;
     }
@@ -141,16 +292,15 @@ pub fn filter_warning(execs: &[Exec], range: &TimeRange) -> Option<String> {
             ));
         }
     }
-    if execs.is_empty() || execs.iter().any(|e| range.contains(e.record.start_ms)) {
+    if census.executions == 0 || census.selected > 0 {
         return None;
     }
-    let starts = execs.iter().filter_map(|e| e.record.start_ms);
-    let span = match starts.clone().min().zip(starts.max()) {
+    let span = match census.span {
         Some((a, b)) => format!("they start {} .. {}", format_time(a), format_time(b)),
         None => "none has a start time".to_string(),
     };
     Some(format!(
         "--since/--until select none of the {} executions read ({span})",
-        execs.len()
+        census.executions
     ))
 }

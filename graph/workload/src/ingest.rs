@@ -20,7 +20,8 @@ pub struct Ingested<T> {
     /// Warning lines.
     pub warnings: Vec<String>,
     /// Table identity by location, observed over every kept execution's
-    /// scans ([`crate::exec::load`] fills it; empty otherwise).
+    /// scans (filled by [`crate::spool::Spool::read_logs`] and
+    /// [`crate::exec::Workload::in_memory`]; empty otherwise).
     pub locations: Locations,
 }
 

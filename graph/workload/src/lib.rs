@@ -55,7 +55,7 @@
 //! assert_eq!(edges[0].key().label(), "lineitem(l_orderkey) = orders(o_orderkey)");
 //! assert_eq!(edges[0].frequency, 1);
 //! assert_eq!(edges[0].data_volume, 4_000_000.0);
-//! assert_eq!(edges[0].executions, ["app-1:7"]);
+//! assert_eq!(edges[0].executions.strings(), ["app-1:7"]);
 //! ```
 #![deny(missing_docs)]
 

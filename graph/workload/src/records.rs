@@ -10,20 +10,25 @@
 //! - `errors/`: `log, reason, level` for logs that failed (or warned) on the
 //!   map.
 //!
-//! The files are read one at a time with only the columns needed, each row
-//! turned back into the record the single-machine run builds, and the logs
-//! merged by the same rule (`parsers::events::merge_apps`: one copy of an
-//! application read twice), so every later stage sees the same input.
+//! The files are read one at a time with only the columns needed, and the
+//! logs merged by the same rule (`parsers::events::merge_apps`: one copy of
+//! an application read twice), so every later stage sees the same input.
+//! The records are not held in memory ([`open`]): their rows are copied,
+//! unparsed, into runs sorted by (app id, execution id) in the temporary
+//! directory, and merged back and turned into the records the
+//! single-machine run builds one batch at a time, for each pass a stage
+//! makes ([`Sorted::each`]).
 
 use crate::error::{Error, Result};
-use crate::exec::Exec;
-use crate::ingest::Ingested;
+use crate::exec::{Census, Exec, Workload};
+use crate::identity::Locations;
+use crate::time::TimeRange;
 use parsers::events::{merge_apps, AppResult, AppSummary};
 use parsers::record::QueryRecord;
 use polars::prelude::{Column, DataFrame};
 use polars_io::prelude::ParquetReader;
 use polars_io::SerReader;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// A records column's type, as Parquet stores it.
@@ -83,8 +88,16 @@ fn record_columns() -> Vec<&'static str> {
 }
 
 /// Read the records under `path` (a job's output directory, a directory of
-/// records Parquet files, or one Parquet file).
-pub fn load(path: &Path) -> Result<Ingested<Exec>> {
+/// records Parquet files, or one Parquet file) into a sorted workload
+/// ([`Sorted`]): the records of the applications kept, in (app id,
+/// execution id) order, read back one at a time. `range` is the
+/// `--since`/`--until` selection the [`Census`] counts.
+pub fn open(path: &Path, range: &TimeRange) -> Result<Workload> {
+    open_runs(path, range, RUN_BYTES)
+}
+
+/// [`open`], writing a run each `run_bytes` of records.
+fn open_runs(path: &Path, range: &TimeRange, run_bytes: usize) -> Result<Workload> {
     let input = |reason| Error::RecordsInput {
         path: path.to_path_buf(),
         reason,
@@ -120,13 +133,15 @@ pub fn load(path: &Path) -> Result<Ingested<Exec>> {
     if files.is_empty() {
         return Err(input("no Parquet files of records found"));
     }
-    // Records grouped by the log they came from: the unit the map read.
-    let mut by_log: BTreeMap<String, Vec<Exec>> = BTreeMap::new();
-    for f in &files {
-        for e in read_records(f)? {
-            by_log.entry(e.record.log.clone()).or_default().push(e);
-        }
+    // Every record once, into sorted runs; per log what the merge of
+    // applications and the census need.
+    let mut runs = Runs::new(run_bytes)?;
+    let mut logs: BTreeMap<String, LogSeen> = BTreeMap::new();
+    let mut scans = ScansSeen::new();
+    for (i, f) in files.iter().enumerate() {
+        read_into(f, i as u32, &mut runs, &mut logs, &mut scans, range)?;
     }
+    let runs = runs.finish()?;
     let mut summaries: BTreeMap<String, AppSummary> = BTreeMap::new();
     for f in &apps {
         for s in read_apps(f)? {
@@ -151,16 +166,15 @@ pub fn load(path: &Path) -> Result<Ingested<Exec>> {
     }
     // Logs that gave records, plus logs that gave none but were read.
     for log in summaries.keys() {
-        by_log.entry(log.clone()).or_default();
+        logs.entry(log.clone()).or_default();
     }
-    let results: Vec<AppResult<Exec>> = by_log
-        .into_iter()
-        .map(|(log, mut records)| {
-            records.sort_by_key(|e| e.record.execution_id);
-            let summary = summaries.remove(&log).unwrap_or_else(|| {
+    let results: Vec<AppResult<()>> = logs
+        .iter()
+        .map(|(log, seen)| {
+            let summary = summaries.remove(log).unwrap_or_else(|| {
                 // A plain `queries` Parquet file carries no summaries: what
                 // the records say.
-                let first = records.first().map(|e| &e.record);
+                let first = seen.first.as_ref().map(|f| &f.1);
                 AppSummary {
                     app_id: first.map(|r| r.app_id.clone()).unwrap_or_default(),
                     app_name: first.map(|r| r.app_name.clone()).unwrap_or_default(),
@@ -171,7 +185,7 @@ pub fn load(path: &Path) -> Result<Ingested<Exec>> {
             });
             AppResult {
                 summary,
-                records,
+                records: vec![(); seen.census.executions],
                 warnings: Vec::new(),
                 errors: Vec::new(),
             }
@@ -181,15 +195,228 @@ pub fn load(path: &Path) -> Result<Ingested<Exec>> {
     warnings.extend(merged.warnings);
     errors.sort();
     warnings.sort();
-    Ok(Ingested {
-        apps: merged.apps,
-        records: merged.records,
+    // The kept logs give the census; the scans' locations are observed
+    // in record order.
+    let mut census = Census::default();
+    let mut kept = BTreeSet::new();
+    for app in &merged.apps {
+        if let Some(seen) = logs.get(&app.log) {
+            kept.insert(app.log.clone());
+            census.merge(&seen.census);
+        }
+    }
+    let mut locations = Locations::default();
+    let mut scans: Vec<(ScanKey, (String, Option<String>))> =
+        scans.into_iter().map(|(k, v)| (v, k)).collect();
+    scans.sort();
+    for (_, (table, location)) in scans {
+        locations.observe(&table, location.as_deref());
+    }
+    let sorted = Sorted {
+        runs,
+        files,
+        kept,
+        locations: locations.clone(),
+    };
+    Ok(Workload::sorted(
+        merged.apps,
         errors,
         warnings,
-        locations: Default::default(),
-    })
+        locations,
+        census,
+        sorted,
+    ))
 }
 
+/// Records turned back into executions at once (in parallel).
+const PARSE_BATCH: usize = 512;
+
+/// Raw bytes of records buffered before a run is sorted and written.
+const RUN_BYTES: usize = 96 << 20;
+
+/// What the first pass keeps of one log's records.
+#[derive(Default)]
+struct LogSeen {
+    census: Census,
+    /// Its first record (least execution id, then input order) and the
+    /// fields a summary takes from it.
+    first: Option<((u64, u64), FirstRecord)>,
+}
+
+/// Where a scan comes in the records' order: app id, execution id, input
+/// order, scan index.
+type ScanKey = (String, u64, u64, usize);
+
+/// Each (table, location) the scans name, at its first place in the
+/// records' order: the locations every table identity is observed from.
+/// Kept over every log read, not only the applications kept (a copy of
+/// an application read twice scans the same tables; keeping them per log
+/// would cost memory in the number of logs).
+type ScansSeen = BTreeMap<(String, Option<String>), ScanKey>;
+
+/// The fields of a log's first record a summary is made of.
+struct FirstRecord {
+    app_id: String,
+    app_name: String,
+    spark_version: Option<String>,
+}
+
+/// One scan's table and location, all the first pass reads of the scans.
+#[derive(serde::Deserialize)]
+struct ScanAt<'a> {
+    #[serde(borrow)]
+    table: std::borrow::Cow<'a, str>,
+    #[serde(borrow)]
+    location: Option<std::borrow::Cow<'a, str>>,
+}
+
+/// First pass over one records file: every row into the runs, and what
+/// its log's merge, census and identities need.
+fn read_into(
+    path: &Path,
+    file: u32,
+    runs: &mut Runs,
+    logs: &mut BTreeMap<String, LogSeen>,
+    seen_scans: &mut ScansSeen,
+    range: &TimeRange,
+) -> Result<()> {
+    let df = read_columns(path, &record_columns())?;
+    let c = Cols { df: &df, path };
+    let cols = RawColumns::of(&c)?;
+    let mut buf = Vec::new();
+    for i in 0..df.height() {
+        let raw = cols.row(i);
+        let row = |reason: String| bad(path, format!("row {}: {reason}", i + 1));
+        let app_id = raw
+            .text(APP_ID)
+            .ok_or_else(|| row("`app_id` is null".into()))?;
+        let id = raw
+            .long(EXECUTION_ID)
+            .and_then(|x| u64::try_from(x).ok())
+            .ok_or_else(|| row("`execution_id` is null or negative".into()))?;
+        let seq = (u64::from(file) << 32) | i as u64;
+        let log = raw.text(LOG).unwrap_or_default();
+        let seen = match logs.get_mut(log) {
+            Some(s) => s,
+            None => logs.entry(log.to_string()).or_default(),
+        };
+        seen.census.add(
+            raw.long(START_MS),
+            raw.flag(IS_COMMAND).unwrap_or(false),
+            range,
+        );
+        if seen.first.as_ref().is_none_or(|(k, _)| (id, seq) < *k) {
+            seen.first = Some((
+                (id, seq),
+                FirstRecord {
+                    app_id: app_id.to_string(),
+                    app_name: raw.text(APP_NAME).unwrap_or_default().to_string(),
+                    spark_version: raw.text(SPARK_VERSION).map(str::to_string),
+                },
+            ));
+        }
+        if let Some(scans) = raw.text(SCANS) {
+            let scans: Vec<ScanAt> =
+                serde_json::from_str(scans).map_err(|e| row(format!("`scans`: {e}")))?;
+            for (k, s) in scans.into_iter().enumerate() {
+                let key = (s.table.into_owned(), s.location.map(|l| l.into_owned()));
+                let at = (app_id, id, seq, k);
+                match seen_scans.get_mut(&key) {
+                    Some(first) => {
+                        if at < (first.0.as_str(), first.1, first.2, first.3) {
+                            *first = (app_id.to_string(), id, seq, k);
+                        }
+                    }
+                    None => {
+                        seen_scans.insert(key, (app_id.to_string(), id, seq, k));
+                    }
+                }
+            }
+        }
+        buf.clear();
+        raw.encode(&mut buf);
+        runs.push(app_id, id, seq, &buf)?;
+    }
+    Ok(())
+}
+
+/// The records of the applications kept, sorted by (app id, execution
+/// id, input order) in runs on disk, given back one at a time
+/// ([`Sorted::each`]) as many times as asked, each pass linear in the
+/// records and holding one record per run.
+pub struct Sorted {
+    runs: Vec<Run>,
+    files: Vec<PathBuf>,
+    kept: BTreeSet<String>,
+    locations: Locations,
+}
+
+impl Sorted {
+    /// Call `f` with every kept record, in order, its path reads of a
+    /// catalog table's location named by the catalog name
+    /// ([`crate::exec::rename_paths`]).
+    pub fn each<E: From<Error>>(&self, mut f: impl FnMut(Exec) -> Result<(), E>) -> Result<(), E> {
+        use rayon::prelude::*;
+        use std::cmp::Reverse;
+        let mut readers = Vec::with_capacity(self.runs.len());
+        let mut heap = std::collections::BinaryHeap::new();
+        let mut heads = Vec::with_capacity(self.runs.len());
+        for r in &self.runs {
+            let mut reader = r.reader()?;
+            let head = reader.next()?;
+            if let Some(h) = &head {
+                heap.push(Reverse((h.key(), heads.len())));
+            }
+            heads.push(head);
+            readers.push(reader);
+        }
+        // Entries are taken from the runs in key order a batch at a time,
+        // turned into records in parallel, and given in order.
+        let mut batch = Vec::with_capacity(PARSE_BATCH);
+        loop {
+            while batch.len() < PARSE_BATCH {
+                let Some(Reverse((_, i))) = heap.pop() else {
+                    break;
+                };
+                let next = readers[i].next()?;
+                if let Some(h) = &next {
+                    heap.push(Reverse((h.key(), i)));
+                }
+                if let Some(entry) = std::mem::replace(&mut heads[i], next) {
+                    batch.push(entry);
+                }
+            }
+            if batch.is_empty() {
+                return Ok(());
+            }
+            let execs: Vec<Result<Option<Exec>>> = batch.par_iter().map(|e| self.exec(e)).collect();
+            batch.clear();
+            for e in execs {
+                if let Some(e) = e? {
+                    f(e)?;
+                }
+            }
+        }
+    }
+
+    /// The record of a run entry, `None` when its log is not kept.
+    fn exec(&self, entry: &Entry) -> Result<Option<Exec>> {
+        let raw = RawRow::decode(&entry.body);
+        if !self.kept.contains(raw.text(LOG).unwrap_or_default()) {
+            return Ok(None);
+        }
+        let file = (entry.seq >> 32) as usize;
+        let path = self.files.get(file).map_or(Path::new(""), PathBuf::as_path);
+        let mut e = raw.exec().map_err(|reason| {
+            bad(
+                path,
+                format!("row {}: {reason}", (entry.seq & 0xffff_ffff) + 1),
+            )
+        })?;
+        crate::exec::rename_paths(&self.locations, &mut e);
+        Ok(Some(e))
+    }
+}
 /// Largest records object read from a store (it is read whole: polars
 /// reads a Parquet file from memory).
 const MAX_REMOTE_OBJECT: u64 = 1 << 30;
@@ -343,83 +570,258 @@ impl<'a> Cols<'a> {
     }
 }
 
-fn read_records(path: &Path) -> Result<Vec<Exec>> {
-    let df = read_columns(path, &record_columns())?;
-    let c = Cols { df: &df, path };
-    let app_id = c.str("app_id")?;
-    let execution_id = c.int("execution_id")?;
-    let root_execution_id = c.int("root_execution_id")?;
-    let app_name = c.str("app_name")?;
-    let spark_version = c.str("spark_version")?;
-    let start_ms = c.int("start_ms")?;
-    let end_ms = c.int("end_ms")?;
-    let duration_ms = c.int("duration_ms")?;
-    let run_ms = c.int("executor_run_ms")?;
-    let cpu_ms = c.int("executor_cpu_ms")?;
-    let plan_source = c.str("plan_source")?;
-    let adaptive_final = c.bool("adaptive_final")?;
-    let root_node = c.str("root_node")?;
-    let error = c.str("error")?;
-    let incomplete = c.str("incomplete")?;
-    let description = c.str("description")?;
-    let log = c.str("log")?;
-    let scans = c.str("scans")?;
-    let joins = c.str("joins")?;
-    let relationships = c.str("relationships")?;
-    let is_command = c.bool("is_command")?;
-    let plan_error = c.str("plan_error")?;
-    let result_of = c.int("result_of")?;
-    let owned = |v: Option<&str>| v.map(str::to_string);
-    let mut out = Vec::with_capacity(df.height());
-    for i in 0..df.height() {
-        let row = |reason: String| bad(path, format!("row {}: {reason}", i + 1));
-        let null = |name: &str| row(format!("`{name}` is null"));
-        let json = |name: &str, v: Option<&str>| -> Result<String> {
-            v.map(str::to_string).ok_or_else(|| null(name))
+/// The record columns of one file, typed.
+struct RawColumns<'a> {
+    text: Vec<Vec<Option<&'a str>>>,
+    long: Vec<Vec<Option<i64>>>,
+    bool: Vec<Vec<Option<bool>>>,
+}
+
+impl<'a> RawColumns<'a> {
+    fn of(c: &Cols<'a>) -> Result<Self> {
+        let mut out = RawColumns {
+            text: Vec::new(),
+            long: Vec::new(),
+            bool: Vec::new(),
         };
-        let id = execution_id[i]
+        for (name, t, derived) in RECORD_SCHEMA {
+            if *derived {
+                continue;
+            }
+            match t {
+                RecordType::Text => out.text.push(c.str(name)?),
+                RecordType::Long => out.long.push(c.int(name)?),
+                RecordType::Bool => out.bool.push(c.bool(name)?),
+            }
+        }
+        Ok(out)
+    }
+
+    fn row(&self, i: usize) -> RawRow<'a> {
+        RawRow {
+            text: self.text.iter().map(|c| c[i]).collect(),
+            long: self.long.iter().map(|c| c[i]).collect(),
+            bool: self.bool.iter().map(|c| c[i]).collect(),
+        }
+    }
+}
+
+/// One row's values as stored: the text, integer and boolean columns of
+/// [`RECORD_SCHEMA`] (without the derived ones), each kind in schema
+/// order.
+struct RawRow<'a> {
+    text: Vec<Option<&'a str>>,
+    long: Vec<Option<i64>>,
+    bool: Vec<Option<bool>>,
+}
+
+/// Index of a non-derived column among the columns of its kind.
+const fn at(name: &str) -> usize {
+    let want = RECORD_SCHEMA[index_of(name)].1 as u8;
+    let mut i = 0;
+    let mut n = 0;
+    while i < RECORD_SCHEMA.len() {
+        let (c, t, derived) = RECORD_SCHEMA[i];
+        if const_eq(c, name) {
+            return n;
+        }
+        if !derived && t as u8 == want {
+            n += 1;
+        }
+        i += 1;
+    }
+    panic!("not a records column")
+}
+
+const fn index_of(name: &str) -> usize {
+    let mut i = 0;
+    while i < RECORD_SCHEMA.len() {
+        if const_eq(RECORD_SCHEMA[i].0, name) {
+            return i;
+        }
+        i += 1;
+    }
+    panic!("not a records column")
+}
+
+const fn const_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+// Where each column sits in a [`RawRow`].
+const APP_ID: usize = at("app_id");
+const APP_NAME: usize = at("app_name");
+const SPARK_VERSION: usize = at("spark_version");
+const LOG: usize = at("log");
+const ERROR: usize = at("error");
+const DESCRIPTION: usize = at("description");
+const PLAN_SOURCE: usize = at("plan_source");
+const ROOT_NODE: usize = at("root_node");
+const SCANS: usize = at("scans");
+const JOINS: usize = at("joins");
+const RELATIONSHIPS: usize = at("relationships");
+const PLAN_ERROR: usize = at("plan_error");
+const INCOMPLETE: usize = at("incomplete");
+const EXECUTION_ID: usize = at("execution_id");
+const ROOT_EXECUTION_ID: usize = at("root_execution_id");
+const START_MS: usize = at("start_ms");
+const END_MS: usize = at("end_ms");
+const DURATION_MS: usize = at("duration_ms");
+const RUN_MS: usize = at("executor_run_ms");
+const CPU_MS: usize = at("executor_cpu_ms");
+const RESULT_OF: usize = at("result_of");
+const ADAPTIVE_FINAL: usize = at("adaptive_final");
+const IS_COMMAND: usize = at("is_command");
+
+impl<'a> RawRow<'a> {
+    fn text(&self, column: usize) -> Option<&'a str> {
+        self.text[column]
+    }
+
+    fn long(&self, column: usize) -> Option<i64> {
+        self.long[column]
+    }
+
+    fn flag(&self, column: usize) -> Option<bool> {
+        self.bool[column]
+    }
+
+    /// Encode into `out` (read back by [`RawRow::decode`]).
+    fn encode(&self, out: &mut Vec<u8>) {
+        for v in &self.text {
+            match v {
+                None => out.push(0),
+                Some(s) => {
+                    out.push(1);
+                    out.extend_from_slice(&(s.len() as u32).to_le_bytes());
+                    out.extend_from_slice(s.as_bytes());
+                }
+            }
+        }
+        for v in &self.long {
+            match v {
+                None => out.push(0),
+                Some(x) => {
+                    out.push(1);
+                    out.extend_from_slice(&x.to_le_bytes());
+                }
+            }
+        }
+        for v in &self.bool {
+            out.push(match v {
+                None => 0,
+                Some(false) => 1,
+                Some(true) => 2,
+            });
+        }
+    }
+
+    /// A row [`RawRow::encode`] wrote (into memory this process wrote).
+    fn decode(mut b: &'a [u8]) -> RawRow<'a> {
+        let mut take = |n: usize| {
+            let (h, t) = b.split_at(n.min(b.len()));
+            b = t;
+            h
+        };
+        let kinds = |k: RecordType| {
+            RECORD_SCHEMA
+                .iter()
+                .filter(|(_, t, d)| !d && *t == k)
+                .count()
+        };
+        let mut row = RawRow {
+            text: Vec::with_capacity(kinds(RecordType::Text)),
+            long: Vec::with_capacity(kinds(RecordType::Long)),
+            bool: Vec::with_capacity(kinds(RecordType::Bool)),
+        };
+        for _ in 0..row.text.capacity() {
+            let v = if take(1) == [1] {
+                let n = take(4).try_into().map_or(0, u32::from_le_bytes) as usize;
+                std::str::from_utf8(take(n)).ok()
+            } else {
+                None
+            };
+            row.text.push(v);
+        }
+        for _ in 0..row.long.capacity() {
+            let v = if take(1) == [1] {
+                take(8).try_into().ok().map(i64::from_le_bytes)
+            } else {
+                None
+            };
+            row.long.push(v);
+        }
+        for _ in 0..row.bool.capacity() {
+            row.bool.push(match take(1) {
+                [1] => Some(false),
+                [2] => Some(true),
+                _ => None,
+            });
+        }
+        row
+    }
+
+    /// The record this row stands for, or why it cannot be one.
+    fn exec(&self) -> std::result::Result<Exec, String> {
+        let null = |name: &str| format!("`{name}` is null");
+        let json = |column: usize, name: &str| self.text(column).ok_or_else(|| null(name));
+        let owned = |column: usize| self.text(column).map(str::to_string);
+        let id = self
+            .long(EXECUTION_ID)
             .and_then(|x| u64::try_from(x).ok())
-            .ok_or_else(|| row("`execution_id` is null or negative".into()))?;
-        let de = |name: &str, e: serde_json::Error| row(format!("`{name}`: {e}"));
+            .ok_or("`execution_id` is null or negative")?;
+        let de = |name: &str, e: serde_json::Error| format!("`{name}`: {e}");
         let record = QueryRecord {
-            app_id: owned(app_id[i]).ok_or_else(|| null("app_id"))?,
-            app_name: owned(app_name[i]).unwrap_or_default(),
-            spark_version: owned(spark_version[i]),
-            log: owned(log[i]).unwrap_or_default(),
+            app_id: owned(APP_ID).ok_or_else(|| null("app_id"))?,
+            app_name: owned(APP_NAME).unwrap_or_default(),
+            spark_version: owned(SPARK_VERSION),
+            log: owned(LOG).unwrap_or_default(),
             execution_id: id,
-            root_execution_id: root_execution_id[i].and_then(|x| u64::try_from(x).ok()),
-            start_ms: start_ms[i],
-            end_ms: end_ms[i],
-            duration_ms: duration_ms[i],
-            error: owned(error[i]),
-            description: owned(description[i]),
-            plan_source: match plan_source[i] {
+            root_execution_id: self
+                .long(ROOT_EXECUTION_ID)
+                .and_then(|x| u64::try_from(x).ok()),
+            start_ms: self.long(START_MS),
+            end_ms: self.long(END_MS),
+            duration_ms: self.long(DURATION_MS),
+            error: owned(ERROR),
+            description: owned(DESCRIPTION),
+            plan_source: match self.text(PLAN_SOURCE) {
                 None => None,
                 Some(p) => Some(plan::PlanSource::parse(p).ok_or_else(|| {
-                    row(format!(
+                    format!(
                         "`plan_source` {p:?} is not formatted, extended, spark_plan_info or tree_json"
-                    ))
+                    )
                 })?),
             },
-            adaptive_final: adaptive_final[i].unwrap_or(false),
-            executor_run_ms: run_ms[i].unwrap_or(0),
-            executor_cpu_ms: cpu_ms[i].unwrap_or(0),
-            root_node: owned(root_node[i]),
-            is_command: is_command[i].unwrap_or(false),
-            result_of: result_of[i].and_then(|x| u64::try_from(x).ok()),
-            scans: serde_json::from_str(&json("scans", scans[i])?).map_err(|e| de("scans", e))?,
-            joins: serde_json::from_str(&json("joins", joins[i])?).map_err(|e| de("joins", e))?,
-            plan_error: owned(plan_error[i]),
-            incomplete: owned(incomplete[i]),
+            adaptive_final: self.flag(ADAPTIVE_FINAL).unwrap_or(false),
+            executor_run_ms: self.long(RUN_MS).unwrap_or(0),
+            executor_cpu_ms: self.long(CPU_MS).unwrap_or(0),
+            root_node: owned(ROOT_NODE),
+            is_command: self.flag(IS_COMMAND).unwrap_or(false),
+            result_of: self.long(RESULT_OF).and_then(|x| u64::try_from(x).ok()),
+            scans: serde_json::from_str(json(SCANS, "scans")?).map_err(|e| de("scans", e))?,
+            joins: serde_json::from_str(json(JOINS, "joins")?).map_err(|e| de("joins", e))?,
+            plan_error: owned(PLAN_ERROR),
+            incomplete: owned(INCOMPLETE),
         };
-        let relationships = serde_json::from_str(&json("relationships", relationships[i])?)
+        let relationships = serde_json::from_str(json(RELATIONSHIPS, "relationships")?)
             .map_err(|e| de("relationships", e))?;
-        out.push(Exec {
+        Ok(Exec {
             record,
             relationships,
-        });
+        })
     }
-    Ok(out)
 }
 
 fn read_apps(path: &Path) -> Result<Vec<AppSummary>> {
@@ -449,4 +851,309 @@ fn read_errors(path: &Path) -> Result<Vec<(String, String, String)>> {
             )
         })
         .collect())
+}
+
+/// A sort key: app id, execution id, input order.
+type Key = (String, u64, u64);
+
+/// One record in a run: its key and its encoded row.
+struct Entry {
+    app: String,
+    exec: u64,
+    seq: u64,
+    body: Vec<u8>,
+}
+
+impl Entry {
+    fn key(&self) -> Key {
+        (self.app.clone(), self.exec, self.seq)
+    }
+}
+
+/// One sorted run: a zstd stream in an unlinked temporary file.
+struct Run {
+    file: std::fs::File,
+}
+
+/// Records written into sorted runs: buffered up to a budget of bytes,
+/// sorted, and written out as one run.
+struct Runs {
+    budget: usize,
+    buf: Vec<u8>,
+    /// (offset in `buf`, app id length, row length, execution id, input order).
+    index: Vec<(usize, usize, usize, u64, u64)>,
+    done: Vec<Run>,
+}
+
+fn spooling(source: std::io::Error) -> Error {
+    Error::Spool {
+        what: "cannot write or read the sorted records in the temporary directory",
+        source,
+    }
+}
+
+impl Runs {
+    fn new(budget: usize) -> Result<Runs> {
+        Ok(Runs {
+            budget,
+            buf: Vec::new(),
+            index: Vec::new(),
+            done: Vec::new(),
+        })
+    }
+
+    fn push(&mut self, app: &str, exec: u64, seq: u64, row: &[u8]) -> Result<()> {
+        let at = self.buf.len();
+        self.buf.extend_from_slice(app.as_bytes());
+        self.buf.extend_from_slice(row);
+        self.index.push((at, app.len(), row.len(), exec, seq));
+        if self.buf.len() >= self.budget {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        if self.index.is_empty() {
+            return Ok(());
+        }
+        let buf = &self.buf;
+        let app = |&(at, n, ..): &(usize, usize, usize, u64, u64)| &buf[at..at + n];
+        self.index
+            .sort_unstable_by(|a, b| app(a).cmp(app(b)).then((a.3, a.4).cmp(&(b.3, b.4))));
+        let file = crate::spool::spool_file()?;
+        let mut z = zstd::stream::write::Encoder::new(
+            std::io::BufWriter::with_capacity(1 << 16, file.try_clone().map_err(spooling)?),
+            1,
+        )
+        .map_err(spooling)?;
+        z.window_log(RUN_WINDOW_LOG).map_err(spooling)?;
+        for &(at, n, len, exec, seq) in &self.index {
+            let mut head = Vec::with_capacity(24);
+            head.extend_from_slice(&(n as u32).to_le_bytes());
+            head.extend_from_slice(&exec.to_le_bytes());
+            head.extend_from_slice(&seq.to_le_bytes());
+            head.extend_from_slice(&(len as u32).to_le_bytes());
+            z.write_all(&head).map_err(spooling)?;
+            z.write_all(&buf[at..at + n + len]).map_err(spooling)?;
+        }
+        z.finish()
+            .map_err(spooling)?
+            .into_inner()
+            .map_err(|e| spooling(e.into_error()))?;
+        self.done.push(Run { file });
+        self.buf.clear();
+        self.index.clear();
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<Vec<Run>> {
+        self.flush()?;
+        Ok(self.done)
+    }
+}
+
+/// The zstd window of a run (2^17 bytes): what each run being merged
+/// holds in memory besides its current record.
+const RUN_WINDOW_LOG: u32 = 17;
+
+use std::io::{Read, Write};
+
+/// A file read from its start without moving the file's own offset (so
+/// a run can be read by several passes).
+struct ReadAt<'a> {
+    file: &'a std::fs::File,
+    at: u64,
+}
+
+impl Read for ReadAt<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        use std::os::unix::fs::FileExt;
+        let n = self.file.read_at(buf, self.at)?;
+        self.at += n as u64;
+        Ok(n)
+    }
+}
+
+/// A run being read.
+struct RunReader<'a> {
+    z: zstd::stream::read::Decoder<'static, std::io::BufReader<ReadAt<'a>>>,
+}
+
+impl Run {
+    fn reader(&self) -> Result<RunReader<'_>> {
+        let z = zstd::stream::read::Decoder::with_buffer(std::io::BufReader::with_capacity(
+            1 << 16,
+            ReadAt {
+                file: &self.file,
+                at: 0,
+            },
+        ))
+        .map_err(spooling)?;
+        Ok(RunReader { z })
+    }
+}
+
+impl RunReader<'_> {
+    fn next(&mut self) -> Result<Option<Entry>> {
+        let mut head = [0u8; 24];
+        match self.z.read_exact(&mut head) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(None),
+            Err(e) => return Err(spooling(e)),
+        }
+        let word = |a: usize| u32::from_le_bytes(head[a..a + 4].try_into().unwrap_or_default());
+        let long = |a: usize| u64::from_le_bytes(head[a..a + 8].try_into().unwrap_or_default());
+        let (n, exec, seq, len) = (word(0) as usize, long(4), long(12), word(20) as usize);
+        let mut app = vec![0; n];
+        self.z.read_exact(&mut app).map_err(spooling)?;
+        let mut body = vec![0; len];
+        self.z.read_exact(&mut body).map_err(spooling)?;
+        Ok(Some(Entry {
+            app: String::from_utf8_lossy(&app).into_owned(),
+            exec,
+            seq,
+            body,
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use polars::prelude::{Column, DataFrame};
+    use polars_io::prelude::ParquetWriter;
+
+    /// A records file of `rows` (app id, log, execution id, start), each
+    /// record joining `orders` to `lineitem`.
+    fn write(path: &Path, rows: &[(&str, &str, i64, i64)]) {
+        let rel = r#"[{"left_table":"orders","left_columns":["o_orderkey"],"right_table":"lineitem","right_columns":["l_orderkey"],"join_type":"Inner","strategy":"SortMergeJoin","non_simple":false,"left_expr":"","right_expr":"","preserved_side":null,"left_aggregated":false,"right_aggregated":false,"engine":"spark"}]"#;
+        let scans = r#"[{"table":"orders","columns":[],"rows":10},{"table":"lineitem","columns":[],"rows":40}]"#;
+        let cols: Vec<Column> = RECORD_SCHEMA
+            .iter()
+            .filter(|(_, _, derived)| !derived)
+            .map(|(name, t, _)| {
+                let n = (*name).into();
+                match (*name, t) {
+                    ("app_id", _) => Column::new(n, rows.iter().map(|r| r.0).collect::<Vec<_>>()),
+                    ("log", _) => Column::new(n, rows.iter().map(|r| r.1).collect::<Vec<_>>()),
+                    ("execution_id", _) => {
+                        Column::new(n, rows.iter().map(|r| r.2).collect::<Vec<_>>())
+                    }
+                    ("start_ms" | "duration_ms", _) => {
+                        Column::new(n, rows.iter().map(|r| r.3).collect::<Vec<_>>())
+                    }
+                    ("scans", _) => Column::new(n, rows.iter().map(|_| scans).collect::<Vec<_>>()),
+                    ("joins", _) => Column::new(n, rows.iter().map(|_| "[]").collect::<Vec<_>>()),
+                    ("relationships", _) => {
+                        Column::new(n, rows.iter().map(|_| rel).collect::<Vec<_>>())
+                    }
+                    (_, RecordType::Text) => Column::new(n, vec![None::<&str>; rows.len()]),
+                    (_, RecordType::Long) => Column::new(n, vec![None::<i64>; rows.len()]),
+                    (_, RecordType::Bool) => Column::new(n, vec![None::<bool>; rows.len()]),
+                }
+            })
+            .collect();
+        let mut df = DataFrame::new(rows.len(), cols).unwrap();
+        let f = std::fs::File::create(path).unwrap();
+        ParquetWriter::new(f).finish(&mut df).unwrap();
+    }
+
+    fn read(path: &Path, run_bytes: usize) -> (Workload, Vec<(String, u64)>) {
+        let w = open_runs(path, &TimeRange::default(), run_bytes).unwrap();
+        let mut ids = Vec::new();
+        w.each(|e| {
+            ids.push((e.record.app_id.clone(), e.record.execution_id));
+            Ok::<_, Error>(())
+        })
+        .unwrap();
+        (w, ids)
+    }
+
+    #[test]
+    fn records_split_over_files_come_back_sorted_whatever_the_runs() {
+        let dir = std::env::temp_dir().join(format!("lakeaudit-records-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // Two applications interleaved over three files, out of order, and
+        // a second, less complete copy of app-a (its log left out).
+        let day = 86_400_000;
+        write(
+            &dir.join("a.parquet"),
+            &[
+                ("app-b", "b", 3, 5 * day),
+                ("app-a", "a", 9, day),
+                ("app-a", "a", 2, day),
+            ],
+        );
+        write(
+            &dir.join("b.parquet"),
+            &[
+                ("app-a", "a", 5, 2 * day),
+                ("app-b", "b", 1, 4 * day),
+                ("app-a", "a-copy", 1, 0),
+            ],
+        );
+        write(&dir.join("c.parquet"), &[("app-a", "a", 1, 3 * day)]);
+        let want: Vec<(String, u64)> = [
+            ("app-a", 1),
+            ("app-a", 2),
+            ("app-a", 5),
+            ("app-a", 9),
+            ("app-b", 1),
+            ("app-b", 3),
+        ]
+        .iter()
+        .map(|(a, i)| (a.to_string(), *i))
+        .collect();
+        let mut tables = Vec::new();
+        // One record a run, a few a run, every record in one run.
+        for run_bytes in [1, 2_000, RUN_BYTES] {
+            let (w, ids) = read(&dir, run_bytes);
+            assert_eq!(ids, want, "runs of {run_bytes} bytes");
+            assert_eq!(w.census.executions, 6);
+            assert_eq!(w.census.span, Some((day, 5 * day)));
+            assert_eq!(w.apps.len(), 2);
+            assert!(w
+                .warnings
+                .iter()
+                .any(|x| x.contains("same application app-a")));
+            // Read twice: the same records again.
+            assert_eq!(read(&dir, run_bytes).1, want);
+            let mut b = crate::windows::EdgeTablesBuilder::new(
+                &w.census,
+                TimeRange::default(),
+                Some(day),
+                crate::edges::CostMeasure::Duration,
+                Default::default(),
+            );
+            w.each(|e| {
+                b.push(&e);
+                Ok::<_, Error>(())
+            })
+            .unwrap();
+            let t = b.finish();
+            let row = |t: &crate::windows::EdgeTable| {
+                (
+                    t.window,
+                    t.executions,
+                    t.edges
+                        .iter()
+                        .map(|r| (r.frequency, r.executions.strings()))
+                        .collect::<Vec<_>>(),
+                )
+            };
+            tables.push((
+                row(t.whole()),
+                t.tables().into_iter().map(row).collect::<Vec<_>>(),
+            ));
+        }
+        assert!(tables.windows(2).all(|w| w[0] == w[1]));
+        let (whole, windows) = &tables[0];
+        assert_eq!(
+            whole.2[0].1,
+            ["app-a:1", "app-a:2", "app-a:5", "app-a:9", "app-b:1", "app-b:3"]
+        );
+        assert_eq!(windows.len(), 5);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

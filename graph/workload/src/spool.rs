@@ -123,7 +123,7 @@ impl Spool {
 
 /// A new file in the temporary directory, unlinked at once: it holds the
 /// spooled records while it is open and disappears with the process.
-fn spool_file() -> Result<File> {
+pub(crate) fn spool_file() -> Result<File> {
     let dir = std::env::temp_dir();
     for n in 0..100u32 {
         let p = dir.join(format!(".lakeaudit-spool-{}-{n}", std::process::id()));

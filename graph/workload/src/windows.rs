@@ -9,19 +9,13 @@
 //! window).
 
 use crate::edges::{
-    build_edges, data_align, windows, CostMeasure, EdgeRow, ExecFacts, RowFallback,
+    data_align, edge_keys, window_start, CostMeasure, EdgeAcc, EdgeKey, EdgeRow, ExecFacts,
+    RowFallback,
 };
-use std::cell::OnceCell;
-
-/// How edges are scored: the cost measure C, and the row counts used
-/// where a scan reported none.
-#[derive(Clone, Copy, Debug)]
-pub struct Scoring<'a> {
-    /// What C measures.
-    pub cost: CostMeasure,
-    /// Rows per table where a scan reported none (`--table-stats`).
-    pub fallback: &'a RowFallback,
-}
+use crate::exec::{facts, Census, Exec};
+use crate::time::TimeRange;
+use plan::JoinStrategy;
+use std::collections::BTreeMap;
 
 /// Some executions and their edge table: the whole selected input, or the
 /// executions that started in one window.
@@ -29,22 +23,15 @@ pub struct Scoring<'a> {
 pub struct EdgeTable {
     /// The window's `[start, end)` (epoch ms); `None` for the whole input.
     pub window: Option<(i64, i64)>,
-    /// The executions, as graph facts.
+    /// How many executions.
+    pub executions: usize,
+    /// The executions as graph facts (without their relationships:
+    /// [`facts`]), kept only in the table a plan is made
+    /// for ([`EdgeTables::latest`]), which prices them one by one; empty
+    /// in the others.
     pub facts: Vec<ExecFacts>,
-    /// Their edge table, by JIS descending ([`build_edges`]).
+    /// Their edge table, by JIS descending ([`EdgeAcc`]).
     pub edges: Vec<EdgeRow>,
-}
-
-impl EdgeTable {
-    /// The edge table of `facts`.
-    pub fn build(window: Option<(i64, i64)>, facts: Vec<ExecFacts>, scoring: Scoring<'_>) -> Self {
-        let edges = build_edges(&facts, scoring.cost, scoring.fallback);
-        EdgeTable {
-            window,
-            facts,
-            edges,
-        }
-    }
 }
 
 /// The selected input cut into windows of one length, each with its edge
@@ -62,87 +49,55 @@ pub struct Windowed {
 }
 
 impl Windowed {
-    /// Cut `facts` into windows of `width_ms` aligned to the data and
-    /// build each window's edge table.
-    pub fn build(facts: &[ExecFacts], width_ms: i64, scoring: Scoring<'_>) -> Self {
-        let windows = windows(facts, width_ms, data_align(facts, width_ms))
-            .into_iter()
-            .map(|(s, e, ex)| EdgeTable::build(Some((s, e)), ex, scoring))
-            .collect();
-        Windowed {
-            width_ms,
-            cost: scoring.cost,
-            windows,
-        }
-    }
-
     /// The windows that have executions, in time order.
     pub fn non_empty(&self) -> impl Iterator<Item = &EdgeTable> {
-        self.windows.iter().filter(|w| !w.facts.is_empty())
+        self.windows.iter().filter(|w| w.executions > 0)
     }
 
     /// The most recent window with executions (`None` when no execution
     /// has a start time).
     pub fn latest(&self) -> Option<&EdgeTable> {
-        self.windows.iter().rev().find(|w| !w.facts.is_empty())
+        self.windows.iter().rev().find(|w| w.executions > 0)
     }
 }
 
-/// A run's edge tables: the whole selected input's (built when first
-/// asked for) and, with a window length, each window's.
+/// A run's edge tables: the whole selected input's and, with a window
+/// length, each window's.
 #[derive(Debug)]
 pub struct EdgeTables {
-    facts: Vec<ExecFacts>,
-    cost: CostMeasure,
-    fallback: RowFallback,
-    whole: OnceCell<EdgeTable>,
+    whole: EdgeTable,
+    span: Option<(i64, i64)>,
     /// The windows, when a length was given.
     pub windowed: Option<Windowed>,
 }
 
 impl EdgeTables {
-    /// The edge tables of the selected executions `facts`, cut into
-    /// windows of `width_ms` when given.
-    pub fn build(
-        facts: Vec<ExecFacts>,
+    /// The edge tables of the executions of `execs` in `range`, cut into
+    /// windows of `width_ms` when given ([`EdgeTablesBuilder`] over them).
+    pub fn build<'a>(
+        execs: impl IntoIterator<Item = &'a Exec>,
+        range: TimeRange,
         width_ms: Option<i64>,
         cost: CostMeasure,
         fallback: RowFallback,
     ) -> Self {
-        let scoring = Scoring {
-            cost,
-            fallback: &fallback,
-        };
-        let windowed = width_ms.map(|w| Windowed::build(&facts, w, scoring));
-        EdgeTables {
-            facts,
-            cost,
-            fallback,
-            whole: OnceCell::new(),
-            windowed,
+        let execs: Vec<&Exec> = execs.into_iter().collect();
+        let census = Census::of(execs.iter().copied(), &range);
+        let mut b = EdgeTablesBuilder::new(&census, range, width_ms, cost, fallback);
+        for e in execs {
+            b.push(e);
         }
-    }
-
-    /// The selected executions.
-    pub fn facts(&self) -> &[ExecFacts] {
-        &self.facts
+        b.finish()
     }
 
     /// The first and last start time of the selected executions.
     pub fn span(&self) -> Option<(i64, i64)> {
-        let starts = self.facts.iter().filter_map(|f| f.start_ms);
-        starts.clone().min().zip(starts.max())
+        self.span
     }
 
     /// The edge table over every selected execution.
     pub fn whole(&self) -> &EdgeTable {
-        self.whole.get_or_init(|| {
-            let scoring = Scoring {
-                cost: self.cost,
-                fallback: &self.fallback,
-            };
-            EdgeTable::build(None, self.facts.clone(), scoring)
-        })
+        &self.whole
     }
 
     /// The table a plan is made for: the most recent window with
@@ -165,28 +120,193 @@ impl EdgeTables {
     }
 }
 
+/// One table being folded: its edges, how many executions, and (for the
+/// table a plan is made for) their facts.
+#[derive(Default)]
+struct Folding {
+    edges: EdgeAcc,
+    facts: Option<Vec<ExecFacts>>,
+}
+
+impl Folding {
+    fn keeping(keep: bool) -> Self {
+        Folding {
+            edges: EdgeAcc::default(),
+            facts: keep.then(Vec::new),
+        }
+    }
+
+    fn push(
+        &mut self,
+        f: &ExecFacts,
+        keys: &[(EdgeKey, JoinStrategy)],
+        cost: CostMeasure,
+        fallback: &RowFallback,
+    ) {
+        self.edges.push(f, keys, cost, fallback);
+        if let Some(kept) = &mut self.facts {
+            kept.push(f.clone());
+        }
+    }
+
+    fn finish(self, window: Option<(i64, i64)>) -> EdgeTable {
+        EdgeTable {
+            window,
+            executions: self.edges.executions(),
+            facts: self.facts.unwrap_or_default(),
+            edges: self.edges.finish(),
+        }
+    }
+}
+
+/// [`EdgeTables`] folded one execution at a time, in the order a workload
+/// is read ((app id, execution id)): memory is the tables' edges and
+/// execution lists, and the facts of the planned window's executions,
+/// never the executions themselves. The windows are placed from the
+/// [`Census`] of the input, taken before (the latest selected start).
+pub struct EdgeTablesBuilder {
+    range: TimeRange,
+    cost: CostMeasure,
+    fallback: RowFallback,
+    whole: Folding,
+    /// Window length and alignment, and the start of the planned window
+    /// (none when no selected execution has a start time).
+    width: Option<(i64, i64, Option<i64>)>,
+    windows: BTreeMap<i64, Folding>,
+    span: Option<(i64, i64)>,
+}
+
+impl EdgeTablesBuilder {
+    /// A builder for the executions in `range` of an input whose census
+    /// is `census` (which places the windows of `width_ms`).
+    pub fn new(
+        census: &Census,
+        range: TimeRange,
+        width_ms: Option<i64>,
+        cost: CostMeasure,
+        fallback: RowFallback,
+    ) -> Self {
+        let latest = census.latest_selected;
+        let width = width_ms.map(|w| {
+            let align = data_align(latest, w);
+            (w, align, latest.map(|t| window_start(t, w, align)))
+        });
+        EdgeTablesBuilder {
+            range,
+            cost,
+            fallback,
+            // The whole input is planned when no window is.
+            whole: Folding::keeping(width.is_none_or(|(_, _, planned)| planned.is_none())),
+            width,
+            windows: BTreeMap::new(),
+            span: None,
+        }
+    }
+
+    /// Fold in the next execution (left out unless in the range).
+    pub fn push(&mut self, e: &Exec) {
+        if !self.range.contains(e.record.start_ms) {
+            return;
+        }
+        let f = facts(e);
+        let keys = edge_keys(&e.relationships);
+        self.whole.push(&f, &keys, self.cost, &self.fallback);
+        let Some(t) = f.start_ms else {
+            return;
+        };
+        self.span = Some(self.span.map_or((t, t), |(a, b)| (a.min(t), b.max(t))));
+        if let Some((w, align, planned)) = self.width {
+            let start = window_start(t, w, align);
+            self.windows
+                .entry(start)
+                .or_insert_with(|| Folding::keeping(Some(start) == planned))
+                .push(&f, &keys, self.cost, &self.fallback);
+        }
+    }
+
+    /// The tables; empty windows between two that have executions are
+    /// kept (a gap is a real, empty window).
+    pub fn finish(mut self) -> EdgeTables {
+        let windowed = self.width.map(|(w, _, _)| {
+            let bounds =
+                (self.windows.keys().next().copied()).zip(self.windows.keys().next_back().copied());
+            let mut windows = Vec::new();
+            if let Some((first, last)) = bounds {
+                let mut s = first;
+                while s <= last {
+                    let t = self.windows.remove(&s).unwrap_or_default();
+                    windows.push(t.finish(Some((s, s + w))));
+                    s += w;
+                }
+            }
+            Windowed {
+                width_ms: w,
+                cost: self.cost,
+                windows,
+            }
+        });
+        EdgeTables {
+            whole: self.whole.finish(None),
+            span: self.span,
+            windowed,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use parsers::record::QueryRecord;
 
-    fn exec(id: u64, start: Option<i64>) -> ExecFacts {
-        ExecFacts {
-            app_id: "app".into(),
-            execution_id: id,
-            start_ms: start,
-            ..ExecFacts::default()
+    fn exec(id: u64, start: Option<i64>) -> Exec {
+        Exec {
+            record: QueryRecord {
+                app_id: "app".into(),
+                app_name: String::new(),
+                spark_version: None,
+                log: String::new(),
+                execution_id: id,
+                root_execution_id: None,
+                start_ms: start,
+                end_ms: None,
+                duration_ms: None,
+                error: None,
+                description: None,
+                plan_source: None,
+                adaptive_final: false,
+                executor_run_ms: 0,
+                executor_cpu_ms: 0,
+                root_node: None,
+                is_command: false,
+                result_of: None,
+                scans: Vec::new(),
+                joins: Vec::new(),
+                plan_error: None,
+                incomplete: None,
+            },
+            relationships: Vec::new(),
         }
+    }
+
+    fn build(execs: &[Exec], width: Option<i64>) -> EdgeTables {
+        EdgeTables::build(
+            execs,
+            TimeRange::default(),
+            width,
+            CostMeasure::Duration,
+            RowFallback::new(),
+        )
     }
 
     #[test]
     fn the_latest_window_with_executions_else_the_whole_input() {
         let day = 86_400_000;
-        let facts = vec![
+        let execs = [
             exec(1, Some(day / 2)),
             exec(2, Some(3 * day)),
             exec(3, None),
         ];
-        let t = EdgeTables::build(facts, Some(day), CostMeasure::Duration, RowFallback::new());
+        let t = build(&execs, Some(day));
         let w = t.windowed.as_ref().unwrap();
         // Aligned to the data: the last window ends 1 ms after the last start.
         assert_eq!(
@@ -197,22 +317,18 @@ mod tests {
         assert_eq!(w.non_empty().count(), 2);
         assert_eq!(t.latest().window, w.windows.last().unwrap().window);
         assert_eq!(t.latest().facts.len(), 1);
+        assert_eq!(t.latest().executions, 1);
+        // Only the planned table keeps its executions' facts.
+        assert!(w.windows[0].facts.is_empty());
+        assert_eq!(w.windows[0].executions, 1);
         assert_eq!(t.tables().len(), 3);
+        assert_eq!(t.span(), Some((day / 2, 3 * day)));
         // Without start times (or a length) the whole input is planned.
-        let t = EdgeTables::build(
-            vec![exec(3, None)],
-            Some(day),
-            CostMeasure::Cpu,
-            RowFallback::new(),
-        );
+        let t = build(&[exec(3, None)], Some(day));
         assert_eq!(t.latest().window, None);
         assert_eq!(t.latest().facts.len(), 1);
-        let t = EdgeTables::build(
-            vec![exec(1, Some(5))],
-            None,
-            CostMeasure::Cpu,
-            RowFallback::new(),
-        );
+        assert!(t.tables().is_empty());
+        let t = build(&[exec(1, Some(5))], None);
         assert_eq!(t.tables().len(), 1);
         assert_eq!(t.whole().facts.len(), 1);
     }

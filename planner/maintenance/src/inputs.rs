@@ -8,7 +8,6 @@ use crate::Policy;
 use planner::{TableFormat, TableStat, TableStats};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use workload::exec::Exec;
 use workload::identity::{Locations, TableIndex};
 
 /// Table facts from outside the logs.
@@ -82,9 +81,9 @@ impl TableInputs {
 
     /// Each table's format, by the logs' table identity: the audit's
     /// where it has the table, else what the logs' scans show
-    /// ([`planner::ddl::scan_formats`]).
-    pub fn formats(&self, execs: &[Exec]) -> BTreeMap<String, TableFormat> {
-        let mut m = planner::ddl::scan_formats(execs);
+    /// ([`planner::profile::ScanFacts::formats`]).
+    pub fn formats(&self, scans: &planner::profile::ScanFacts) -> BTreeMap<String, TableFormat> {
+        let mut m = scans.formats.clone();
         for s in self.audit.iter().flat_map(|a| &a.state) {
             m.insert(
                 self.index.audited(&s.table).to_string(),

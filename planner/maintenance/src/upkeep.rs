@@ -17,7 +17,6 @@ use crate::{CompactionRow, DeleteFileRow, DeleteRollup, TableStateRow};
 use planner::Planned;
 use serde::Serialize;
 use std::collections::BTreeMap;
-use workload::exec::Exec;
 
 /// What the logs say about one table.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -332,19 +331,16 @@ pub struct Audited<'a> {
 }
 
 /// The maintenance plan of the audited tables joined to a layout plan:
-/// what the logs (`execs`) read from each table, its join importance in
-/// the plan's demands, and the plan's reclusters. `index` gives an
-/// audited table's identity in the logs.
+/// what the logs read from each table (`scanned`, bytes by the table as
+/// the scans name it: `planner::profile::ScanFacts::scanned`), its join
+/// importance in the plan's demands, and the plan's reclusters. `index`
+/// gives an audited table's identity in the logs.
 pub fn upkeep_for_plan(
     audit: Audited<'_>,
     index: &workload::identity::TableIndex,
-    execs: &[Exec],
+    scanned: &BTreeMap<String, u64>,
     planned: &Planned,
 ) -> Vec<UpkeepStep> {
-    let mut scanned: BTreeMap<&str, u64> = BTreeMap::new();
-    for s in planner::profile::scan_observations(execs) {
-        *scanned.entry(s.table).or_default() += s.bytes.unwrap_or(0).max(0) as u64;
-    }
     let tables: Vec<TableUpkeep<'_>> = audit
         .state
         .iter()
@@ -358,7 +354,7 @@ pub fn upkeep_for_plan(
                 .sum();
             TableUpkeep {
                 workload: Workload {
-                    scanned_bytes: scanned.get(id.as_str()).copied().unwrap_or(0),
+                    scanned_bytes: scanned.get(&id).copied().unwrap_or(0),
                     jis,
                 },
                 recluster: planned

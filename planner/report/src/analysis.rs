@@ -3,12 +3,12 @@
 
 use crate::{App, InputSummary, Money, ReportData};
 use maintenance::inputs::TableInputs;
+use planner::profile::ScanFacts;
 use planner::{DriftRow, Planned};
 use skipping::workload::Whatif;
 use tabular::files::OutDir;
 use tabular::Format;
-use workload::exec::Exec;
-use workload::ingest::Ingested;
+use workload::exec::Workload;
 use workload::windows::EdgeTables;
 
 /// Every name `analyze` can write into its directory (with `--tables`,
@@ -36,7 +36,9 @@ pub const OUTPUTS: &[&str] = &[
 /// The results of one `analyze` run.
 pub struct Analysis<'a> {
     /// The executions read, with the inputs' errors and warnings.
-    pub data: &'a Ingested<Exec>,
+    pub data: &'a Workload,
+    /// What the scans say of each table (sizes, formats, bytes read).
+    pub scans: &'a ScanFacts,
     /// `--tables` and `--table-stats`.
     pub tables: &'a TableInputs,
     /// What the audited tables' scans read now and under candidates.
@@ -56,7 +58,8 @@ pub struct Analysis<'a> {
 }
 
 impl Analysis<'_> {
-    /// Write every output into `out`: queries, edges, drift, the plan
+    /// Write every output into `out` but `queries.parquet` (written while
+    /// the executions stream by: [`crate::columns::ParquetRecords`]): edges, drift, the plan
     /// as JSON and SQL, the reports, and with `--tables` the audit, the
     /// scans' skipping and the layout quality.
     pub fn write(&self, out: &mut OutDir) -> crate::Result<()> {
@@ -75,19 +78,13 @@ impl Analysis<'_> {
                 "layout_quality.csv",
             )?;
         }
-        let queries = crate::columns::queries(&data.records, false);
-        tabular::write_columns(
-            &queries,
-            Format::Parquet,
-            Some(&out.file("queries.parquet")),
-        )?;
         let edges = &self.edge_tables.whole().edges;
         let rows: Vec<_> = edges.iter().map(|r| (None, r)).collect();
         let cols = crate::columns::edges(&rows, false, false);
         tabular::write_columns(&cols, Format::Parquet, Some(&out.file("edges.parquet")))?;
         csv(out, &cols, "edges.csv")?;
         csv(out, &crate::columns::drift(self.drift, false), "drift.csv")?;
-        let formats = tables.formats(&data.records);
+        let formats = tables.formats(self.scans);
         let sql = planner::ddl_for(&self.planned.plan, &formats);
         let steps = tables.audit.as_ref().map(|a| {
             let audited = maintenance::Audited {
@@ -96,7 +93,7 @@ impl Analysis<'_> {
                 deletes: &a.deletes,
                 rollups: &a.rollups,
             };
-            maintenance::upkeep_for_plan(audited, &tables.index, &data.records, self.planned)
+            maintenance::upkeep_for_plan(audited, &tables.index, &self.scans.scanned, self.planned)
         });
         let rd = ReportData {
             inputs: InputSummary::of(data),
@@ -134,8 +131,8 @@ impl Analysis<'_> {
         format!(
             "{} applications, {} SQL executions ({} queries), {} join edges; plan changes {} table(s), NPV {}; wrote {} and report.html",
             self.data.apps.len(),
-            self.data.records.len(),
-            self.data.records.iter().filter(|e| !e.record.is_command).count(),
+            self.data.census.executions,
+            self.data.census.queries,
             self.edge_tables.whole().edges.len(),
             p.tables.iter().filter(|t| t.changed).count(),
             planner::human(p.total_npv),

@@ -7,12 +7,13 @@
 use parsers::record::QueryRecord;
 use planner::DriftRow;
 use skipping::ScanRow;
+use std::borrow::{Borrow, Cow};
 use std::io::Write;
 use std::path::Path;
 use tabular::Format;
 use tabular::{millis, Col};
 use workload::edges::EdgeRow;
-use workload::exec::Exec;
+use workload::exec::{Exec, Workload};
 use workload::spool::Spool;
 use workload::time::format_time;
 use workload::windows::EdgeTable;
@@ -20,8 +21,8 @@ use workload::windows::EdgeTable;
 /// Tabular view of records: scalar fields as columns, `scans`, `joins` and
 /// `relationships` as JSON text (and a compact `tables` list) so CSV and
 /// Parquet keep them. The terminal table keeps the short columns only.
-pub fn queries(execs: &[Exec], terminal: bool) -> Vec<Col> {
-    let recs: Vec<&QueryRecord> = execs.iter().map(|e| &e.record).collect();
+pub fn queries<E: Borrow<Exec>>(execs: &[E], terminal: bool) -> Vec<Col> {
+    let recs: Vec<&QueryRecord> = execs.iter().map(|e| &e.borrow().record).collect();
     let s =
         |f: &dyn Fn(&QueryRecord) -> Option<String>| recs.iter().map(|r| f(r)).collect::<Vec<_>>();
     let i = |f: &dyn Fn(&QueryRecord) -> Option<i64>| recs.iter().map(|r| f(r)).collect::<Vec<_>>();
@@ -62,7 +63,7 @@ pub fn queries(execs: &[Exec], terminal: bool) -> Vec<Col> {
             "relationship_count",
             execs
                 .iter()
-                .map(|e| Some(e.relationships.len() as i64))
+                .map(|e| Some(e.borrow().relationships.len() as i64))
                 .collect(),
         ),
         Col::Str("error", s(&|r| r.error.clone())),
@@ -112,7 +113,7 @@ pub fn queries(execs: &[Exec], terminal: bool) -> Vec<Col> {
         "relationships",
         execs
             .iter()
-            .map(|e| serde_json::to_string(&e.relationships).ok())
+            .map(|e| serde_json::to_string(&e.borrow().relationships).ok())
             .collect(),
     ));
     cols.push(Col::Bool(
@@ -125,6 +126,88 @@ pub fn queries(execs: &[Exec], terminal: bool) -> Vec<Col> {
         i(&|r| r.result_of.and_then(|x| i64::try_from(x).ok())),
     ));
     cols
+}
+
+/// Write the executions of `data` in `format`, streamed one at a time
+/// (JSON lines, CSV in batches, Parquet in row groups) or, for the
+/// terminal table, all at once.
+pub fn write_queries(data: &Workload, format: Format, path: Option<&Path>) -> crate::Result<()> {
+    let mut o = tabular::files::open_out(path)?;
+    match format {
+        Format::Jsonl => data.each(|e| {
+            serde_json::to_writer(&mut o, &*e)?;
+            Ok::<_, crate::Error>(o.write_all(b"\n").map_err(tabular::Error::from)?)
+        })?,
+        Format::Csv => {
+            let mut batch = Vec::with_capacity(CSV_BATCH);
+            let mut header = true;
+            data.each(|e| {
+                batch.push(e);
+                if batch.len() == CSV_BATCH {
+                    tabular::write_csv(&queries(&batch, false), &mut o, header)?;
+                    header = false;
+                    batch.clear();
+                }
+                Ok::<_, crate::Error>(())
+            })?;
+            if header || !batch.is_empty() {
+                tabular::write_csv(&queries(&batch, false), &mut o, header)?;
+            }
+        }
+        Format::Parquet => {
+            let mut rows = ParquetRecords::new(&mut o);
+            data.each(|e| Ok::<_, crate::Error>(rows.push(e)?))?;
+            rows.finish()?;
+        }
+        Format::Table => {
+            let mut all = Vec::new();
+            data.each(|e| {
+                all.push(e);
+                Ok::<_, crate::Error>(())
+            })?;
+            let cols = queries(&all, true);
+            tabular::write_table(&cols, &mut o, tabular::format::width(path))?;
+        }
+    }
+    Ok(o.finish()?)
+}
+
+/// Executions turned into Parquet rows a batch at a time.
+const PARQUET_BATCH: usize = 1024;
+
+/// Records written as Parquet while they stream by (the columns of
+/// [`queries`], in row groups of `tabular::ROW_GROUP_ROWS`).
+pub struct ParquetRecords<'a, 'e> {
+    rows: tabular::ParquetRows<'a>,
+    batch: Vec<Cow<'e, Exec>>,
+}
+
+impl<'a, 'e> ParquetRecords<'a, 'e> {
+    /// A records Parquet output to `out`.
+    pub fn new(out: &'a mut dyn Write) -> Self {
+        ParquetRecords {
+            rows: tabular::ParquetRows::new(out),
+            batch: Vec::with_capacity(PARQUET_BATCH),
+        }
+    }
+
+    /// Append one execution.
+    pub fn push(&mut self, e: Cow<'e, Exec>) -> tabular::Result<()> {
+        self.batch.push(e);
+        if self.batch.len() == PARQUET_BATCH {
+            self.rows.push(&queries(&self.batch, false))?;
+            self.batch.clear();
+        }
+        Ok(())
+    }
+
+    /// Write the last rows and the footer.
+    pub fn finish(mut self) -> tabular::Result<()> {
+        if !self.batch.is_empty() {
+            self.rows.push(&queries(&self.batch, false))?;
+        }
+        self.rows.finish(&queries::<Exec>(&[], false))
+    }
 }
 
 /// Executions written per CSV batch by [`write_spooled`].
@@ -149,7 +232,7 @@ pub fn write_spooled(spool: &Spool, csv: bool, path: Option<&Path>) -> crate::Re
             }
         }
         if header {
-            tabular::write_csv(&queries(&[], false), &mut o, true)?;
+            tabular::write_csv(&queries::<Exec>(&[], false), &mut o, true)?;
         }
     } else {
         for s in records {
@@ -758,7 +841,7 @@ mod tests {
 
     #[test]
     fn the_records_writer_follows_the_one_schema() {
-        let written: Vec<(&str, RecordType)> = queries(&[], false)
+        let written: Vec<(&str, RecordType)> = queries::<Exec>(&[], false)
             .iter()
             .map(|c| {
                 let t = match c {

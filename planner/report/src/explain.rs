@@ -2,9 +2,11 @@
 //! JIS as the product of its normalised factors, the raw F, D and C, the
 //! join strategies, and every execution that contains it.
 
+use std::collections::BTreeSet;
 use std::io::Write;
 use workload::edges::EdgeRow;
 use workload::exec::Exec;
+use workload::exec::Workload;
 use workload::time::format_time;
 use workload::windows::EdgeTable;
 
@@ -52,10 +54,10 @@ pub fn edge(
         )?;
     }
     writeln!(out, "  executions:")?;
-    for id in &r.executions {
+    for id in r.executions.iter() {
         let e = execs
             .iter()
-            .find(|e| format!("{}:{}", e.record.app_id, e.record.execution_id) == *id);
+            .find(|e| e.record.app_id == id.app_id && e.record.execution_id == id.execution_id);
         match e {
             Some(e) => {
                 let tables: Vec<String> = e
@@ -88,38 +90,54 @@ pub fn edge(
 
 /// Explain every edge of `tables` that `pattern` matches (an edge as
 /// lakeaudit prints it, `orders-lineitem` or
-/// `orders.o_orderkey=lineitem.l_orderkey`). When none does, the inner
+/// `orders.o_orderkey=lineitem.l_orderkey`), with the executions it names
+/// (read in a second pass over `data`). When none matches, the inner
 /// result is the message to give: the closest edges' labels, or that the
 /// input has none.
 pub fn matching(
     out: &mut dyn Write,
     tables: &[&EdgeTable],
     pattern: &str,
-    execs: &[Exec],
-) -> std::io::Result<Result<(), String>> {
-    let mut found = false;
-    for t in tables {
-        for r in t.edges.iter().filter(|r| r.key().matches(pattern)) {
-            found = true;
-            edge(out, r, t.window, t.edges.len(), execs)?;
-        }
-    }
-    if found {
-        return Ok(Ok(()));
-    }
-    let mut labels: Vec<String> = tables
+    data: &Workload,
+) -> crate::Result<Result<(), String>> {
+    let found: Vec<(&EdgeTable, &EdgeRow)> = tables
         .iter()
-        .flat_map(|t| t.edges.iter().map(|r| r.key().label()))
+        .flat_map(|t| {
+            (t.edges.iter())
+                .filter(|r| r.key().matches(pattern))
+                .map(move |r| (*t, r))
+        })
         .collect();
-    labels.sort();
-    labels.dedup();
-    let closest = workload::edges::closest_labels(pattern, &labels, 5);
-    Ok(Err(if closest.is_empty() {
-        format!("--explain {pattern:?}: the input has no join edges")
-    } else {
-        format!(
-            "--explain {pattern:?}: no edge matches; the closest edges are:\n  {}\n(give one as printed, or `orders-lineitem`, `orders.o_orderkey=lineitem.l_orderkey`)",
-            closest.join("\n  ")
-        )
-    }))
+    if found.is_empty() {
+        let mut labels: Vec<String> = tables
+            .iter()
+            .flat_map(|t| t.edges.iter().map(|r| r.key().label()))
+            .collect();
+        labels.sort();
+        labels.dedup();
+        let closest = workload::edges::closest_labels(pattern, &labels, 5);
+        return Ok(Err(if closest.is_empty() {
+            format!("--explain {pattern:?}: the input has no join edges")
+        } else {
+            format!(
+                "--explain {pattern:?}: no edge matches; the closest edges are:\n  {}\n(give one as printed, or `orders-lineitem`, `orders.o_orderkey=lineitem.l_orderkey`)",
+                closest.join("\n  ")
+            )
+        }));
+    }
+    let named: BTreeSet<(String, u64)> = (found.iter())
+        .flat_map(|(_, r)| r.executions.iter())
+        .map(|e| (e.app_id.to_string(), e.execution_id))
+        .collect();
+    let mut execs = Vec::new();
+    data.each(|e| {
+        if named.contains(&(e.record.app_id.clone(), e.record.execution_id)) {
+            execs.push(e.into_owned());
+        }
+        Ok::<_, workload::Error>(())
+    })?;
+    for (t, r) in found {
+        edge(out, r, t.window, t.edges.len(), &execs).map_err(tabular::Error::from)?;
+    }
+    Ok(Ok(()))
 }

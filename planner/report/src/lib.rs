@@ -88,8 +88,7 @@ use parsers::events::{AppSummary, EventKind};
 use planner::{DriftRow, Planned};
 use std::collections::BTreeMap;
 use workload::edges::EdgeRow;
-use workload::exec::Exec;
-use workload::ingest::Ingested;
+use workload::exec::Workload;
 
 /// Everything the reports show, assembled by the binary.
 #[derive(Clone, Debug)]
@@ -178,13 +177,12 @@ pub struct Money {
 
 impl InputSummary {
     /// What was read: applications, executions, queries and their span.
-    pub fn of(data: &Ingested<Exec>) -> InputSummary {
-        let starts = data.records.iter().filter_map(|e| e.record.start_ms);
+    pub fn of(data: &Workload) -> InputSummary {
         InputSummary {
             applications: data.apps.len(),
-            executions: data.records.len(),
-            queries: data.records.iter().filter(|e| !e.record.is_command).count(),
-            span: starts.clone().min().zip(starts.max()),
+            executions: data.census.executions,
+            queries: data.census.queries,
+            span: data.census.span,
         }
     }
 }

@@ -255,6 +255,83 @@ pub fn write_parquet(cols: &[Col], out: &mut dyn Write) -> Result<()> {
     Ok(())
 }
 
+/// Rows a Parquet row group written by [`ParquetRows`] holds: an output
+/// of at most this many rows is one row group, as [`write_parquet`] writes
+/// it (and byte for byte the same file).
+pub const ROW_GROUP_ROWS: usize = 16_384;
+
+/// A Parquet output written a batch of rows at a time, in row groups of
+/// [`ROW_GROUP_ROWS`], so that memory holds one row group, never the
+/// whole output.
+pub struct ParquetRows<'a> {
+    out: Option<&'a mut dyn Write>,
+    writer: Option<polars_io::parquet::write::BatchedWriter<&'a mut dyn Write>>,
+    pending: Option<DataFrame>,
+}
+
+impl<'a> ParquetRows<'a> {
+    /// A Parquet output to `out`.
+    pub fn new(out: &'a mut dyn Write) -> Self {
+        ParquetRows {
+            out: Some(out),
+            writer: None,
+            pending: None,
+        }
+    }
+
+    /// Append the rows of `cols` (the same columns every time).
+    pub fn push(&mut self, cols: &[Col]) -> Result<()> {
+        let df = frame(cols)?;
+        match &mut self.pending {
+            Some(p) => {
+                p.vstack_mut(&df)?;
+            }
+            None => self.pending = Some(df),
+        }
+        while self
+            .pending
+            .as_ref()
+            .is_some_and(|p| p.height() >= ROW_GROUP_ROWS)
+        {
+            let Some(p) = self.pending.take() else {
+                break;
+            };
+            let rest = p.slice(ROW_GROUP_ROWS as i64, p.height() - ROW_GROUP_ROWS);
+            self.write(p.slice(0, ROW_GROUP_ROWS))?;
+            self.pending = Some(rest);
+        }
+        Ok(())
+    }
+
+    /// Write one row group.
+    fn write(&mut self, mut df: DataFrame) -> Result<()> {
+        df.rechunk_mut_par();
+        if self.writer.is_none() {
+            if let Some(out) = self.out.take() {
+                self.writer = Some(ParquetWriter::new(out).batched(df.schema())?);
+            }
+        }
+        if let Some(w) = &mut self.writer {
+            w.write_batch(&df)?;
+        }
+        Ok(())
+    }
+
+    /// Write the last rows and the file's footer (an empty output is the
+    /// columns of `empty` with no row).
+    pub fn finish(mut self, empty: &[Col]) -> Result<()> {
+        match self.pending.take() {
+            Some(p) if p.height() > 0 || self.writer.is_none() => self.write(p)?,
+            Some(_) => {}
+            None => self.write(frame(empty)?)?,
+        }
+        if let Some(w) = self.writer.take() {
+            w.finish()?;
+        }
+        Ok(())
+    }
+}
+
 /// Milliseconds in the unit that reads best: `850 ms`, `1.5 s`,
 /// `2.3 min`, `1.2 h`.
 pub fn millis(ms: f64) -> String {
