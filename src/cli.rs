@@ -46,8 +46,8 @@ pub struct OutputArgs {
 }
 
 impl OutputArgs {
-    /// The format: `--format`, else `-o FILE`'s extension, else the
-    /// default ([`format_or_default`]); a contradiction is a usage error.
+    /// The format: `--format`, else `-o FILE`'s extension, else the default
+    /// ([`tabular::format::default_for`]); a contradiction is a usage error.
     pub fn format(&self) -> anyhow::Result<Format> {
         Ok(tabular::format::resolve(
             self.format,
