@@ -57,7 +57,8 @@ pub struct DriftArgs {
 
 /// Run `plan`.
 pub fn plan(a: &plan_cmd::Args) -> Result<bool> {
-    let p = pipeline::planning(&a.inputs, &a.score, &a.plan, |_| Ok(()))?;
+    let mut data = pipeline::load(&a.inputs, &pipeline::range(&a.score)?)?;
+    let p = pipeline::planning(&mut data, &a.score, &a.plan, |_| Ok(()))?;
     let formats = p.tables.formats(&p.folded.scans);
     plan_cmd::write_plan(
         a.output.as_deref(),
@@ -66,8 +67,8 @@ pub fn plan(a: &plan_cmd::Args) -> Result<bool> {
         &p.planned.json(),
         || planner::ddl_for(&p.planned.plan, &formats),
     )?;
-    report_problems(&p.data.errors, &p.data.warnings);
-    Ok(p.data.failed())
+    report_problems(&data.errors, &data.warnings);
+    Ok(data.failed())
 }
 
 /// Run `drift`.
@@ -102,13 +103,12 @@ pub fn run(a: &Args) -> Result<bool> {
     // queries.parquet is written as the executions stream by.
     let mut qp = output::open_out(Some(&out.file("queries.parquet")))?;
     let mut rows = report::columns::ParquetRecords::new(&mut qp);
-    let p = pipeline::planning(&a.inputs, &a.score, &a.plan, |e| {
-        Ok(rows.push(std::borrow::Cow::Owned(e.into_owned()))?)
-    })?;
+    let mut data = pipeline::load(&a.inputs, &pipeline::range(&a.score)?)?;
+    let p = pipeline::planning(&mut data, &a.score, &a.plan, |e| Ok(rows.push(e)?))?;
     rows.finish()?;
     qp.finish()?;
     let analysis = report::analysis::Analysis {
-        data: &p.data,
+        data: &data,
         scans: &p.folded.scans,
         tables: &p.tables,
         whatif: &p.whatif,
@@ -122,7 +122,7 @@ pub fn run(a: &Args) -> Result<bool> {
     analysis.write(&mut out)?;
     out.finish()?;
     // Warnings first: the summary is the last line.
-    report_problems(&p.data.errors, &p.data.warnings);
+    report_problems(&data.errors, &data.warnings);
     let _ = writeln!(std::io::stderr(), "lakeaudit: {}", analysis.summary(&a.out));
-    Ok(p.data.failed())
+    Ok(data.failed())
 }

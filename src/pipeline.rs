@@ -97,12 +97,10 @@ fn table_stats(args: &ScoreArgs) -> Result<TableStats> {
     TableStats::parse(&text).with_context(|| format!("table stats {}", p.display()))
 }
 
-/// A run up to its plan: the executions, the tables from outside the
-/// logs, what the audited tables' scans read, the edge tables (built once:
+/// A run up to its plan: the tables from outside the logs, what the audited tables' scans read, the edge tables (built once:
 /// over the whole selected input and per `--window`) and the scans' facts,
 /// the plan for the last window and its savings.
 pub struct Planning {
-    pub data: Workload,
     pub tables: TableInputs,
     pub whatif: Whatif,
     pub folded: Folded,
@@ -110,16 +108,15 @@ pub struct Planning {
     pub money: report::Money,
 }
 
-/// Read the inputs and plan (`plan`, `analyze`); `also` sees each
-/// execution as the one pass over them streams by.
-pub fn planning(
-    inputs: &Inputs,
+/// Plan the loaded inputs (`plan`, `analyze`); `also` sees each execution
+/// as the one pass over them streams by.
+pub fn planning<'a>(
+    data: &'a mut Workload,
     score: &ScoreArgs,
     args: &PlanArgs,
-    also: impl FnMut(Cow<'_, Exec>) -> Result<()>,
+    also: impl FnMut(Cow<'a, Exec>) -> Result<()>,
 ) -> Result<Planning> {
-    let mut data = load(inputs, &range(score)?)?;
-    let mut tables = table_inputs(score, &mut data, true)?;
+    let mut tables = table_inputs(score, data, true)?;
     // What the audited tables' scans read now and under candidate
     // layouts, and the keys the planner prices by them (none with
     // `--pricing assumed`); nothing without `--tables`.
@@ -128,7 +125,7 @@ pub fn planning(
         Some(r) => data.in_memory(|d| skipping::workload::measure(d, r, priced))?,
         None => Default::default(),
     };
-    let folded = fold(&data, score, &tables.stats, Some(&args.window), also)?;
+    let folded = fold(data, score, &tables.stats, Some(&args.window), also)?;
     let latest = folded.edges.latest();
     let profiles = folded.scans.sizes.profiles(&tables.stats);
     let planned = planner::plan_window(
@@ -146,7 +143,6 @@ pub fn planning(
         cost_per_hour: args.cost_per_hour,
     };
     Ok(Planning {
-        data,
         tables,
         whatif,
         folded,
