@@ -192,6 +192,15 @@ macro_rules! not_a_record {
     )*};
 }
 
+/// A serializer method for whole numbers that always fit an `i64`.
+macro_rules! whole_numbers {
+    ($($f:ident($t:ty)),* $(,)?) => {$(
+        fn $f(self, v: $t) -> std::result::Result<Cell, NotARecord> {
+            Ok(Cell::Int(v.into()))
+        }
+    )*};
+}
+
 impl Serializer for RecordSerializer {
     type Ok = Vec<(&'static str, Cell)>;
     type Error = NotARecord;
@@ -278,26 +287,9 @@ impl Serializer for CellSerializer {
     fn serialize_bool(self, v: bool) -> std::result::Result<Cell, NotARecord> {
         Ok(Cell::Bool(v))
     }
-    fn serialize_i8(self, v: i8) -> std::result::Result<Cell, NotARecord> {
-        Ok(Cell::Int(v.into()))
-    }
-    fn serialize_i16(self, v: i16) -> std::result::Result<Cell, NotARecord> {
-        Ok(Cell::Int(v.into()))
-    }
-    fn serialize_i32(self, v: i32) -> std::result::Result<Cell, NotARecord> {
-        Ok(Cell::Int(v.into()))
-    }
-    fn serialize_i64(self, v: i64) -> std::result::Result<Cell, NotARecord> {
-        Ok(Cell::Int(v))
-    }
-    fn serialize_u8(self, v: u8) -> std::result::Result<Cell, NotARecord> {
-        Ok(Cell::Int(v.into()))
-    }
-    fn serialize_u16(self, v: u16) -> std::result::Result<Cell, NotARecord> {
-        Ok(Cell::Int(v.into()))
-    }
-    fn serialize_u32(self, v: u32) -> std::result::Result<Cell, NotARecord> {
-        Ok(Cell::Int(v.into()))
+    whole_numbers! {
+        serialize_i8(i8), serialize_i16(i16), serialize_i32(i32), serialize_i64(i64),
+        serialize_u8(u8), serialize_u16(u16), serialize_u32(u32),
     }
     fn serialize_u64(self, v: u64) -> std::result::Result<Cell, NotARecord> {
         Ok(i64::try_from(v).map_or(Cell::Big(v), Cell::Int))
