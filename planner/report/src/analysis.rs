@@ -1,7 +1,7 @@
 //! `lakeaudit analyze`'s directory: every output of one run, written from
 //! its results ([`Analysis::write`]), and the run's summary line.
 
-use crate::{App, InputSummary, Money, ReportData};
+use crate::{Apps, InputSummary, Money, ReportData};
 use maintenance::inputs::TableInputs;
 use planner::profile::ScanFacts;
 use planner::{DriftRow, Planned};
@@ -79,10 +79,14 @@ impl Analysis<'_> {
             )?;
         }
         let edges = &self.edge_tables.whole().edges;
-        let rows: Vec<_> = edges.iter().map(|r| (None, r)).collect();
-        let cols = crate::columns::edges(&rows, false, false);
-        tabular::write_columns(&cols, Format::Parquet, Some(&out.file("edges.parquet")))?;
-        csv(out, &cols, "edges.csv")?;
+        let whole = [self.edge_tables.whole()];
+        for (format, name) in [
+            (Format::Parquet, "edges.parquet"),
+            (Format::Csv, "edges.csv"),
+        ] {
+            let parts = crate::columns::edge_parts(&whole, false);
+            tabular::write_parts(format, Some(&out.file(name)), parts)?;
+        }
         csv(out, &crate::columns::drift(self.drift, false), "drift.csv")?;
         let formats = tables.formats(self.scans);
         let sql = planner::ddl_for(&self.planned.plan, &formats);
@@ -97,7 +101,7 @@ impl Analysis<'_> {
         });
         let rd = ReportData {
             inputs: InputSummary::of(data),
-            apps: data.apps.iter().map(App::of).collect(),
+            apps: Apps::of(data.apps.iter()),
             warnings: &data.warnings,
             errors: &data.errors,
             edges,

@@ -128,6 +128,11 @@ pub fn queries<E: Borrow<Exec>>(execs: &[E], terminal: bool) -> Vec<Col> {
     cols
 }
 
+/// Write the applications of `data` as JSON lines to `path` (`--apps`).
+pub fn write_apps(data: &Workload, path: &Path) -> tabular::Result<()> {
+    tabular::write_to(Some(path), |w| Ok(data.apps.write_jsonl(w)?))
+}
+
 /// Write the executions of `data` in `format`, streamed one at a time
 /// (JSON lines, CSV in batches, Parquet in row groups) or, for the
 /// terminal table, all at once.
@@ -256,12 +261,15 @@ pub fn write_edges(
     format: Format,
     path: Option<&Path>,
 ) -> tabular::Result<()> {
-    if format != Format::Jsonl {
+    if matches!(format, Format::Csv | Format::Parquet) {
+        return tabular::write_parts(format, path, edge_parts(tables, windowed));
+    }
+    if format == Format::Table {
         let all: Vec<(Option<(i64, i64)>, &EdgeRow)> = tables
             .iter()
             .flat_map(|t| t.edges.iter().map(move |r| (t.window, r)))
             .collect();
-        let cols = edges(&all, windowed, format == Format::Table);
+        let cols = edges(&all, windowed, true);
         return tabular::write_columns(&cols, format, path);
     }
     tabular::write_to(path, |o| {
@@ -277,6 +285,39 @@ pub fn write_edges(
             }
         }
         Ok(())
+    })
+}
+
+/// Text a part of the edge table's rows holds before the next part
+/// starts ([`edge_parts`]).
+const EDGE_PART_BYTES: usize = 8 << 20;
+
+/// The edge table's columns (as a file: not the terminal's), a part of its
+/// rows at a time with the text they hold, so that the execution lists of
+/// a large input are never all in memory as text at once
+/// ([`tabular::write_parts`]). The first part is there even when no table
+/// has a row.
+pub fn edge_parts<'a>(
+    tables: &'a [&'a EdgeTable],
+    windowed: bool,
+) -> impl Iterator<Item = tabular::Result<(Vec<Col>, usize)>> + 'a {
+    let mut rows = tables
+        .iter()
+        .flat_map(|t| t.edges.iter().map(move |r| (t.window, r)))
+        .peekable();
+    let mut first = true;
+    std::iter::from_fn(move || {
+        if !first && rows.peek().is_none() {
+            return None;
+        }
+        first = false;
+        let (mut part, mut bytes) = (Vec::new(), 0);
+        while bytes < EDGE_PART_BYTES {
+            let Some(r) = rows.next() else { break };
+            bytes += r.1.executions.text_len() + 256;
+            part.push(r);
+        }
+        Some(Ok((edges(&part, windowed, false), bytes)))
     })
 }
 

@@ -85,7 +85,7 @@ pub fn resolve(given: Option<Format>, path: Option<&Path>, default: Format) -> R
 }
 
 /// Parquet to a terminal is a usage error.
-fn binary_to_terminal(format: Format, path: Option<&Path>) -> Result<()> {
+pub(crate) fn binary_to_terminal(format: Format, path: Option<&Path>) -> Result<()> {
     if format == Format::Parquet && path.is_none() && io::stdout().is_terminal() {
         return Err(Error::Usage(
             "Parquet is binary: give -o FILE or redirect standard output".into(),

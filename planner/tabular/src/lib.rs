@@ -303,6 +303,18 @@ impl<'a> ParquetRows<'a> {
         Ok(())
     }
 
+    /// Write the rows pushed so far as one row group now, whatever their
+    /// number (for rows whose text is large: [`write_parts`]).
+    pub fn flush(&mut self) -> Result<()> {
+        match self.pending.take() {
+            Some(p) if p.height() > 0 => self.write(p),
+            other => {
+                self.pending = other;
+                Ok(())
+            }
+        }
+    }
+
     /// Write one row group.
     fn write(&mut self, mut df: DataFrame) -> Result<()> {
         df.rechunk_mut_par();
@@ -323,12 +335,62 @@ impl<'a> ParquetRows<'a> {
         match self.pending.take() {
             Some(p) if p.height() > 0 || self.writer.is_none() => self.write(p)?,
             Some(_) => {}
-            None => self.write(frame(empty)?)?,
+            None if self.writer.is_none() => self.write(frame(empty)?)?,
+            None => {}
         }
         if let Some(w) = self.writer.take() {
             w.finish()?;
         }
         Ok(())
+    }
+}
+
+/// Text bytes of rows a [`write_parts`] Parquet output gathers before it
+/// writes them as a row group: an output with less text (and at most
+/// [`ROW_GROUP_ROWS`] rows) is one row group, as [`write_parquet`] writes it.
+pub const PART_GROUP_BYTES: usize = 64 << 20;
+
+/// Write columns given a part at a time (each part the same columns, with
+/// the bytes of text its rows hold) as one CSV or Parquet output, so that
+/// memory holds a part (and for Parquet up to [`PART_GROUP_BYTES`] of
+/// pending rows), never the whole output. The output is the one
+/// [`write_columns`] writes of the parts' rows together when they hold
+/// less than [`PART_GROUP_BYTES`] of text; past that, Parquet rows are
+/// written in more row groups. The first part is written even when it has
+/// no row (the header, or an empty file's schema). An aligned table is
+/// not written by parts.
+pub fn write_parts(
+    format: Format,
+    path: Option<&std::path::Path>,
+    parts: impl IntoIterator<Item = Result<(Vec<Col>, usize)>>,
+) -> Result<()> {
+    match format {
+        Format::Csv => write_to(path, |out| {
+            for (i, part) in parts.into_iter().enumerate() {
+                write_csv(&part?.0, out, i == 0)?;
+            }
+            Ok(())
+        }),
+        Format::Parquet => {
+            format::binary_to_terminal(format, path)?;
+            write_to(path, |out| {
+                let mut rows = ParquetRows::new(out);
+                let mut pending = 0usize;
+                for part in parts {
+                    let (cols, bytes) = part?;
+                    rows.push(&cols)?;
+                    pending += bytes;
+                    if pending >= PART_GROUP_BYTES {
+                        rows.flush()?;
+                        pending = 0;
+                    }
+                }
+                rows.finish(&[])
+            })
+        }
+        Format::Table | Format::Jsonl => Err(Error::Internal(format!(
+            "{format:?} output is not written by parts"
+        ))),
     }
 }
 
@@ -538,6 +600,56 @@ fn write_fitted(cols: &[Col], out: &mut dyn Write, width: Option<usize>) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn rows(range: std::ops::Range<i64>) -> Vec<Col> {
+        vec![
+            Col::Str(
+                "executions",
+                range
+                    .clone()
+                    .map(|i| Some(format!("=app-{i}:{i} app-{i}:7")))
+                    .collect(),
+            ),
+            Col::Float("jis", range.clone().map(|i| Some(i as f64 / 3.0)).collect()),
+            Col::Int("f", range.map(|i| (i % 2 == 0).then_some(i)).collect()),
+        ]
+    }
+
+    #[test]
+    fn an_output_written_by_parts_is_the_one_written_at_once() {
+        let dir = std::env::temp_dir().join(format!("tabular-parts-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for format in [Format::Csv, Format::Parquet] {
+            let (whole, parts) = (dir.join("whole"), dir.join("parts"));
+            write_columns(&rows(0..10), format, Some(&whole)).unwrap();
+            let pieces = [0..1, 1..4, 4..4, 4..10].map(|r| Ok((rows(r), 10)));
+            write_parts(format, Some(&parts), pieces).unwrap();
+            assert_eq!(
+                std::fs::read(&whole).unwrap(),
+                std::fs::read(&parts).unwrap(),
+                "{format:?}"
+            );
+            // No row: the header, or the schema.
+            write_columns(&rows(0..0), format, Some(&whole)).unwrap();
+            write_parts(format, Some(&parts), [Ok((rows(0..0), 0))]).unwrap();
+            assert_eq!(
+                std::fs::read(&whole).unwrap(),
+                std::fs::read(&parts).unwrap()
+            );
+        }
+        // Past the bytes of a row group, more row groups, the same rows.
+        let big = dir.join("big");
+        let pieces = [0..3, 3..6].map(|r| Ok((rows(r), PART_GROUP_BYTES)));
+        write_parts(Format::Parquet, Some(&big), pieces).unwrap();
+        let file = std::fs::File::open(&big).unwrap();
+        let mut reader = polars_io::prelude::ParquetReader::new(file);
+        use polars_io::SerReader;
+        let groups = reader.get_metadata().unwrap().row_groups.len();
+        let df = reader.finish().unwrap();
+        assert_eq!((groups, df.height()), (2, 6));
+        assert_eq!(df, frame(&rows(0..6)).unwrap());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn wrapping_keeps_every_character_but_the_break_spaces() {
