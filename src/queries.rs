@@ -29,7 +29,7 @@ pub fn run(a: &Args) -> Result<bool> {
     }
     let data = pipeline::load(inputs, &Default::default())?;
     if let Some(p) = apps {
-        output::write_records(&data.apps, Some(p))?;
+        report::columns::write_apps(&data, p)?;
     }
     report::columns::write_queries(&data, format, out)?;
     report_problems(&data.errors, &data.warnings);

@@ -2,6 +2,7 @@
 //! loaded from logs or from records into the same type ([`load`]), and
 //! what it contributes to the join graph ([`facts`]).
 
+use crate::apps::AppList;
 use crate::edges::ExecFacts;
 use crate::error::{Error, Result};
 use crate::identity::Locations;
@@ -9,7 +10,6 @@ use crate::ingest::{ingest, Ingested};
 use crate::time::{format_time, TimeRange};
 use graph::execution::{execution_relationships, ExecutionPlans};
 use graph::relationships::Relationship;
-use parsers::events::AppSummary;
 use parsers::events::ReadOptions;
 use parsers::record::{PlanSet, QueryRecord};
 use serde::{Deserialize, Serialize};
@@ -102,8 +102,9 @@ impl Census {
 /// ([`crate::records::Sorted`]). Either way [`Workload::each`] gives them
 /// in (app id, execution id) order, path reads renamed.
 pub struct Workload {
-    /// One summary per application, sorted by app id.
-    pub apps: Vec<AppSummary>,
+    /// One summary per application, sorted by app id (compressed:
+    /// [`AppList`]).
+    pub apps: AppList,
     /// Error lines, `path[:line]: reason`, in input order.
     pub errors: Vec<String>,
     /// Warning lines.
@@ -124,7 +125,7 @@ enum Execs {
 impl Workload {
     /// A workload of records sorted on disk.
     pub(crate) fn sorted(
-        apps: Vec<AppSummary>,
+        apps: AppList,
         errors: Vec<String>,
         warnings: Vec<String>,
         locations: Locations,
@@ -175,14 +176,14 @@ impl Workload {
             unreachable!("read into memory above")
         };
         let mut data = Ingested {
-            apps: std::mem::take(&mut self.apps),
+            apps: self.apps.iter().collect(),
             records: std::mem::take(records),
             errors: std::mem::take(&mut self.errors),
             warnings: std::mem::take(&mut self.warnings),
             locations: std::mem::take(&mut self.locations),
         };
         let out = f(&mut data);
-        self.apps = data.apps;
+        self.apps = AppList::from(data.apps);
         *records = data.records;
         self.errors = data.errors;
         self.warnings = data.warnings;
@@ -219,7 +220,7 @@ pub fn load(source: Source<'_>, range: &TimeRange) -> Result<Workload> {
     }
     Ok(Workload {
         census: Census::of(&data.records, range),
-        apps: data.apps,
+        apps: AppList::from(data.apps),
         errors: data.errors,
         warnings: data.warnings,
         locations,

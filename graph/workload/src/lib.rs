@@ -59,6 +59,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod apps;
 pub mod edges;
 pub mod error;
 pub mod exec;

@@ -23,37 +23,85 @@ pub struct Merged<T> {
     pub warnings: Vec<String>,
 }
 
+/// What the choice between copies of an application looks at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AppCopy<'a> {
+    /// Application id.
+    pub app_id: &'a str,
+    /// The input it was read from.
+    pub log: &'a str,
+    /// Its records (SQL executions).
+    pub records: usize,
+    /// Decompressed bytes read.
+    pub bytes: u64,
+    /// Lines read.
+    pub lines: u64,
+}
+
+/// Which of `copies` to keep, by the rule of [`merge_apps`]: their indices
+/// sorted by app id, one per application, and a warning per copy left out.
+pub fn kept_copies(copies: &[AppCopy<'_>]) -> (Vec<usize>, Vec<String>) {
+    let mut order: Vec<usize> = (0..copies.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (a, b) = (&copies[a], &copies[b]);
+        a.app_id
+            .cmp(b.app_id)
+            .then(b.records.cmp(&a.records))
+            .then(b.bytes.cmp(&a.bytes))
+            .then(b.lines.cmp(&a.lines))
+            .then(a.log.cmp(b.log))
+    });
+    let mut kept: Vec<usize> = Vec::with_capacity(order.len());
+    let mut warnings = Vec::new();
+    for i in order {
+        let c = &copies[i];
+        if let Some(k) = kept
+            .last()
+            .map(|&k| &copies[k])
+            .filter(|k| k.app_id == c.app_id)
+        {
+            warnings.push(format!(
+                "{}: same application {} as {}; skipped (the other copy is more complete)",
+                c.log, c.app_id, k.log
+            ));
+            continue;
+        }
+        kept.push(i);
+    }
+    (kept, warnings)
+}
+
 /// Merge per-input results (in input order) into one set of applications.
 pub fn merge_apps<T>(results: Vec<AppResult<T>>) -> Merged<T> {
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
-    let mut apps: Vec<(AppSummary, Vec<T>)> = Vec::with_capacity(results.len());
+    let mut apps: Vec<Option<(AppSummary, Vec<T>)>> = Vec::with_capacity(results.len());
     for r in results {
         errors.extend(r.errors);
         warnings.extend(r.warnings);
-        apps.push((r.summary, r.records));
+        apps.push(Some((r.summary, r.records)));
     }
-    apps.sort_by(|a, b| {
-        a.0.app_id
-            .cmp(&b.0.app_id)
-            .then(b.1.len().cmp(&a.1.len()))
-            .then(b.0.bytes.cmp(&a.0.bytes))
-            .then(b.0.lines.cmp(&a.0.lines))
-            .then(a.0.log.cmp(&b.0.log))
-    });
-    let mut summaries: Vec<AppSummary> = Vec::with_capacity(apps.len());
+    let copies: Vec<AppCopy<'_>> = apps
+        .iter()
+        .flatten()
+        .map(|(s, recs)| AppCopy {
+            app_id: &s.app_id,
+            log: &s.log,
+            records: recs.len(),
+            bytes: s.bytes,
+            lines: s.lines,
+        })
+        .collect();
+    let (kept, skipped) = kept_copies(&copies);
+    warnings.extend(skipped);
+    let mut summaries: Vec<AppSummary> = Vec::with_capacity(kept.len());
     let mut records = Vec::new();
-    for (s, recs) in apps {
-        if let Some(kept) = summaries.last().filter(|k| k.app_id == s.app_id) {
-            warnings.push(format!(
-                "{}: same application {} as {}; skipped (the other copy is more complete)",
-                s.log, s.app_id, kept.log
-            ));
-            continue;
+    for i in kept {
+        if let Some((s, recs)) = apps[i].take() {
+            summaries.push(s);
+            // Records within an application are in execution id order already.
+            records.extend(recs);
         }
-        summaries.push(s);
-        // Records within an application are in execution id order already.
-        records.extend(recs);
     }
     Merged {
         apps: summaries,

@@ -12,4 +12,4 @@ pub mod types;
 
 pub use app::{read_app, read_records, AppResult, AppSummary, ReadOptions};
 pub use dispatch::{classify, EventKind};
-pub use merge::{merge_apps, Merged};
+pub use merge::{kept_copies, merge_apps, AppCopy, Merged};

@@ -529,7 +529,7 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                             th { "unknown plan operators" }
                         } }
                         tbody {
-                            @for a in &d.apps {
+                            @for a in &d.apps.listed {
                                 tr {
                                     td { code { (a.app_id) } }
                                     td class="name" { (a.name) }
@@ -545,6 +545,9 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                                 }
                             }
                         }
+                    }
+                    @if let Some(line) = d.apps.rest.line() {
+                        p { (line) " (" code { "lakeaudit queries --apps FILE" } " lists every application)" }
                     }
                     @if d.errors.is_empty() && d.warnings.is_empty() {
                         p { "All inputs were read without errors." }

@@ -46,7 +46,7 @@
 //! };
 //! let data = ReportData {
 //!     inputs: InputSummary { applications: 1, executions: 10, queries: 10, span: None },
-//!     apps: vec![],
+//!     apps: Default::default(),
 //!     warnings: &[],
 //!     errors: &[],
 //!     edges: &[],
@@ -95,8 +95,9 @@ use workload::exec::Workload;
 pub struct ReportData<'a> {
     /// What was read.
     pub inputs: InputSummary,
-    /// One line per application, sorted by application id.
-    pub apps: Vec<App>,
+    /// One line per application, sorted by application id, for the first
+    /// [`LISTED_APPS`]; the others summed up.
+    pub apps: Apps,
     /// Warnings about inputs (`path[:line]: reason`).
     pub warnings: &'a [String],
     /// Errors about inputs.
@@ -184,6 +185,75 @@ impl InputSummary {
             queries: data.census.queries,
             span: data.census.span,
         }
+    }
+}
+
+/// Applications the reports list one by one; the others are summed up in
+/// one line (an archive can hold hundreds of thousands of applications:
+/// `queries --apps` lists every one).
+pub const LISTED_APPS: usize = 100;
+
+/// The applications as the reports show them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Apps {
+    /// The first [`LISTED_APPS`], one line each.
+    pub listed: Vec<App>,
+    /// The rest, summed up.
+    pub rest: OtherApps,
+}
+
+/// The applications past the listed ones, summed up.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OtherApps {
+    /// How many.
+    pub count: usize,
+    /// Their lines.
+    pub lines: u64,
+    /// Their events of kinds lakeaudit does not use.
+    pub skipped_events: u64,
+    /// Their SQL executions that started but never ended.
+    pub unfinished_executions: u64,
+    /// How many of them name plan operators the registry does not know.
+    pub with_unknown_operators: usize,
+}
+
+impl Apps {
+    /// The first [`LISTED_APPS`] of `apps` (in their order), the rest
+    /// summed up.
+    pub fn of(apps: impl IntoIterator<Item = AppSummary>) -> Apps {
+        let mut shown = Apps::default();
+        for a in apps {
+            if shown.listed.len() < LISTED_APPS {
+                shown.listed.push(App::of(&a));
+                continue;
+            }
+            let (r, a) = (&mut shown.rest, App::of(&a));
+            r.count += 1;
+            r.lines = r.lines.saturating_add(a.lines);
+            r.skipped_events = r.skipped_events.saturating_add(a.skipped_events);
+            r.unfinished_executions = r
+                .unfinished_executions
+                .saturating_add(a.unfinished_executions);
+            r.with_unknown_operators += usize::from(!a.unknown_operators.is_empty());
+        }
+        shown
+    }
+}
+
+impl OtherApps {
+    /// The line the reports print for them (`None` when there is none);
+    /// each report adds that `lakeaudit queries --apps FILE` lists them.
+    pub fn line(&self) -> Option<String> {
+        (self.count > 0).then(|| {
+            format!(
+                "… and {} more applications: {} lines, {} events of kinds lakeaudit does not use, {} execution(s) never ended, {} with unknown plan operators",
+                self.count,
+                self.lines,
+                self.skipped_events,
+                self.unfinished_executions,
+                self.with_unknown_operators
+            )
+        })
     }
 }
 
@@ -382,4 +452,42 @@ pub struct App {
     /// Plan operators the operator registry does not know, with how often
     /// they occur.
     pub unknown_operators: BTreeMap<String, u64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reports_list_the_first_applications_and_sum_up_the_rest() {
+        let apps: Vec<AppSummary> = (0..LISTED_APPS + 3)
+            .map(|i| AppSummary {
+                app_id: format!("app-{i:04}"),
+                lines: 10,
+                unfinished_executions: u64::from(i % 2 == 0),
+                unknown_operators: [("GpuScan".to_string(), 1)]
+                    .into_iter()
+                    .filter(|_| i == LISTED_APPS + 2)
+                    .collect(),
+                event_counts: [(EventKind::Other, 4)].into_iter().collect(),
+                ..AppSummary::default()
+            })
+            .collect();
+        let shown = Apps::of(apps.clone());
+        assert_eq!(shown.listed.len(), LISTED_APPS);
+        assert_eq!(shown.listed[0].app_id, "app-0000");
+        let rest = &shown.rest;
+        assert_eq!((rest.count, rest.lines, rest.skipped_events), (3, 30, 12));
+        assert_eq!(
+            (rest.unfinished_executions, rest.with_unknown_operators),
+            (2, 1)
+        );
+        assert!(rest
+            .line()
+            .unwrap()
+            .starts_with("… and 3 more applications: 30 lines"));
+        // Few applications: every one listed, no summing line.
+        let few = Apps::of(apps[..2].to_vec());
+        assert_eq!((few.listed.len(), few.rest.line()), (2, None));
+    }
 }

@@ -543,7 +543,7 @@ pub fn render(d: &ReportData<'_>) -> String {
         );
     }
     let _ = writeln!(s, "\n## Inputs\n");
-    for a in &d.apps {
+    for a in &d.apps.listed {
         let _ = writeln!(
             s,
             "- {} {} (Spark {}), {} lines ({} events of kinds lakeaudit does not use, skipped){}{}",
@@ -558,6 +558,13 @@ pub fn render(d: &ReportData<'_>) -> String {
             } else {
                 String::new()
             }
+        );
+    }
+    if let Some(line) = d.apps.rest.line() {
+        let _ = writeln!(
+            s,
+            "- {} (`lakeaudit queries --apps FILE` lists every application)",
+            text(&line)
         );
     }
     if d.errors.is_empty() && d.warnings.is_empty() {
