@@ -268,7 +268,7 @@ fn edit_distance(a: &[char], b: &[char]) -> usize {
 /// (in the run's application names, shared by every list) and of its
 /// execution id, two or three bytes an execution instead of an
 /// `app:id` string. Iterated or printed as `app_id:execution_id`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default)]
 pub struct ExecList {
     apps: std::sync::Arc<Vec<String>>,
     bytes: Vec<u8>,
@@ -325,6 +325,23 @@ impl ExecList {
         })
     }
 
+    /// The length of [`ExecList::join`]'s text with a one-byte separator.
+    pub fn text_len(&self) -> usize {
+        let digits = |mut v: u64| {
+            let mut n = 1;
+            while v >= 10 {
+                v /= 10;
+                n += 1;
+            }
+            n
+        };
+        let items: usize = self
+            .iter()
+            .map(|e| e.app_id.len() + 1 + digits(e.execution_id))
+            .sum();
+        items + self.len.saturating_sub(1)
+    }
+
     /// The executions as `app_id:execution_id` strings.
     pub fn strings(&self) -> Vec<String> {
         self.iter().map(|e| e.to_string()).collect()
@@ -356,6 +373,14 @@ impl ExecList {
         put_varint(&mut self.bytes, id_step);
         self.last = Some((app, id));
         self.len += 1;
+    }
+}
+
+/// Two lists are equal when they name the same executions, whatever names
+/// their indices point into.
+impl PartialEq for ExecList {
+    fn eq(&self, other: &Self) -> bool {
+        self.len == other.len && self.iter().eq(other.iter())
     }
 }
 
@@ -401,20 +426,55 @@ struct Acc {
     fallbacks: u64,
 }
 
+/// Edge keys numbered in the order they are first seen, so that the
+/// accumulators of many tables (one per window) hold a number per edge,
+/// not its names.
+#[derive(Default)]
+pub struct EdgeKeys {
+    ids: BTreeMap<EdgeKey, u32>,
+    keys: Vec<EdgeKey>,
+}
+
+impl EdgeKeys {
+    /// The number of `k`, given it when new.
+    pub fn id(&mut self, k: &EdgeKey) -> u32 {
+        if let Some(&i) = self.ids.get(k) {
+            return i;
+        }
+        let i = self.keys.len() as u32;
+        self.ids.insert(k.clone(), i);
+        self.keys.push(k.clone());
+        i
+    }
+
+    /// The keys, by number.
+    pub fn keys(&self) -> &[EdgeKey] {
+        &self.keys
+    }
+}
+
 /// The edge table of some executions (one window, or the whole input),
 /// folded one execution at a time: executions must come in (app id,
 /// execution id) order (the order [`build_edges`] sorts them into, and the
 /// order a workload is read in), so that sums in `f64` and the
 /// once-per-statement rule give the same table whatever the batches.
 /// Memory is one accumulator per edge, its executions' compact list
-/// ([`ExecList`]), and the current application's statements.
+/// ([`ExecList`]), and the current application's statements; edges and
+/// applications are numbers into names kept once ([`EdgeKeys`] and the
+/// application ids, shared by the tables of one run, or the
+/// accumulator's own when pushed by [`EdgeAcc::push`]).
 #[derive(Default)]
 pub struct EdgeAcc {
-    acc: BTreeMap<EdgeKey, Acc>,
-    /// Application names, in order; an execution's app is the last one.
+    acc: BTreeMap<u32, Acc>,
+    /// Edge keys, when pushed by [`EdgeAcc::push`].
+    keys: EdgeKeys,
+    /// Application names, in order, when pushed by [`EdgeAcc::push`]; an
+    /// execution's app is the last one.
     apps: Vec<String>,
+    /// The current application's index.
+    app: Option<u32>,
     /// Edges already counted per statement of the current application.
-    counted: BTreeSet<(u64, EdgeKey)>,
+    counted: BTreeSet<(u64, u32)>,
     /// Executions pushed.
     executions: usize,
 }
@@ -434,32 +494,58 @@ impl EdgeAcc {
         cost: CostMeasure,
         fallback: &RowFallback,
     ) {
-        self.executions += 1;
         if self.apps.last() != Some(&ex.app_id) {
             self.apps.push(ex.app_id.clone());
+        }
+        let app = (self.apps.len() - 1) as u32;
+        let mut own = std::mem::take(&mut self.keys);
+        let ids: Vec<(u32, JoinStrategy)> = keys.iter().map(|(k, s)| (own.id(k), *s)).collect();
+        self.push_ids(app, ex, &ids, own.keys(), cost, fallback);
+        self.keys = own;
+    }
+
+    /// [`EdgeAcc::push`] with the execution's application and edges given
+    /// as numbers: `app` its index in application ids kept outside
+    /// (indices never decrease), `keys` the numbers of its edges in
+    /// `names` ([`EdgeKeys`]); both given again to
+    /// [`EdgeAcc::finish_named`].
+    pub fn push_ids(
+        &mut self,
+        app: u32,
+        ex: &ExecFacts,
+        keys: &[(u32, JoinStrategy)],
+        names: &[EdgeKey],
+        cost: CostMeasure,
+        fallback: &RowFallback,
+    ) {
+        self.executions += 1;
+        if self.app != Some(app) {
+            self.app = Some(app);
             // Statements are per application.
             self.counted.clear();
         }
-        let app = (self.apps.len() - 1) as u32;
         // Each edge counts once per statement (the nested executions of one
         // statement, e.g. a CTAS and its insert, are one); strategies once
         // per kind.
         let statement = ex.root_execution_id.unwrap_or(ex.execution_id);
-        let mut per_exec: BTreeMap<&EdgeKey, BTreeSet<JoinStrategy>> = BTreeMap::new();
-        for (k, strategy) in keys {
-            if self.counted.contains(&(statement, k.clone())) {
+        let mut per_exec: BTreeMap<u32, BTreeSet<JoinStrategy>> = BTreeMap::new();
+        for &(k, strategy) in keys {
+            if self.counted.contains(&(statement, k)) {
                 continue;
             }
-            per_exec.entry(k).or_default().insert(*strategy);
+            per_exec.entry(k).or_default().insert(strategy);
         }
         for &k in per_exec.keys() {
-            self.counted.insert((statement, k.clone()));
+            self.counted.insert((statement, k));
         }
         let c = match cost {
             CostMeasure::Duration => ex.duration_ms.unwrap_or(0) as f64,
             CostMeasure::Cpu => ex.cpu_ms as f64,
         };
-        for (k, strategies) in per_exec {
+        for (id, strategies) in per_exec {
+            let Some(k) = names.get(id as usize) else {
+                continue;
+            };
             let rows = |t: &str| -> (f64, bool) {
                 match ex.tables.get(t).and_then(|v| v.rows) {
                     Some(r) => (r as f64, false),
@@ -474,10 +560,7 @@ impl EdgeAcc {
             } else {
                 bytes(&k.left_table) + bytes(&k.right_table)
             };
-            let a = match self.acc.get_mut(k) {
-                Some(a) => a,
-                None => self.acc.entry(k.clone()).or_default(),
-            };
+            let a = self.acc.entry(id).or_default();
             a.volume_sum += rl * rr;
             if fl || fr {
                 a.fallbacks += 1;
@@ -503,29 +586,44 @@ impl EdgeAcc {
     }
 
     /// The edge table, sorted by JIS descending, then by names.
-    pub fn finish(self) -> Vec<EdgeRow> {
-        let apps = std::sync::Arc::new(self.apps);
-        let keys: Vec<EdgeKey> = self.acc.keys().cloned().collect();
-        let accs: Vec<Acc> = self.acc.into_values().collect();
-        let f: Vec<f64> = accs.iter().map(|a| a.execs.len() as f64).collect();
+    pub fn finish(mut self) -> Vec<EdgeRow> {
+        let apps = std::sync::Arc::new(std::mem::take(&mut self.apps));
+        let keys = std::mem::take(&mut self.keys);
+        self.finish_named(apps, keys.keys())
+    }
+
+    /// [`EdgeAcc::finish`] of executions pushed by [`EdgeAcc::push_ids`]
+    /// with indices into `apps` and numbers into `names`.
+    pub fn finish_named(
+        self,
+        apps: std::sync::Arc<Vec<String>>,
+        names: &[EdgeKey],
+    ) -> Vec<EdgeRow> {
+        // In the order of the edges' names, as the sums always were.
+        let mut accs: Vec<(&EdgeKey, Acc)> = self
+            .acc
+            .into_iter()
+            .filter_map(|(id, a)| Some((names.get(id as usize)?, a)))
+            .collect();
+        accs.sort_by(|a, b| a.0.cmp(b.0));
+        let f: Vec<f64> = accs.iter().map(|(_, a)| a.execs.len() as f64).collect();
         let d: Vec<f64> = accs
             .iter()
-            .map(|a| a.volume_sum / a.execs.len() as f64)
+            .map(|(_, a)| a.volume_sum / a.execs.len() as f64)
             .collect();
         let c: Vec<f64> = accs
             .iter()
-            .map(|a| a.cost_sum / a.execs.len() as f64)
+            .map(|(_, a)| a.cost_sum / a.execs.len() as f64)
             .collect();
         let n = score::jis(&f, &d, &c);
-        let mut rows: Vec<EdgeRow> = keys
+        let mut rows: Vec<EdgeRow> = accs
             .into_iter()
-            .zip(accs)
             .enumerate()
             .map(|(i, (k, a))| EdgeRow {
-                left_table: k.left_table,
-                left_columns: k.left_columns,
-                right_table: k.right_table,
-                right_columns: k.right_columns,
+                left_table: k.left_table.clone(),
+                left_columns: k.left_columns.clone(),
+                right_table: k.right_table.clone(),
+                right_columns: k.right_columns.clone(),
                 frequency: a.execs.len() as u64,
                 data_volume: d[i],
                 cost: c[i],

@@ -19,11 +19,12 @@
 //! single-machine run builds one batch at a time, for each pass a stage
 //! makes ([`Sorted::each`]).
 
+use crate::apps::AppList;
 use crate::error::{Error, Result};
 use crate::exec::{Census, Exec, Workload};
 use crate::identity::Locations;
 use crate::time::TimeRange;
-use parsers::events::{merge_apps, AppResult, AppSummary};
+use parsers::events::{kept_copies, AppCopy, AppSummary};
 use parsers::record::QueryRecord;
 use polars::prelude::{Column, DataFrame};
 use polars_io::prelude::ParquetReader;
@@ -142,10 +143,10 @@ fn open_runs(path: &Path, range: &TimeRange, run_bytes: usize) -> Result<Workloa
         read_into(f, i as u32, &mut runs, &mut logs, &mut scans, range)?;
     }
     let runs = runs.finish()?;
-    let mut summaries: BTreeMap<String, AppSummary> = BTreeMap::new();
+    let mut summaries: BTreeMap<String, Packed> = BTreeMap::new();
     for f in &apps {
         for s in read_apps(f)? {
-            summaries.insert(s.log.clone(), s);
+            summaries.insert(s.log.clone(), Packed::of(&s)?);
         }
     }
     let mut errors = Vec::new();
@@ -168,10 +169,45 @@ fn open_runs(path: &Path, range: &TimeRange, run_bytes: usize) -> Result<Workloa
     for log in summaries.keys() {
         logs.entry(log.clone()).or_default();
     }
-    let results: Vec<AppResult<()>> = logs
+    // One copy of each application, by the rule of a run on the logs
+    // (`merge_apps`), chosen on what the choice looks at; only the kept
+    // copies' summaries are unpacked, into the compact list.
+    let logs: Vec<(String, LogSeen)> = logs.into_iter().collect();
+    let copies: Vec<AppCopy<'_>> = logs
         .iter()
         .map(|(log, seen)| {
-            let summary = summaries.remove(log).unwrap_or_else(|| {
+            let (app_id, bytes, lines) = match summaries.get(log) {
+                Some(p) => (p.app_id.as_str(), p.bytes, p.lines),
+                None => (
+                    seen.first.as_ref().map_or("", |f| f.1.app_id.as_str()),
+                    0,
+                    0,
+                ),
+            };
+            AppCopy {
+                app_id,
+                log,
+                records: seen.census.executions,
+                bytes,
+                lines,
+            }
+        })
+        .collect();
+    let (chosen, skipped) = kept_copies(&copies);
+    drop(copies);
+    warnings.extend(skipped);
+    errors.sort();
+    warnings.sort();
+    // The kept logs give the census; the scans' locations are observed
+    // in record order.
+    let mut census = Census::default();
+    let mut kept = BTreeSet::new();
+    let mut app_list = AppList::new();
+    for i in chosen {
+        let (log, seen) = &logs[i];
+        let summary = match summaries.remove(log) {
+            Some(p) => p.unpack()?,
+            None => {
                 // A plain `queries` Parquet file carries no summaries: what
                 // the records say.
                 let first = seen.first.as_ref().map(|f| &f.1);
@@ -182,29 +218,13 @@ fn open_runs(path: &Path, range: &TimeRange, run_bytes: usize) -> Result<Workloa
                     log: log.clone(),
                     ..AppSummary::default()
                 }
-            });
-            AppResult {
-                summary,
-                records: vec![(); seen.census.executions],
-                warnings: Vec::new(),
-                errors: Vec::new(),
             }
-        })
-        .collect();
-    let merged = merge_apps(results);
-    warnings.extend(merged.warnings);
-    errors.sort();
-    warnings.sort();
-    // The kept logs give the census; the scans' locations are observed
-    // in record order.
-    let mut census = Census::default();
-    let mut kept = BTreeSet::new();
-    for app in &merged.apps {
-        if let Some(seen) = logs.get(&app.log) {
-            kept.insert(app.log.clone());
-            census.merge(&seen.census);
-        }
+        };
+        app_list.push(&summary);
+        kept.insert(log.clone());
+        census.merge(&seen.census);
     }
+    drop(logs);
     let mut locations = Locations::default();
     let mut scans: Vec<(ScanKey, (String, Option<String>))> =
         scans.into_iter().map(|(k, v)| (v, k)).collect();
@@ -219,13 +239,42 @@ fn open_runs(path: &Path, range: &TimeRange, run_bytes: usize) -> Result<Workloa
         locations: locations.clone(),
     };
     Ok(Workload::sorted(
-        merged.apps,
-        errors,
-        warnings,
-        locations,
-        census,
-        sorted,
+        app_list, errors, warnings, locations, census, sorted,
     ))
+}
+
+/// An application summary read from `apps/`, packed until the choice
+/// between copies of an application is made: what the choice looks at,
+/// and the summary as compressed JSON.
+struct Packed {
+    app_id: String,
+    bytes: u64,
+    lines: u64,
+    json: Box<[u8]>,
+}
+
+impl Packed {
+    fn of(s: &AppSummary) -> Result<Packed> {
+        let json = serde_json::to_vec(s)?;
+        let json = zstd::bulk::compress(&json, 1).map_err(|source| Error::Spool {
+            what: "cannot pack an application summary",
+            source,
+        })?;
+        Ok(Packed {
+            app_id: s.app_id.clone(),
+            bytes: s.bytes,
+            lines: s.lines,
+            json: json.into_boxed_slice(),
+        })
+    }
+
+    fn unpack(self) -> Result<AppSummary> {
+        let json = zstd::stream::decode_all(&self.json[..]).map_err(|source| Error::Spool {
+            what: "cannot unpack an application summary",
+            source,
+        })?;
+        Ok(serde_json::from_slice(&json)?)
+    }
 }
 
 /// Records turned back into executions at once (in parallel).
@@ -896,13 +945,18 @@ impl Runs {
     fn new(budget: usize) -> Result<Runs> {
         Ok(Runs {
             budget,
-            buf: Vec::new(),
+            // Allocated once: grown by doubling, the buffer would pass
+            // the budget by up to half again, and twice that while moved.
+            buf: Vec::with_capacity(budget),
             index: Vec::new(),
             done: Vec::new(),
         })
     }
 
     fn push(&mut self, app: &str, exec: u64, seq: u64, row: &[u8]) -> Result<()> {
+        if self.buf.len() + app.len() + row.len() > self.buf.capacity() {
+            self.flush()?;
+        }
         let at = self.buf.len();
         self.buf.extend_from_slice(app.as_bytes());
         self.buf.extend_from_slice(row);

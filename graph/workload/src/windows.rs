@@ -9,13 +9,14 @@
 //! window).
 
 use crate::edges::{
-    data_align, edge_keys, window_start, CostMeasure, EdgeAcc, EdgeKey, EdgeRow, ExecFacts,
-    RowFallback,
+    data_align, edge_keys, window_start, CostMeasure, EdgeAcc, EdgeKey, EdgeKeys, EdgeRow,
+    ExecFacts, RowFallback,
 };
 use crate::exec::{facts, Census, Exec};
 use crate::time::TimeRange;
 use plan::JoinStrategy;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// Some executions and their edge table: the whole selected input, or the
 /// executions that started in one window.
@@ -138,23 +139,30 @@ impl Folding {
 
     fn push(
         &mut self,
+        app: u32,
         f: &ExecFacts,
-        keys: &[(EdgeKey, JoinStrategy)],
+        keys: &[(u32, JoinStrategy)],
+        names: &[EdgeKey],
         cost: CostMeasure,
         fallback: &RowFallback,
     ) {
-        self.edges.push(f, keys, cost, fallback);
+        self.edges.push_ids(app, f, keys, names, cost, fallback);
         if let Some(kept) = &mut self.facts {
             kept.push(f.clone());
         }
     }
 
-    fn finish(self, window: Option<(i64, i64)>) -> EdgeTable {
+    fn finish(
+        self,
+        window: Option<(i64, i64)>,
+        apps: &Arc<Vec<String>>,
+        names: &[EdgeKey],
+    ) -> EdgeTable {
         EdgeTable {
             window,
             executions: self.edges.executions(),
             facts: self.facts.unwrap_or_default(),
-            edges: self.edges.finish(),
+            edges: self.edges.finish_named(apps.clone(), names),
         }
     }
 }
@@ -174,6 +182,11 @@ pub struct EdgeTablesBuilder {
     width: Option<(i64, i64, Option<i64>)>,
     windows: BTreeMap<i64, Folding>,
     span: Option<(i64, i64)>,
+    /// The applications' ids, in order, one list every table's execution
+    /// lists index into.
+    apps: Vec<String>,
+    /// The edges' keys, numbered once for every table.
+    keys: EdgeKeys,
 }
 
 impl EdgeTablesBuilder {
@@ -200,6 +213,8 @@ impl EdgeTablesBuilder {
             width,
             windows: BTreeMap::new(),
             span: None,
+            apps: Vec::new(),
+            keys: EdgeKeys::default(),
         }
     }
 
@@ -209,8 +224,17 @@ impl EdgeTablesBuilder {
             return;
         }
         let f = facts(e);
-        let keys = edge_keys(&e.relationships);
-        self.whole.push(&f, &keys, self.cost, &self.fallback);
+        let keys: Vec<(u32, JoinStrategy)> = edge_keys(&e.relationships)
+            .iter()
+            .map(|(k, s)| (self.keys.id(k), *s))
+            .collect();
+        let names = self.keys.keys();
+        if self.apps.last() != Some(&f.app_id) {
+            self.apps.push(f.app_id.clone());
+        }
+        let app = (self.apps.len() - 1) as u32;
+        self.whole
+            .push(app, &f, &keys, names, self.cost, &self.fallback);
         let Some(t) = f.start_ms else {
             return;
         };
@@ -220,13 +244,14 @@ impl EdgeTablesBuilder {
             self.windows
                 .entry(start)
                 .or_insert_with(|| Folding::keeping(Some(start) == planned))
-                .push(&f, &keys, self.cost, &self.fallback);
+                .push(app, &f, &keys, names, self.cost, &self.fallback);
         }
     }
 
     /// The tables; empty windows between two that have executions are
     /// kept (a gap is a real, empty window).
     pub fn finish(mut self) -> EdgeTables {
+        let apps = Arc::new(std::mem::take(&mut self.apps));
         let windowed = self.width.map(|(w, _, _)| {
             let bounds =
                 (self.windows.keys().next().copied()).zip(self.windows.keys().next_back().copied());
@@ -235,7 +260,7 @@ impl EdgeTablesBuilder {
                 let mut s = first;
                 while s <= last {
                     let t = self.windows.remove(&s).unwrap_or_default();
-                    windows.push(t.finish(Some((s, s + w))));
+                    windows.push(t.finish(Some((s, s + w)), &apps, self.keys.keys()));
                     s += w;
                 }
             }
@@ -246,7 +271,7 @@ impl EdgeTablesBuilder {
             }
         });
         EdgeTables {
-            whole: self.whole.finish(None),
+            whole: self.whole.finish(None, &apps, self.keys.keys()),
             span: self.span,
             windowed,
         }
