@@ -44,7 +44,7 @@ impl AppList {
         }
         self.open.push(b'\n');
         self.len += 1;
-        if self.len % BLOCK == 0 {
+        if self.len.is_multiple_of(BLOCK) {
             let packed = zstd::bulk::compress(&self.open, 1).unwrap_or_else(|_| self.open.clone());
             self.blocks.push(packed.into_boxed_slice());
             self.open.clear();
