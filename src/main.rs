@@ -17,6 +17,12 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::io::Write;
 use std::process::ExitCode;
 
+/// mimalloc, not the system allocator: reading logs allocates and frees
+/// many small strings and plan nodes (malloc and free were about a fifth
+/// of one core on a plan-heavy log).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Recover which columns Spark queries joined on, weigh the joins, and plan
 /// Delta Liquid Clustering layouts.
 #[derive(Parser, Debug)]

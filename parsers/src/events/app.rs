@@ -221,7 +221,7 @@ pub fn read_app<T: Send>(
         done: Vec::new(),
         unknown: BTreeMap::new(),
     });
-    let mut st = State {
+    let st = State {
         summary: AppSummary {
             log: input.display.clone(),
             ..AppSummary::default()
@@ -233,8 +233,11 @@ pub fn read_app<T: Send>(
         last_root: None,
         ended_unseen: 0,
     };
-    let (warnings, errors) = if opts.decode_ahead {
+    let (mut st, warnings, errors) = if opts.decode_ahead {
         std::thread::scope(|scope| {
+            // Owned here, so that a panic while reading drops the queue's
+            // sender and the plan thread stops (the scope waits for it).
+            let mut st = st;
             let (tx, rx) = mpsc::sync_channel::<Closed>(CLOSED_QUEUE);
             let fin = &finisher;
             let plans = std::thread::Builder::new()
@@ -249,15 +252,17 @@ pub fn read_app<T: Send>(
                 st.route = Route::Ahead(tx);
                 h
             });
-            let out = read_lines(input, opts, &mut st);
+            let (warnings, errors) = read_lines(input, opts, &mut st);
             st.route = Route::Here(&finisher);
             if let Some(Err(panic)) = plans.map(|h| h.join()) {
                 std::panic::resume_unwind(panic);
             }
-            out
+            (st, warnings, errors)
         })
     } else {
-        read_lines(input, opts, &mut st)
+        let mut st = st;
+        let (warnings, errors) = read_lines(input, opts, &mut st);
+        (st, warnings, errors)
     };
     let mut summary = std::mem::take(&mut st.summary);
     drop(st);

@@ -433,6 +433,56 @@ mod tests {
         v
     }
 
+    /// A node's number and name, and a scan's kind, output and metrics.
+    type ScanView = (u32, String, Option<(NodeKind, Vec<Attr>, Vec<Metric>)>);
+
+    /// What a record reads of the tree (see `record::scan_records` and
+    /// `record::is_adaptive_final`): every node's number and name, and the
+    /// kind, output and metrics of every scan.
+    fn scan_view(p: &PlanNode) -> Vec<ScanView> {
+        let mut v = Vec::new();
+        p.apply(|n| {
+            let scan = matches!(n.kind, NodeKind::Scan(_))
+                .then(|| (n.kind.clone(), n.output.clone(), n.metrics.clone()));
+            v.push((n.id.0, n.name.clone(), scan));
+            Recursion::Continue
+        });
+        v
+    }
+
+    /// The scans-only reading gives the same tree shape, names and scans
+    /// as the full one on every plan of the real TPC-H log, start and final,
+    /// and the same errors.
+    #[test]
+    fn scans_only_reading_keeps_what_records_read() {
+        let mut scans = 0;
+        for e in tpch_default() {
+            for info in [&e.final_info, &e.start_info] {
+                let full = parse(info).unwrap();
+                let light = parse_scans(info).unwrap();
+                assert_eq!(full.len(), light.len(), "execution {}", e.id);
+                let view = scan_view(&full);
+                assert_eq!(view, scan_view(&light), "execution {}", e.id);
+                scans += view.iter().filter(|(_, _, s)| s.is_some()).count();
+            }
+        }
+        assert!(scans > 100, "{scans}");
+        let info = &tpch_default()[10].final_info;
+        for bad in [&info[..info.len() / 2], "{\"simpleString\":\"x\"}", "[]"] {
+            let (a, b) = (parse(bad).unwrap_err(), parse_scans(bad).unwrap_err());
+            assert_eq!(a.to_string(), b.to_string());
+        }
+        // deeper than the budget: the same error
+        let depth = ::plan::DEPTH_BUDGET + 5;
+        let deep = format!(
+            "{}{}",
+            "{\"nodeName\":\"Project\",\"children\":[".repeat(depth),
+            "]}".repeat(depth)
+        );
+        let (a, b) = (parse(&deep).unwrap_err(), parse_scans(&deep).unwrap_err());
+        assert_eq!(a.to_string(), b.to_string());
+    }
+
     #[test]
     fn every_tpch_default_execution_agrees_with_the_formatted_text_and_the_key() {
         let execs = tpch_default();
