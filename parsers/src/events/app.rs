@@ -248,10 +248,10 @@ pub fn read_app<T: Send>(
                     }
                 });
             // Without a thread (none could be started), finish here.
-            let plans = plans.ok().map(|h| {
+            let plans = plans.ok();
+            if plans.is_some() {
                 st.route = Route::Ahead(tx);
-                h
-            });
+            }
             let (warnings, errors) = read_lines(input, opts, &mut st);
             st.route = Route::Here(&finisher);
             if let Some(Err(panic)) = plans.map(|h| h.join()) {
