@@ -7,9 +7,11 @@
 # event log made by scripts/make_bench_log.py (with pyspark) if missing.
 # The plan-heavy log (BENCH_PLAN_LOG, default target/bench/plan-eventlog:
 # TPC-H with AQE, plan updates about half its bytes) is made by
-# scripts/make_plan_bench_log.py if missing and its input tables are there
-# (`make bench-skipping` makes them); else its ratio is skipped with a line
-# saying why.
+# scripts/make_plan_bench_log.py if missing, from TPC-H SF 1 Parquet files
+# (target/bench-skipping/sf1/raw-sf1, as `make bench-skipping` writes them;
+# generated here with tpchgen-cli when missing). Python: $SPARK_PYTHON, else
+# python3 if it has pyspark, else the pinned venv of scripts/skipping
+# (.venv/skipping, pyspark 4.0.1 and tpchgen-cli; made when missing).
 #
 # First the figure that does not depend on the machine's speed or load, for
 # each log shape: the ratio of `lakeaudit --threads N queries LOG -o
@@ -88,13 +90,37 @@ run_once() {
 }
 export -f run_once
 
-# 2. The log.
+# 2. The logs, made with real pyspark when missing.
+SKIP_VENV=.venv/skipping
+skipping_venv() { # the venv and pins of scripts/skipping/run.sh
+    local req=scripts/skipping/requirements.txt
+    if [ ! -x "$SKIP_VENV/bin/python" ] || ! cmp -s "$req" "$SKIP_VENV/.bench-skipping-requirements"; then
+        python3 -m venv "$SKIP_VENV"
+        "$SKIP_VENV/bin/pip" install -q -r "$req"
+        cp "$req" "$SKIP_VENV/.bench-skipping-requirements"
+    fi
+}
+spark_python() { # an interpreter with pyspark
+    if [ -n "${SPARK_PYTHON:-}" ]; then
+        echo "$SPARK_PYTHON"
+    elif python3 -c 'import pyspark' 2>/dev/null; then
+        echo python3
+    else
+        skipping_venv >&2
+        echo "$SKIP_VENV/bin/python"
+    fi
+}
 if [ ! -e "$LOG" ] || [ "$LOG" = "$DEFAULT_LOG" ]; then
     [ "$LOG" = "$DEFAULT_LOG" ] || die "$LOG does not exist"
-    python3 scripts/make_bench_log.py --out "$LOG" --python "${SPARK_PYTHON:-python3}"
+    python3 scripts/make_bench_log.py --out "$LOG" --python "$(spark_python)"
 fi
-if [ ! -e "$PLAN_LOG" ] && [ -f target/bench-skipping/sf1/raw-sf1/lineitem.parquet ]; then
-    python3 scripts/make_plan_bench_log.py --out "$PLAN_LOG" --python "${SPARK_PYTHON:-python3}"
+RAW=target/bench-skipping/sf1/raw-sf1
+if [ ! -e "$PLAN_LOG" ]; then
+    if [ ! -f "$RAW/lineitem.parquet" ]; then
+        skipping_venv
+        "$SKIP_VENV/bin/tpchgen-cli" parquet -s 1 --output-dir "$RAW" --no-progress -q
+    fi
+    python3 scripts/make_plan_bench_log.py --out "$PLAN_LOG" --raw "$RAW" --python "$(spark_python)"
 fi
 
 # 3. Decompressed bytes, computed once. Codec by extension, as Spark names

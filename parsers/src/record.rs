@@ -130,6 +130,8 @@ pub struct PlanSet {
     /// Optimized logical plan (extended explain mode only).
     pub optimized: Option<Plan>,
     /// The `sparkPlanInfo` tree of the same plan (carries metric ids).
+    /// When `physical` came from the plan text, only its scans are
+    /// converted in full ([`spark_plan_info::parse_scans`]).
     pub spark_plan_info: Option<Plan>,
 }
 
@@ -154,12 +156,6 @@ impl PlanSet {
 pub fn parse_plans(text: Option<&str>, info_json: Option<&str>) -> (PlanSet, Option<String>) {
     let mut set = PlanSet::default();
     let mut err = None;
-    if let Some(j) = info_json {
-        match spark_plan_info::parse(j) {
-            Ok(p) => set.spark_plan_info = Some(p),
-            Err(e) => err = Some(format!("sparkPlanInfo: {e}")),
-        }
-    }
     if let Some(t) = text.filter(|t| !t.trim().is_empty()) {
         if t.contains("== Parsed Logical Plan ==") || t.contains("== Analyzed Logical Plan ==") {
             match extended::parse(t) {
@@ -188,6 +184,22 @@ pub fn parse_plans(text: Option<&str>, info_json: Option<&str>) -> (PlanSet, Opt
                 }
                 Ok(_) => err = Some("plan text has no physical plan".into()),
                 Err(e) => err = Some(format!("plan text: {e}")),
+            }
+        }
+    }
+    // The text's error, when it failed, is the one reported.
+    if let Some(j) = info_json {
+        // With the physical plan from the text, the tree is read for its
+        // scans' metric ids and operator names only.
+        let info = if set.physical.is_some() {
+            spark_plan_info::parse_scans(j)
+        } else {
+            spark_plan_info::parse(j)
+        };
+        match info {
+            Ok(p) => set.spark_plan_info = Some(p),
+            Err(e) => {
+                err.get_or_insert_with(|| format!("sparkPlanInfo: {e}"));
             }
         }
     }

@@ -103,6 +103,7 @@ where
 /// log's error, and every other log is still read.
 fn read_one<T, F>(input: &io::LogInput, opts: &ReadOptions, finish: &F) -> AppResult<T>
 where
+    T: Send,
     F: Fn(QueryRecord, &PlanSet) -> T + Sync,
 {
     let read = std::panic::AssertUnwindSafe(|| {

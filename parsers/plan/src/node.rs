@@ -740,7 +740,19 @@ impl Plan {
     /// Finish a tree: derive every output the source did not state, number
     /// the nodes.
     pub fn new(root: PlanNode) -> Plan {
-        let root = crate::output::derive_outputs(root);
+        Plan::numbered(crate::output::derive_outputs(root))
+    }
+
+    /// Finish a tree without the output pass: every node keeps only the
+    /// output its source stated. For readers that look at stated facts
+    /// alone (the scans of a `sparkPlanInfo` tree read for their metric
+    /// ids), where deriving every operator's output would be wasted work.
+    pub fn stated(root: PlanNode) -> Plan {
+        Plan::numbered(root)
+    }
+
+    /// Number the nodes of a tree, pre-order.
+    fn numbered(root: PlanNode) -> Plan {
         let mut next = 0u32;
         let root = root.transform_down(|mut n| {
             n.id = NodeId(next);

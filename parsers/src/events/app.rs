@@ -13,8 +13,11 @@ use crate::error::{Error, Location};
 use crate::io::{LineReader, LogInput};
 use crate::record::{self, PlanSet, QueryRecord};
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::mpsc::{self, SyncSender};
+use std::sync::Mutex;
 
 /// Options for reading logs.
 #[derive(Clone, Debug)]
@@ -25,8 +28,10 @@ pub struct ReadOptions {
     /// are counted.
     pub max_line_errors: usize,
     /// Decompress on a helper thread while lines are scanned (see
-    /// [`LineReader::open_ahead`]): for when a core would otherwise idle,
-    /// such as one log read with two threads.
+    /// [`LineReader::open_ahead`]), and finish ended executions (parse
+    /// their final plans, build their records, call `finish`) on another:
+    /// for when a core would otherwise idle, such as one log read with two
+    /// threads.
     pub decode_ahead: bool,
 }
 
@@ -155,12 +160,42 @@ impl Hasher for IdHasher {
     }
 }
 
-struct State<'f, T> {
+/// The caller's `finish`, with what it has made so far.
+struct Finisher<'f, T> {
+    finish: &'f mut (dyn FnMut(QueryRecord, &PlanSet) -> T + Send),
+    /// Items by execution id, in the order the executions ended.
+    done: Vec<(u64, T)>,
+    /// Unknown operators of the finished executions' plans.
+    unknown: BTreeMap<String, u64>,
+}
+
+/// An ended execution on its way to [`Finisher::take`]: its state and the
+/// application's facts as they were when it ended.
+struct Closed {
+    id: u64,
+    st: ExecState,
+    app_id: String,
+    app_name: String,
+    spark_version: Option<String>,
+    log: String,
+}
+
+/// Where ended executions go: finished on this thread, or queued for the
+/// thread that parses their plans (see [`ReadOptions::decode_ahead`]).
+enum Route<'s, 'f, T> {
+    Here(&'s Mutex<Finisher<'f, T>>),
+    Ahead(SyncSender<Closed>),
+}
+
+/// Ended executions queued for the plan thread at most (each holds its
+/// final plan's text and JSON).
+const CLOSED_QUEUE: usize = 4;
+
+struct State<'s, 'f, T> {
     summary: AppSummary,
     execs: BTreeMap<u64, ExecState>,
     stage_exec: HashMap<u64, u64>,
-    done: Vec<(u64, T)>,
-    finish: &'f mut dyn FnMut(QueryRecord, &PlanSet) -> T,
+    route: Route<'s, 'f, T>,
     /// Root execution id of the last execution started.
     last_root: Option<u64>,
     /// The rolling parts found missing so far, as `part 5` / `parts 5-7`
@@ -173,25 +208,92 @@ struct State<'f, T> {
 
 /// Read one application log. `finish` turns each execution's record and
 /// parsed plans into the caller's item (for example adding lineage) while
-/// the plans are still alive.
-pub fn read_app<T>(
+/// the plans are still alive. With [`ReadOptions::decode_ahead`], ended
+/// executions are finished (plans parsed, `finish` called) on a thread of
+/// their own, in the order they ended, while the lines are scanned.
+pub fn read_app<T: Send>(
     input: &LogInput,
     opts: &ReadOptions,
-    mut finish: impl FnMut(QueryRecord, &PlanSet) -> T,
+    mut finish: impl FnMut(QueryRecord, &PlanSet) -> T + Send,
 ) -> AppResult<T> {
-    let mut st = State {
+    let finisher = Mutex::new(Finisher {
+        finish: &mut finish,
+        done: Vec::new(),
+        unknown: BTreeMap::new(),
+    });
+    let st = State {
         summary: AppSummary {
             log: input.display.clone(),
             ..AppSummary::default()
         },
         execs: BTreeMap::new(),
         stage_exec: HashMap::new(),
-        done: Vec::new(),
-        finish: &mut finish,
+        route: Route::Here(&finisher),
         gap: None,
         last_root: None,
         ended_unseen: 0,
     };
+    let (mut st, warnings, errors) = if opts.decode_ahead {
+        std::thread::scope(|scope| {
+            // Owned here, so that a panic while reading drops the queue's
+            // sender and the plan thread stops (the scope waits for it).
+            let mut st = st;
+            let (tx, rx) = mpsc::sync_channel::<Closed>(CLOSED_QUEUE);
+            let fin = &finisher;
+            let plans = std::thread::Builder::new()
+                .name("lakeaudit-plans".into())
+                .spawn_scoped(scope, move || {
+                    for c in rx {
+                        lock(fin).take(c);
+                    }
+                });
+            // Without a thread (none could be started), finish here.
+            let plans = plans.ok();
+            if plans.is_some() {
+                st.route = Route::Ahead(tx);
+            }
+            let (warnings, errors) = read_lines(input, opts, &mut st);
+            st.route = Route::Here(&finisher);
+            if let Some(Err(panic)) = plans.map(|h| h.join()) {
+                std::panic::resume_unwind(panic);
+            }
+            (st, warnings, errors)
+        })
+    } else {
+        let mut st = st;
+        let (warnings, errors) = read_lines(input, opts, &mut st);
+        (st, warnings, errors)
+    };
+    let mut summary = std::mem::take(&mut st.summary);
+    drop(st);
+    let fin = finisher.into_inner().unwrap_or_else(|p| p.into_inner());
+    for (op, n) in fin.unknown {
+        let c = summary.unknown_operators.entry(op).or_insert(0);
+        *c = c.saturating_add(n);
+    }
+    // Executions end out of order: emit them in execution id order.
+    let mut done = fin.done;
+    done.sort_by_key(|(id, _)| *id);
+    let records = done.into_iter().map(|(_, r)| r).collect();
+    AppResult {
+        summary,
+        records,
+        warnings,
+        errors,
+    }
+}
+
+fn lock<'a, 'f, T>(m: &'a Mutex<Finisher<'f, T>>) -> std::sync::MutexGuard<'a, Finisher<'f, T>> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Read the lines of one application into `st`, finishing every execution
+/// (the ones still open at the end too). Returns the warnings and errors.
+fn read_lines<T>(
+    input: &LogInput,
+    opts: &ReadOptions,
+    st: &mut State<'_, '_, T>,
+) -> (Vec<String>, Vec<Error>) {
     let mut warnings = Vec::new();
     let mut errors = Vec::new();
     let mut counts = [0u64; EventKind::ALL.len()];
@@ -297,16 +399,7 @@ pub fn read_app<T>(
     if st.summary.app_id.is_empty() {
         st.summary.app_id = input.display.clone();
     }
-    // Executions end out of order: emit them in execution id order.
-    let mut done = st.done;
-    done.sort_by_key(|(id, _)| *id);
-    let records = done.into_iter().map(|(_, r)| r).collect();
-    AppResult {
-        summary: st.summary,
-        records,
-        warnings,
-        errors,
-    }
+    (warnings, errors)
 }
 
 /// Adds a metric update; values come from the log, so the sum saturates
@@ -317,11 +410,24 @@ fn add_metric(metrics: &mut Metrics, id: u64, v: i64) {
     *m = m.saturating_add(v);
 }
 
+/// Replaces a kept plan with a newer one, in the buffer it had when the
+/// new text borrows from the line (an execution's updates are alike in
+/// size, so the buffer is reused instead of freed and allocated again).
+fn replace_text(slot: &mut Option<String>, new: Cow<'_, str>) {
+    match (slot.as_mut(), new) {
+        (Some(buf), Cow::Borrowed(b)) => {
+            buf.clear();
+            buf.push_str(b);
+        }
+        (_, new) => *slot = Some(new.into_owned()),
+    }
+}
+
 fn bad(e: serde_json::Error) -> String {
     format!("bad event JSON: {e}")
 }
 
-impl<T> State<'_, T> {
+impl<T> State<'_, '_, T> {
     /// Crossing into a rolling part after missing ones (`missing` = first
     /// and last missing index): every execution running now may have lost
     /// events in the gap. Returns the error that reports the gap.
@@ -423,10 +529,10 @@ impl<T> State<'_, T> {
                 let u: SqlAdaptiveExecutionUpdate = serde_json::from_slice(line).map_err(bad)?;
                 let st = self.execs.entry(u.execution_id).or_default();
                 if let Some(t) = u.physical_plan_description {
-                    st.plan_text = Some(t.into_owned());
+                    replace_text(&mut st.plan_text, t);
                 }
                 if let Some(i) = u.spark_plan_info {
-                    st.plan_info = Some(i.get().to_string());
+                    replace_text(&mut st.plan_info, Cow::Borrowed(i.get()));
                 }
             }
             EventKind::DriverAccumUpdates => {
@@ -507,7 +613,8 @@ impl<T> State<'_, T> {
         Ok(())
     }
 
-    /// Builds the record of execution `id` (`ended`: its end event was read).
+    /// Closes execution `id` (`ended`: its end event was read) and sends it
+    /// to be finished.
     fn finish_exec(&mut self, id: u64, ended: bool) {
         let Some(mut st) = self.execs.remove(&id) else {
             return;
@@ -525,10 +632,41 @@ impl<T> State<'_, T> {
         for s in &st.stages {
             self.stage_exec.remove(s);
         }
+        let closed = Closed {
+            id,
+            st,
+            app_id: self.summary.app_id.clone(),
+            app_name: self.summary.app_name.clone(),
+            spark_version: self.summary.spark_version.clone(),
+            log: self.summary.log.clone(),
+        };
+        match &self.route {
+            Route::Here(fin) => lock(fin).take(closed),
+            Route::Ahead(tx) => {
+                // The plan thread stops early only by panicking, which
+                // `read_app` passes on when it joins it.
+                let _ = tx.send(closed);
+            }
+        }
+    }
+}
+
+impl<T> Finisher<'_, T> {
+    /// Builds the record of an ended execution from its final plans and
+    /// hands it to `finish`.
+    fn take(&mut self, c: Closed) {
+        let Closed {
+            id,
+            st,
+            app_id,
+            app_name,
+            spark_version,
+            log,
+        } = c;
         let (set, plan_error) =
             record::parse_plans(st.plan_text.as_deref(), st.plan_info.as_deref());
         for (op, n) in set.unknown_operators() {
-            let c = self.summary.unknown_operators.entry(op).or_insert(0);
+            let c = self.unknown.entry(op).or_insert(0);
             *c = c.saturating_add(n);
         }
         let (root_node, is_command) = match set.best() {
@@ -540,10 +678,10 @@ impl<T> State<'_, T> {
         };
         let joins = set.best().map(record::join_records).unwrap_or_default();
         let rec = QueryRecord {
-            app_id: self.summary.app_id.clone(),
-            app_name: self.summary.app_name.clone(),
-            spark_version: self.summary.spark_version.clone(),
-            log: self.summary.log.clone(),
+            app_id,
+            app_name,
+            spark_version,
+            log,
             execution_id: id,
             root_execution_id: st.root_execution_id,
             start_ms: st.start_ms,

@@ -20,6 +20,7 @@
 //! assert_eq!(plan.children[0].metrics[0].accumulator_id, 7);
 //! ```
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
@@ -37,41 +38,44 @@ use ::plan::{
     Level, Metric, NodeKind, Plan, PlanNode, ScanInfo,
 };
 
-/// One operator of a `sparkPlanInfo` tree, as Spark serialises it.
+/// One operator of a `sparkPlanInfo` tree, as Spark serialises it. Its
+/// texts borrow from the JSON where they have no escapes (most do not), so
+/// reading a tree allocates little beyond its nodes.
 #[derive(Debug, Deserialize)]
-pub struct SparkPlanInfo {
+pub struct SparkPlanInfo<'a> {
     /// `nodeName`: `Project`, `Scan parquet spark_catalog.default.orders`,
     /// `WholeStageCodegen (3)`, ...
-    #[serde(rename = "nodeName")]
-    pub node_name: String,
+    #[serde(rename = "nodeName", borrow)]
+    pub node_name: Cow<'a, str>,
     /// `simpleString`: the operator's one-line description.
-    #[serde(rename = "simpleString", default)]
-    pub simple_string: String,
+    #[serde(rename = "simpleString", borrow, default)]
+    pub simple_string: Cow<'a, str>,
     /// Child operators (subquery plans included, as Spark lists them).
-    #[serde(default)]
-    pub children: Vec<SparkPlanInfo>,
+    #[serde(borrow, default)]
+    pub children: Vec<SparkPlanInfo<'a>>,
     /// Operator metadata (scans: Format, Location, PushedFilters, ...).
-    #[serde(default)]
-    pub metadata: BTreeMap<String, String>,
+    #[serde(borrow, default)]
+    pub metadata: BTreeMap<Cow<'a, str>, Cow<'a, str>>,
     /// The operator's SQL metrics.
-    #[serde(default)]
-    pub metrics: Vec<SqlMetricInfo>,
+    #[serde(borrow, default)]
+    pub metrics: Vec<SqlMetricInfo<'a>>,
 }
 
 /// One SQL metric declaration of an operator.
 #[derive(Clone, Debug, Deserialize)]
-pub struct SqlMetricInfo {
+pub struct SqlMetricInfo<'a> {
     /// Metric name (`number of output rows`).
-    pub name: String,
+    #[serde(borrow)]
+    pub name: Cow<'a, str>,
     /// Accumulator id that carries the metric's values.
     #[serde(rename = "accumulatorId")]
     pub accumulator_id: u64,
     /// `sum`, `size`, `timing`, `nsTiming`, `average`.
-    #[serde(rename = "metricType", default)]
-    pub metric_type: String,
+    #[serde(rename = "metricType", borrow, default)]
+    pub metric_type: Cow<'a, str>,
 }
 
-impl Drop for SparkPlanInfo {
+impl Drop for SparkPlanInfo<'_> {
     /// Taken apart with an explicit stack: the derived drop recurses once
     /// per level.
     fn drop(&mut self) {
@@ -91,20 +95,36 @@ impl Drop for SparkPlanInfo {
 /// deserializer runs on a stack that grows on the heap (`serde_stacker`),
 /// so any depth parses without a stack overflow.
 pub fn parse(json: &str) -> Result<Plan> {
+    from_info(&read(json)?)
+}
+
+/// The scans of a `sparkPlanInfo` tree, for their metric ids, when another
+/// source gave the plan that ran: the same tree as [`parse`] (same shape,
+/// operator names, subqueries, errors), but only scans are converted in
+/// full (kind, stated output, metrics); every other operator is kept by
+/// name as [`NodeKind::Other`], without expressions, metrics or outputs,
+/// and no output is derived ([`Plan::stated`]). Scans, their metrics and
+/// operator names are all a record reads of it.
+pub fn parse_scans(json: &str) -> Result<Plan> {
+    Ok(Plan::stated(convert(&read(json)?, 0, true)?))
+}
+
+/// Deserialise the JSON text of a tree.
+fn read(json: &str) -> Result<SparkPlanInfo<'_>> {
     let bad = |e: serde_json::Error| Error::Plan(format!("sparkPlanInfo: {e}"));
     let mut de = serde_json::Deserializer::from_str(json);
     de.disable_recursion_limit();
     let info =
         SparkPlanInfo::deserialize(serde_stacker::Deserializer::new(&mut de)).map_err(bad)?;
     de.end().map_err(bad)?;
-    from_info(&info)
+    Ok(info)
 }
 
 /// Convert a deserialised [`SparkPlanInfo`] tree. Operators the registry
 /// does not know become [`NodeKind::Unknown`]; only a tree deeper than the
 /// depth budget is an error.
 pub fn from_info(info: &SparkPlanInfo) -> Result<Plan> {
-    Ok(Plan::new(convert(info, 0)?))
+    Ok(Plan::new(convert(info, 0, false)?))
 }
 
 fn is_subquery_node(name: &str) -> bool {
@@ -114,7 +134,8 @@ fn is_subquery_node(name: &str) -> bool {
     )
 }
 
-fn convert(info: &SparkPlanInfo, depth: usize) -> Result<PlanNode> {
+/// `scans_only`: see [`parse_scans`].
+fn convert(info: &SparkPlanInfo, depth: usize, scans_only: bool) -> Result<PlanNode> {
     ::plan::Error::check_depth(depth).map_err(|e| plan_error("sparkPlanInfo", e))?;
     guard(|| {
         let name = info.node_name.trim().to_string();
@@ -122,7 +143,7 @@ fn convert(info: &SparkPlanInfo, depth: usize) -> Result<PlanNode> {
         let mut children = Vec::new();
         let mut subqueries = Vec::new();
         for c in &info.children {
-            let node = convert(c, depth + 1)?;
+            let node = convert(c, depth + 1, scans_only)?;
             // A subquery plan listed among an ordinary operator's children is
             // an expression's plan, not a data-flow input. (Under a
             // `ReusedSubquery` the `Subquery` is the reused plan itself.)
@@ -131,6 +152,12 @@ fn convert(info: &SparkPlanInfo, depth: usize) -> Result<PlanNode> {
             } else {
                 children.push(node);
             }
+        }
+        if scans_only && op.family != Family::Scan {
+            let mut node = PlanNode::new(NodeKind::Other, name);
+            node.children = children;
+            node.subqueries = subqueries;
+            return Ok(node);
         }
         let args = args_of(&name, &info.simple_string);
         let kind = kind_of(op.family, &name, info, args);
@@ -142,9 +169,9 @@ fn convert(info: &SparkPlanInfo, depth: usize) -> Result<PlanNode> {
             .metrics
             .iter()
             .map(|m| Metric {
-                name: m.name.clone(),
+                name: m.name.to_string(),
                 accumulator_id: m.accumulator_id,
-                metric_type: m.metric_type.clone(),
+                metric_type: m.metric_type.to_string(),
             })
             .collect();
         node.children = children;
@@ -201,7 +228,7 @@ fn location_in(text: &str) -> Option<String> {
 }
 
 fn kind_of(family: Family, name: &str, info: &SparkPlanInfo, args: &str) -> NodeKind {
-    let md = |k: &str| info.metadata.get(k).cloned();
+    let md = |k: &str| info.metadata.get(k).map(|v| v.to_string());
     match family {
         Family::Scan => {
             // V2 and RAPIDS scans have no metadata: the location is only in
@@ -324,7 +351,7 @@ fn stated_output(kind: &NodeKind, info: &SparkPlanInfo, args: &str) -> Vec<Attr>
     let leaf = matches!(kind, NodeKind::Scan(_) | NodeKind::LocalData)
         || (matches!(kind, NodeKind::Reused { .. }) && info.node_name.trim() != "ReusedSubquery");
     if leaf {
-        let s = info.simple_string.as_str();
+        let s: &str = &info.simple_string;
         return match (s.find('['), bracket_end(s)) {
             (Some(a), Some(b)) if b > a => attrs_of_list(&s[a..=b]),
             _ => Vec::new(),
@@ -404,6 +431,56 @@ mod tests {
         });
         v.sort();
         v
+    }
+
+    /// A node's number and name, and a scan's kind, output and metrics.
+    type ScanView = (u32, String, Option<(NodeKind, Vec<Attr>, Vec<Metric>)>);
+
+    /// What a record reads of the tree (see `record::scan_records` and
+    /// `record::is_adaptive_final`): every node's number and name, and the
+    /// kind, output and metrics of every scan.
+    fn scan_view(p: &PlanNode) -> Vec<ScanView> {
+        let mut v = Vec::new();
+        p.apply(|n| {
+            let scan = matches!(n.kind, NodeKind::Scan(_))
+                .then(|| (n.kind.clone(), n.output.clone(), n.metrics.clone()));
+            v.push((n.id.0, n.name.clone(), scan));
+            Recursion::Continue
+        });
+        v
+    }
+
+    /// The scans-only reading gives the same tree shape, names and scans
+    /// as the full one on every plan of the real TPC-H log, start and final,
+    /// and the same errors.
+    #[test]
+    fn scans_only_reading_keeps_what_records_read() {
+        let mut scans = 0;
+        for e in tpch_default() {
+            for info in [&e.final_info, &e.start_info] {
+                let full = parse(info).unwrap();
+                let light = parse_scans(info).unwrap();
+                assert_eq!(full.len(), light.len(), "execution {}", e.id);
+                let view = scan_view(&full);
+                assert_eq!(view, scan_view(&light), "execution {}", e.id);
+                scans += view.iter().filter(|(_, _, s)| s.is_some()).count();
+            }
+        }
+        assert!(scans > 100, "{scans}");
+        let info = &tpch_default()[10].final_info;
+        for bad in [&info[..info.len() / 2], "{\"simpleString\":\"x\"}", "[]"] {
+            let (a, b) = (parse(bad).unwrap_err(), parse_scans(bad).unwrap_err());
+            assert_eq!(a.to_string(), b.to_string());
+        }
+        // deeper than the budget: the same error
+        let depth = ::plan::DEPTH_BUDGET + 5;
+        let deep = format!(
+            "{}{}",
+            "{\"nodeName\":\"Project\",\"children\":[".repeat(depth),
+            "]}".repeat(depth)
+        );
+        let (a, b) = (parse(&deep).unwrap_err(), parse_scans(&deep).unwrap_err());
+        assert_eq!(a.to_string(), b.to_string());
     }
 
     #[test]
