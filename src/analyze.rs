@@ -6,6 +6,7 @@ use crate::pipeline;
 use crate::plan_cmd;
 use crate::report_problems;
 use anyhow::Result;
+use planner::fold::Keep;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -58,7 +59,7 @@ pub struct DriftArgs {
 /// Run `plan`.
 pub fn plan(a: &plan_cmd::Args) -> Result<bool> {
     let mut data = pipeline::load(&a.inputs, &pipeline::range(&a.score)?)?;
-    let p = pipeline::planning(&mut data, &a.score, &a.plan, |_| Ok(()))?;
+    let p = pipeline::planning(&mut data, &a.score, &a.plan, Keep::Latest, |_| Ok(()))?;
     let formats = p.tables.formats(&p.folded.scans);
     plan_cmd::write_plan(
         a.output.as_deref(),
@@ -78,8 +79,11 @@ pub fn drift(a: &DriftArgs) -> Result<bool> {
     let (format, out) = (a.out.format()?, a.out.path());
     let mut data = pipeline::load(inputs, &pipeline::range(score)?)?;
     let stats = pipeline::table_inputs(score, &mut data, false)?.stats;
-    let folded = pipeline::fold(&data, score, &stats, Some(window), |_| Ok(()))?;
-    let rows = planner::drift::of_tables(&folded.edges, threshold, normalize);
+    let keep = Keep::Drift {
+        threshold,
+        normalize,
+    };
+    let rows = pipeline::fold(&data, score, &stats, Some(window), keep, |_| Ok(()))?.drift;
     match format {
         Format::Jsonl => output::write_records(&rows, out)?,
         Format::Table => tabular::write_to(out, |w| {
@@ -104,7 +108,11 @@ pub fn run(a: &Args) -> Result<bool> {
     let mut qp = output::open_out(Some(&out.file("queries.parquet")))?;
     let mut rows = report::columns::ParquetRecords::new(&mut qp);
     let mut data = pipeline::load(&a.inputs, &pipeline::range(&a.score)?)?;
-    let p = pipeline::planning(&mut data, &a.score, &a.plan, |e| Ok(rows.push(e)?))?;
+    let keep = Keep::Drift {
+        threshold: a.threshold,
+        normalize: a.normalize,
+    };
+    let p = pipeline::planning(&mut data, &a.score, &a.plan, keep, |e| Ok(rows.push(e)?))?;
     rows.finish()?;
     qp.finish()?;
     let analysis = report::analysis::Analysis {
@@ -113,7 +121,7 @@ pub fn run(a: &Args) -> Result<bool> {
         tables: &p.tables,
         whatif: &p.whatif,
         edge_tables: &p.folded.edges,
-        drift: &planner::drift::of_tables(&p.folded.edges, a.threshold, a.normalize),
+        drift: &p.folded.drift,
         drift_threshold: a.threshold,
         window: &a.plan.window,
         planned: &p.planned,

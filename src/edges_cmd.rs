@@ -70,7 +70,8 @@ pub fn run(a: &Args) -> Result<bool> {
     let (format, out) = (a.out.format()?, a.out.path());
     let mut data = pipeline::load(inputs, &pipeline::range(args)?)?;
     let stats = pipeline::table_inputs(args, &mut data, false)?.stats;
-    let built = pipeline::fold(&data, args, &stats, window, |_| Ok(()))?.edges;
+    let keep = planner::fold::Keep::All;
+    let built = pipeline::fold(&data, args, &stats, window, keep, |_| Ok(()))?.edges;
     let tables = built.tables();
     if let Some(pattern) = explain {
         let mut o = output::open_out(out)?;

@@ -8,7 +8,7 @@ use crate::plan_cmd::PlanArgs;
 use anyhow::{Context, Result};
 use maintenance::inputs::TableInputs;
 use parsers::events::ReadOptions;
-use planner::fold::Folded;
+use planner::fold::{Folded, Keep};
 use planner::{Planned, Pricing, TableStats};
 use skipping::workload::Whatif;
 use std::borrow::Cow;
@@ -51,10 +51,11 @@ pub fn fold<'a>(
     args: &ScoreArgs,
     stats: &TableStats,
     window: Option<&str>,
+    keep: Keep,
     also: impl FnMut(Cow<'a, Exec>) -> Result<()>,
 ) -> Result<Folded> {
     let width = window.map(parse_duration).transpose()?;
-    planner::fold::fold(data, range(args)?, width, args.cost, stats, also)
+    planner::fold::fold(data, range(args)?, width, args.cost, stats, keep, also)
 }
 
 /// `--table-stats` and `--tables` for the loaded logs
@@ -114,6 +115,7 @@ pub fn planning<'a>(
     data: &'a mut Workload,
     score: &ScoreArgs,
     args: &PlanArgs,
+    keep: Keep,
     also: impl FnMut(Cow<'a, Exec>) -> Result<()>,
 ) -> Result<Planning> {
     let mut tables = table_inputs(score, data, true)?;
@@ -125,7 +127,7 @@ pub fn planning<'a>(
         Some(r) => data.in_memory(|d| skipping::workload::measure(d, r, priced))?,
         None => Default::default(),
     };
-    let folded = fold(data, score, &tables.stats, Some(&args.window), also)?;
+    let folded = fold(data, score, &tables.stats, Some(&args.window), keep, also)?;
     let latest = folded.edges.latest();
     let profiles = folded.scans.sizes.profiles(&tables.stats);
     let planned = planner::plan_window(

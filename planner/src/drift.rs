@@ -258,41 +258,65 @@ pub fn of_tables(
 /// last one ends at the last execution (`workload::edges::data_align`).
 pub fn windowed(windows: &Windowed, threshold: f64, normalize: Normalize) -> Vec<DriftRow> {
     let wins: Vec<&EdgeTable> = windows.non_empty().collect();
+    let measure = Measure {
+        width_ms: windows.width_ms,
+        cost: windows.cost,
+        threshold,
+        normalize,
+    };
     wins.windows(2)
-        .filter_map(|pair| {
-            let (a, b) = (pair[0], pair[1]);
-            let ((a_start, _), (b_start, b_end)) = (a.window?, b.window?);
-            let (pa, pb) = match normalize {
-                Normalize::Window => (window_scores(&a.edges), window_scores(&b.edges)),
-                Normalize::Joint => joint(&a.edges, &b.edges),
-                Normalize::Max => (max_scaled(&a.edges), max_scaled(&b.edges)),
-            };
-            let rep = drift(&pa, &pb, score::EPSILON);
-            Some(DriftRow {
-                prev_window_start_ms: a_start,
-                gap_windows: u64::try_from((b_start - a_start) / windows.width_ms - 1).unwrap_or(0),
-                window_start_ms: b_start,
-                window_end_ms: b_end,
-                drift: rep.value,
-                replan: rep.value > threshold,
-                moved: rep
-                    .moved
-                    .iter()
-                    .take(5)
-                    .map(|m| format!("{} {:.3}→{:.3}", m.edge, m.prev, m.next))
-                    .collect(),
-                new_edges: rep.new_edges,
-                gone_edges: rep.gone_edges,
-                edges: rep.edges,
-                executions: b.executions,
-                normalize,
-                cost: match windows.cost {
-                    CostMeasure::Duration => "duration".into(),
-                    CostMeasure::Cpu => "cpu".into(),
-                },
-            })
-        })
+        .filter_map(|pair| measure.pair(pair[0], pair[1]))
         .collect()
+}
+
+/// How drift is measured between two windows of one run.
+#[derive(Clone, Copy, Debug)]
+pub struct Measure {
+    /// The windows' length, ms.
+    pub width_ms: i64,
+    /// What C measures in the windows' tables.
+    pub cost: CostMeasure,
+    /// Re-plan above this.
+    pub threshold: f64,
+    /// How JIS is normalised for the comparison.
+    pub normalize: Normalize,
+}
+
+impl Measure {
+    /// The drift from window `a` to the later window `b` (both with
+    /// executions; `None` for a table without window bounds).
+    pub fn pair(&self, a: &EdgeTable, b: &EdgeTable) -> Option<DriftRow> {
+        let ((a_start, _), (b_start, b_end)) = (a.window?, b.window?);
+        let (pa, pb) = match self.normalize {
+            Normalize::Window => (window_scores(&a.edges), window_scores(&b.edges)),
+            Normalize::Joint => joint(&a.edges, &b.edges),
+            Normalize::Max => (max_scaled(&a.edges), max_scaled(&b.edges)),
+        };
+        let rep = drift(&pa, &pb, score::EPSILON);
+        Some(DriftRow {
+            prev_window_start_ms: a_start,
+            gap_windows: u64::try_from((b_start - a_start) / self.width_ms - 1).unwrap_or(0),
+            window_start_ms: b_start,
+            window_end_ms: b_end,
+            drift: rep.value,
+            replan: rep.value > self.threshold,
+            moved: rep
+                .moved
+                .iter()
+                .take(5)
+                .map(|m| format!("{} {:.3}→{:.3}", m.edge, m.prev, m.next))
+                .collect(),
+            new_edges: rep.new_edges,
+            gone_edges: rep.gone_edges,
+            edges: rep.edges,
+            executions: b.executions,
+            normalize: self.normalize,
+            cost: match self.cost {
+                CostMeasure::Duration => "duration".into(),
+                CostMeasure::Cpu => "cpu".into(),
+            },
+        })
+    }
 }
 
 #[cfg(test)]

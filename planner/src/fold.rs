@@ -2,6 +2,7 @@
 //! per window, and what the scans say of each table, built as the
 //! executions stream by, so that memory does not grow with the records.
 
+use crate::drift::{DriftRow, Measure, Normalize};
 use crate::profile::ScanFacts;
 use crate::TableStats;
 use std::borrow::Cow;
@@ -10,26 +11,51 @@ use workload::exec::{Exec, Workload};
 use workload::time::TimeRange;
 use workload::windows::{EdgeTables, EdgeTablesBuilder};
 
+/// What the windows' tables are kept for after the pass.
+#[derive(Clone, Copy, Debug)]
+pub enum Keep {
+    /// Every window's table (the `edges` output).
+    All,
+    /// The drift between consecutive windows ([`Folded::drift`]),
+    /// measured as the windows are made; only the last window's table is
+    /// kept.
+    Drift {
+        /// Re-plan above this.
+        threshold: f64,
+        /// How JIS is normalised for the comparison.
+        normalize: Normalize,
+    },
+    /// Only the last window's table (the one a plan is made for).
+    Latest,
+}
+
 /// What one pass over the executions gives the later stages.
 pub struct Folded {
     /// The run's edge tables (`workload::windows`): the executions in
     /// `range`, cut into windows when a length is given, scored with the
-    /// cost measure and the statistics' rows.
+    /// cost measure and the statistics' rows. Unless [`Keep::All`], the
+    /// windows before the last one with executions have no edges left.
     pub edges: EdgeTables,
     /// What the scans say of each table (sizes, formats, bytes read).
     pub scans: ScanFacts,
+    /// With [`Keep::Drift`], the drift between consecutive windows with
+    /// executions.
+    pub drift: Vec<DriftRow>,
 }
 
 /// One pass over `data`'s executions, in order: the edge tables of the
 /// executions in `range` (windows of `window_ms` when given, scored by
-/// `cost` with `stats`' rows) and the scans' facts, with `also` called on
-/// each execution (for outputs written while they stream by).
+/// `cost` with `stats`' rows, kept as `keep` says) and the scans' facts,
+/// with `also` called on each execution (for outputs written while they
+/// stream by).
+#[allow(clippy::too_many_arguments)]
 pub fn fold<'a, E: From<workload::Error>>(
     data: &'a Workload,
     range: TimeRange,
     window_ms: Option<i64>,
     cost: CostMeasure,
     stats: &TableStats,
+    keep: Keep,
     mut also: impl FnMut(Cow<'a, Exec>) -> Result<(), E>,
 ) -> Result<Folded, E> {
     let mut edges =
@@ -40,8 +66,29 @@ pub fn fold<'a, E: From<workload::Error>>(
         scans.push(&e);
         also(e)
     })?;
+    let mut drift = Vec::new();
+    let edges = match (keep, window_ms) {
+        (
+            Keep::Drift {
+                threshold,
+                normalize,
+            },
+            Some(width_ms),
+        ) => {
+            let measure = Measure {
+                width_ms,
+                cost,
+                threshold,
+                normalize,
+            };
+            edges.finish_pairs(false, |a, b| drift.extend(measure.pair(a, b)))
+        }
+        (Keep::All, _) => edges.finish(),
+        _ => edges.finish_pairs(false, |_, _| {}),
+    };
     Ok(Folded {
-        edges: edges.finish(),
+        edges,
         scans,
+        drift,
     })
 }

@@ -250,17 +250,43 @@ impl EdgeTablesBuilder {
 
     /// The tables; empty windows between two that have executions are
     /// kept (a gap is a real, empty window).
-    pub fn finish(mut self) -> EdgeTables {
+    pub fn finish(self) -> EdgeTables {
+        self.finish_pairs(true, |_, _| {})
+    }
+
+    /// [`EdgeTablesBuilder::finish`], calling `pair` with every two
+    /// consecutive windows that have executions (the earlier first) as
+    /// the windows are made, in time order. Unless `keep`, a window's edge
+    /// table is dropped once its pair with the next window with
+    /// executions is seen (its bounds and count stay), so that memory holds
+    /// two windows' tables and the last one's, not every window's.
+    pub fn finish_pairs(
+        mut self,
+        keep: bool,
+        mut pair: impl FnMut(&EdgeTable, &EdgeTable),
+    ) -> EdgeTables {
         let apps = Arc::new(std::mem::take(&mut self.apps));
         let windowed = self.width.map(|(w, _, _)| {
             let bounds =
                 (self.windows.keys().next().copied()).zip(self.windows.keys().next_back().copied());
-            let mut windows = Vec::new();
+            let mut windows: Vec<EdgeTable> = Vec::new();
+            let mut prev: Option<usize> = None;
             if let Some((first, last)) = bounds {
                 let mut s = first;
                 while s <= last {
                     let t = self.windows.remove(&s).unwrap_or_default();
-                    windows.push(t.finish(Some((s, s + w)), &apps, self.keys.keys()));
+                    let t = t.finish(Some((s, s + w)), &apps, self.keys.keys());
+                    if t.executions > 0 {
+                        if let Some(p) = prev {
+                            pair(&windows[p], &t);
+                            if !keep {
+                                windows[p].edges = Vec::new();
+                                windows[p].facts = Vec::new();
+                            }
+                        }
+                        prev = Some(windows.len());
+                    }
+                    windows.push(t);
                     s += w;
                 }
             }
