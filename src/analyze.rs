@@ -106,7 +106,13 @@ pub fn run(a: &Args) -> Result<bool> {
     let mut data = pipeline::load(&a.inputs, &pipeline::range(&a.score)?)?;
     let p = pipeline::planning(&mut data, &a.score, &a.plan, |e| Ok(rows.push(e)?))?;
     rows.finish()?;
-    qp.finish()?;
+    match data.left_out("queries.parquet") {
+        Some(note) => {
+            out.forget("queries.parquet");
+            data.warnings.push(note);
+        }
+        None => qp.finish()?,
+    }
     let analysis = report::analysis::Analysis {
         data: &data,
         scans: &p.folded.scans,

@@ -23,7 +23,10 @@ pub struct Folded {
 /// One pass over `data`'s executions, in order: the edge tables of the
 /// executions in `range` (windows of `window_ms` when given, scored by
 /// `cost` with `stats`' rows) and the scans' facts, with `also` called on
-/// each execution (for outputs written while they stream by).
+/// each execution (for outputs written while they stream by). From
+/// aggregates (`--aggregates`) the tables and facts are those the Spark
+/// job summed, `also` is never called, and `range` was checked when they
+/// were read.
 pub fn fold<'a, E: From<workload::Error>>(
     data: &'a Workload,
     range: TimeRange,
@@ -32,6 +35,13 @@ pub fn fold<'a, E: From<workload::Error>>(
     stats: &TableStats,
     mut also: impl FnMut(Cow<'a, Exec>) -> Result<(), E>,
 ) -> Result<Folded, E> {
+    if let Some(a) = data.aggregates() {
+        // Folded on Spark (`--aggregates`): no execution streams by.
+        return Ok(Folded {
+            edges: a.edge_tables(window_ms, cost, &stats.row_fallback())?,
+            scans: ScanFacts::of_aggregates(&a.scans),
+        });
+    }
     let mut edges =
         EdgeTablesBuilder::new(&data.census, range, window_ms, cost, stats.row_fallback());
     let mut scans = ScanFacts::default();

@@ -142,15 +142,57 @@ fn open_runs(path: &Path, range: &TimeRange, run_bytes: usize) -> Result<Workloa
         read_into(f, i as u32, &mut runs, &mut logs, &mut scans, range)?;
     }
     let runs = runs.finish()?;
+    let merged = merge_logs(&logs, &apps, &errors_files)?;
+    let mut locations = Locations::default();
+    let mut scans: Vec<(ScanKey, (String, Option<String>))> =
+        scans.into_iter().map(|(k, v)| (v, k)).collect();
+    scans.sort();
+    for (_, (table, location)) in scans {
+        locations.observe(&table, location.as_deref());
+    }
+    let sorted = Sorted {
+        runs,
+        files,
+        kept: merged.kept,
+        locations: locations.clone(),
+    };
+    Ok(Workload::sorted(
+        merged.apps,
+        merged.errors,
+        merged.warnings,
+        locations,
+        merged.census,
+        sorted,
+    ))
+}
+
+/// The applications kept of the logs read ([`merge_apps`]: one copy of an
+/// application read twice), with the map's errors and warnings and the
+/// kept logs' census.
+pub(crate) struct MergedLogs {
+    pub apps: Vec<AppSummary>,
+    pub errors: Vec<String>,
+    pub warnings: Vec<String>,
+    pub census: Census,
+    pub kept: BTreeSet<String>,
+}
+
+/// Merge the logs seen in the records (`logs`) with the summaries of
+/// `apps` files and the rows of `errors_files`.
+pub(crate) fn merge_logs(
+    logs: &BTreeMap<String, LogSeen>,
+    apps: &[PathBuf],
+    errors_files: &[PathBuf],
+) -> Result<MergedLogs> {
     let mut summaries: BTreeMap<String, AppSummary> = BTreeMap::new();
-    for f in &apps {
+    for f in apps {
         for s in read_apps(f)? {
             summaries.insert(s.log.clone(), s);
         }
     }
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
-    for f in &errors_files {
+    for f in errors_files {
         for (log, reason, level) in read_errors(f)? {
             let line = if reason.starts_with(&log) {
                 reason
@@ -165,13 +207,15 @@ fn open_runs(path: &Path, range: &TimeRange, run_bytes: usize) -> Result<Workloa
         }
     }
     // Logs that gave records, plus logs that gave none but were read.
+    let none = LogSeen::default();
+    let mut all: BTreeMap<String, &LogSeen> = logs.iter().map(|(l, s)| (l.clone(), s)).collect();
     for log in summaries.keys() {
-        logs.entry(log.clone()).or_default();
+        all.entry(log.clone()).or_insert(&none);
     }
-    let results: Vec<AppResult<()>> = logs
-        .iter()
+    let results: Vec<AppResult<()>> = all
+        .into_iter()
         .map(|(log, seen)| {
-            let summary = summaries.remove(log).unwrap_or_else(|| {
+            let summary = summaries.remove(&log).unwrap_or_else(|| {
                 // A plain `queries` Parquet file carries no summaries: what
                 // the records say.
                 let first = seen.first.as_ref().map(|f| &f.1);
@@ -205,27 +249,13 @@ fn open_runs(path: &Path, range: &TimeRange, run_bytes: usize) -> Result<Workloa
             census.merge(&seen.census);
         }
     }
-    let mut locations = Locations::default();
-    let mut scans: Vec<(ScanKey, (String, Option<String>))> =
-        scans.into_iter().map(|(k, v)| (v, k)).collect();
-    scans.sort();
-    for (_, (table, location)) in scans {
-        locations.observe(&table, location.as_deref());
-    }
-    let sorted = Sorted {
-        runs,
-        files,
-        kept,
-        locations: locations.clone(),
-    };
-    Ok(Workload::sorted(
-        merged.apps,
+    Ok(MergedLogs {
+        apps: merged.apps,
         errors,
         warnings,
-        locations,
         census,
-        sorted,
-    ))
+        kept,
+    })
 }
 
 /// Records turned back into executions at once (in parallel).
@@ -236,11 +266,11 @@ const RUN_BYTES: usize = 96 << 20;
 
 /// What the first pass keeps of one log's records.
 #[derive(Default)]
-struct LogSeen {
-    census: Census,
+pub(crate) struct LogSeen {
+    pub(crate) census: Census,
     /// Its first record (least execution id, then input order) and the
     /// fields a summary takes from it.
-    first: Option<((u64, u64), FirstRecord)>,
+    pub(crate) first: Option<((u64, u64), FirstRecord)>,
 }
 
 /// Where a scan comes in the records' order: app id, execution id, input
@@ -255,10 +285,10 @@ type ScanKey = (String, u64, u64, usize);
 type ScansSeen = BTreeMap<(String, Option<String>), ScanKey>;
 
 /// The fields of a log's first record a summary is made of.
-struct FirstRecord {
-    app_id: String,
-    app_name: String,
-    spark_version: Option<String>,
+pub(crate) struct FirstRecord {
+    pub(crate) app_id: String,
+    pub(crate) app_name: String,
+    pub(crate) spark_version: Option<String>,
 }
 
 /// One scan's table and location, all the first pass reads of the scans.
@@ -458,7 +488,7 @@ fn remote_files(url: &str) -> Result<Files> {
 
 /// Parquet files under `path` (or `path` itself), in path order; names
 /// starting with `_` or `.` (Spark's `_SUCCESS`, `.crc` files) are skipped.
-fn parquet_files(path: &Path) -> Result<Vec<PathBuf>> {
+pub(crate) fn parquet_files(path: &Path) -> Result<Vec<PathBuf>> {
     if path.is_file() {
         return Ok(vec![path.to_path_buf()]);
     }
@@ -491,17 +521,23 @@ fn parquet_files(path: &Path) -> Result<Vec<PathBuf>> {
 /// Read `columns` of a records file. Only a regular file is opened, and its
 /// footer is checked first (`tables::parquet_footer`): polars aborts or
 /// panics on column chunks a lying footer places past the file's end.
-fn read_columns(path: &Path, columns: &[&str]) -> Result<DataFrame> {
+pub(crate) fn read_columns(path: &Path, columns: &[&str]) -> Result<DataFrame> {
+    read_table(path, columns, "records")
+}
+
+/// [`read_columns`] of a file of a `kind` of table (named in errors:
+/// `not a records Parquet file`).
+pub(crate) fn read_table(path: &Path, columns: &[&str], kind: &str) -> Result<DataFrame> {
     let text = path.to_string_lossy();
     if stores::is_remote(&text) {
         let bytes =
             stores::read_capped(&text, MAX_REMOTE_OBJECT).map_err(|e| Error::Store(Box::new(e)))?;
         let len = bytes.len() as u64;
-        return read_parquet(std::io::Cursor::new(bytes), len, path, columns);
+        return read_parquet(std::io::Cursor::new(bytes), len, path, columns, kind);
     }
     let (file, len) =
         tables::scope::open_regular(path, path, u64::MAX).map_err(|e| Error::Open(Box::new(e)))?;
-    read_parquet(file, len, path, columns)
+    read_parquet(file, len, path, columns, kind)
 }
 
 /// [`read_columns`] of an open file or of an object's bytes.
@@ -510,9 +546,10 @@ fn read_parquet<R: polars_io::mmap::MmapBytesReader>(
     len: u64,
     path: &Path,
     columns: &[&str],
+    kind: &str,
 ) -> Result<DataFrame> {
     let not_records =
-        |why: &dyn std::fmt::Display| bad(path, format!("not a records Parquet file: {why}"));
+        |why: &dyn std::fmt::Display| bad(path, format!("not a {kind} Parquet file: {why}"));
     tables::parquet_footer::read_checked(&mut file, len).map_err(|e| not_records(&e))?;
     // polars' page decoders panic on malformed pages: caught and named.
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -525,7 +562,7 @@ fn read_parquet<R: polars_io::mmap::MmapBytesReader>(
 }
 
 /// A records file (or a row of one) that is not what the reader expects.
-fn bad(path: &Path, reason: String) -> Error {
+pub(crate) fn bad(path: &Path, reason: String) -> Error {
     Error::Records {
         path: path.to_path_buf(),
         reason,
@@ -533,19 +570,19 @@ fn bad(path: &Path, reason: String) -> Error {
 }
 
 /// Typed access to one column of a file, naming the file in errors.
-struct Cols<'a> {
-    df: &'a DataFrame,
-    path: &'a Path,
+pub(crate) struct Cols<'a> {
+    pub(crate) df: &'a DataFrame,
+    pub(crate) path: &'a Path,
 }
 
 impl<'a> Cols<'a> {
-    fn col(&self, name: &str) -> Result<&'a Column> {
+    pub(crate) fn col(&self, name: &str) -> Result<&'a Column> {
         self.df
             .column(name)
             .map_err(|e| bad(self.path, format!("no column `{name}`: {e}")))
     }
 
-    fn typed<T>(
+    pub(crate) fn typed<T>(
         &self,
         name: &str,
         what: &str,
@@ -554,17 +591,17 @@ impl<'a> Cols<'a> {
         cast(self.col(name)?).map_err(|e| bad(self.path, format!("column `{name}` is {what}: {e}")))
     }
 
-    fn str(&self, name: &str) -> Result<Vec<Option<&'a str>>> {
+    pub(crate) fn str(&self, name: &str) -> Result<Vec<Option<&'a str>>> {
         let c = self.typed(name, "not text", |c| c.str())?;
         Ok((0..c.len()).map(|i| c.get(i)).collect())
     }
 
-    fn int(&self, name: &str) -> Result<Vec<Option<i64>>> {
+    pub(crate) fn int(&self, name: &str) -> Result<Vec<Option<i64>>> {
         let c = self.typed(name, "not a 64-bit integer", |c| c.i64())?;
         Ok((0..c.len()).map(|i| c.get(i)).collect())
     }
 
-    fn bool(&self, name: &str) -> Result<Vec<Option<bool>>> {
+    pub(crate) fn bool(&self, name: &str) -> Result<Vec<Option<bool>>> {
         let c = self.typed(name, "not a boolean", |c| c.bool())?;
         Ok((0..c.len()).map(|i| c.get(i)).collect())
     }
@@ -824,7 +861,7 @@ impl<'a> RawRow<'a> {
     }
 }
 
-fn read_apps(path: &Path) -> Result<Vec<AppSummary>> {
+pub(crate) fn read_apps(path: &Path) -> Result<Vec<AppSummary>> {
     let df = read_columns(path, &["summary"])?;
     let c = Cols { df: &df, path };
     c.str("summary")?
@@ -838,7 +875,7 @@ fn read_apps(path: &Path) -> Result<Vec<AppSummary>> {
         .collect()
 }
 
-fn read_errors(path: &Path) -> Result<Vec<(String, String, String)>> {
+pub(crate) fn read_errors(path: &Path) -> Result<Vec<(String, String, String)>> {
     let df = read_columns(path, &["log", "reason", "level"])?;
     let c = Cols { df: &df, path };
     let (log, reason, level) = (c.str("log")?, c.str("reason")?, c.str("level")?);
