@@ -848,3 +848,358 @@ fn rows(sums: Vec<&EdgeSums>, cost: CostMeasure, fallback: &RowFallback) -> Vec<
     rows.sort_by(|a, b| b.jis.total_cmp(&a.jis).then_with(|| a.key().cmp(&b.key())));
     rows
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::Exec;
+    use polars::prelude::{Column, DataFrame};
+    use polars_io::prelude::ParquetWriter;
+
+    const DAY: i64 = 86_400_000;
+
+    fn exec(
+        id: u64,
+        root: Option<u64>,
+        start: i64,
+        dur: i64,
+        cpu: i64,
+        scans: &str,
+        strategy: &str,
+    ) -> Exec {
+        let rel = format!(
+            r#"[{{"left_table":"orders","left_columns":["o_orderkey"],"right_table":"lineitem","right_columns":["l_orderkey"],"join_type":"Inner","strategy":"{strategy}","non_simple":false,"left_expr":"","right_expr":"","preserved_side":null,"left_aggregated":false,"right_aggregated":false,"engine":"spark"}}]"#
+        );
+        Exec {
+            record: parsers::record::QueryRecord {
+                app_id: "app-a".into(),
+                app_name: String::new(),
+                spark_version: None,
+                log: "log-a".into(),
+                execution_id: id,
+                root_execution_id: root,
+                start_ms: Some(start),
+                end_ms: None,
+                duration_ms: Some(dur),
+                error: None,
+                description: None,
+                plan_source: None,
+                adaptive_final: false,
+                executor_run_ms: dur - 10,
+                executor_cpu_ms: cpu,
+                root_node: None,
+                is_command: false,
+                result_of: None,
+                scans: serde_json::from_str(scans).unwrap(),
+                joins: Vec::new(),
+                plan_error: None,
+                incomplete: None,
+            },
+            relationships: serde_json::from_str(&rel).unwrap(),
+        }
+    }
+
+    /// Three executions of one application: the second and third are one
+    /// statement; lineitem's rows are missing in the second.
+    fn execs() -> Vec<Exec> {
+        let both = r#"[{"table":"orders","columns":[],"rows":10,"bytes_read":100},{"table":"lineitem","columns":[],"rows":40,"bytes_read":400}]"#;
+        let no_rows = r#"[{"table":"orders","columns":[],"rows":20,"bytes_read":200},{"table":"lineitem","columns":[]}]"#;
+        vec![
+            exec(1, None, 1000, 100, 40, both, "SortMergeJoin"),
+            exec(
+                2,
+                None,
+                3 * DAY + 5000,
+                300,
+                80,
+                no_rows,
+                "BroadcastHashJoin",
+            ),
+            exec(3, Some(2), 3 * DAY + 6000, 50, 5, both, "SortMergeJoin"),
+        ]
+    }
+
+    fn write(dir: &Path, table: &str, cols: Vec<Column>) {
+        std::fs::create_dir_all(dir.join(table)).unwrap();
+        let height = cols.first().map_or(0, |c| c.len());
+        let mut df = DataFrame::new(height, cols).unwrap();
+        let f = std::fs::File::create(dir.join(table).join("part-0.parquet")).unwrap();
+        ParquetWriter::new(f).finish(&mut df).unwrap();
+    }
+
+    fn int(name: &str, v: Vec<Option<i64>>) -> Column {
+        Column::new(name.into(), v)
+    }
+
+    fn text(name: &str, v: Vec<Option<&str>>) -> Column {
+        Column::new(name.into(), v)
+    }
+
+    fn float(name: &str, v: Vec<f64>) -> Column {
+        Column::new(name.into(), v)
+    }
+
+    /// The aggregates lakeaudit_aggregate.py writes for [`execs`] with
+    /// `--window 1d` (windows end 1 ms after the last start, 3d+6000).
+    fn aggregates(dir: &Path, frequency_whole: i64) {
+        let _ = std::fs::remove_dir_all(dir);
+        let align = 6001;
+        let (w1, w2) = (-DAY + align, 2 * DAY + align);
+        write(
+            dir,
+            "meta",
+            vec![
+                int("layout_version", vec![Some(1)]),
+                int("window_ms", vec![Some(DAY)]),
+                int("since_ms", vec![None]),
+                int("until_ms", vec![None]),
+                int("latest_selected_ms", vec![Some(3 * DAY + 6000)]),
+                int("first_selected_ms", vec![Some(1000)]),
+                int("planned_window_start_ms", vec![Some(w2)]),
+            ],
+        );
+        write(
+            dir,
+            "logs",
+            vec![
+                text("log", vec![Some("log-a")]),
+                text("first_app_id", vec![Some("app-a")]),
+                text("first_app_name", vec![Some("")]),
+                text("first_spark_version", vec![None]),
+                int("executions", vec![Some(3)]),
+                int("queries", vec![Some(3)]),
+                int("span_first", vec![Some(1000)]),
+                int("span_last", vec![Some(3 * DAY + 6000)]),
+                int("selected", vec![Some(3)]),
+                int("latest_selected", vec![Some(3 * DAY + 6000)]),
+                Column::new("kept".into(), vec![Some(true)]),
+            ],
+        );
+        write(
+            dir,
+            "windows",
+            vec![
+                int("window_start_ms", vec![Some(w1), Some(w2)]),
+                int("executions", vec![Some(1), Some(2)]),
+            ],
+        );
+        // Window 1: execution 1; window 2: execution 2 (3 is its
+        // statement's); whole: 1 and 2.
+        let l = "spark_catalog.default.lineitem";
+        let o = "spark_catalog.default.orders";
+        write(
+            dir,
+            "edges",
+            vec![
+                int("window_start_ms", vec![Some(w1), Some(w2), None]),
+                text("left_table", vec![Some(l); 3]),
+                text("left_columns", vec![Some(r#"["l_orderkey"]"#); 3]),
+                text("right_table", vec![Some(o); 3]),
+                text("right_columns", vec![Some(r#"["o_orderkey"]"#); 3]),
+                int("frequency", vec![Some(1), Some(1), Some(frequency_whole)]),
+                float("volume_known", vec![400.0, 0.0, 400.0]),
+                float("right_rows_left_missing", vec![0.0, 20.0, 20.0]),
+                float("left_rows_right_missing", vec![0.0, 0.0, 0.0]),
+                int("left_missing", vec![Some(0), Some(1), Some(1)]),
+                int("right_missing", vec![Some(0); 3]),
+                int("both_missing", vec![Some(0); 3]),
+                float("duration_sum", vec![100.0, 300.0, 400.0]),
+                float("cpu_sum", vec![40.0, 80.0, 120.0]),
+                float("scanned_bytes", vec![500.0, 200.0, 700.0]),
+                int("smj_count", vec![Some(1), Some(0), Some(1)]),
+                int("bhj_count", vec![Some(0), Some(1), Some(1)]),
+                int("other_count", vec![Some(0); 3]),
+                int(
+                    "first_seen_ms",
+                    vec![Some(1000), Some(3 * DAY + 5000), Some(1000)],
+                ),
+                int(
+                    "last_seen_ms",
+                    vec![Some(1000), Some(3 * DAY + 5000), Some(3 * DAY + 5000)],
+                ),
+                text(
+                    "executions",
+                    vec![
+                        Some(r#"[["app-a","1"]]"#),
+                        Some(r#"[["app-a","2"]]"#),
+                        Some(r#"[["app-a","1"],["app-a","2"]]"#),
+                    ],
+                ),
+            ],
+        );
+        write(
+            dir,
+            "facts",
+            vec![
+                text("app_id", vec![Some("app-a"); 2]),
+                int("execution_id", vec![Some(2), Some(3)]),
+                int("root_execution_id", vec![None, Some(2)]),
+                int("start_ms", vec![Some(3 * DAY + 5000), Some(3 * DAY + 6000)]),
+                int("duration_ms", vec![Some(300), Some(50)]),
+                int("cpu_ms", vec![Some(80), Some(5)]),
+                int("run_ms", vec![Some(290), Some(40)]),
+                text(
+                    "tables",
+                    vec![
+                        Some(
+                            r#"[["spark_catalog.default.lineitem",null,null],["spark_catalog.default.orders",20,200]]"#,
+                        ),
+                        Some(
+                            r#"[["spark_catalog.default.lineitem",40,400],["spark_catalog.default.orders",10,100]]"#,
+                        ),
+                    ],
+                ),
+            ],
+        );
+        for (table, cols) in [
+            (
+                "scan_sizes",
+                vec![
+                    "table",
+                    "partition_filters",
+                    "data_filters",
+                    "pushed_filters",
+                ],
+            ),
+            ("scan_formats", vec!["table", "format", "first_app_id"]),
+            ("scan_bytes", vec!["table", "bytes"]),
+        ] {
+            let mut c: Vec<Column> = cols.into_iter().map(|n| text(n, vec![])).collect();
+            match table {
+                "scan_sizes" => c.extend(["bytes", "rows", "files"].map(|n| int(n, vec![]))),
+                "scan_formats" => {
+                    c.push(Column::new(
+                        "delta_index".into(),
+                        Vec::<Option<bool>>::new(),
+                    ));
+                    c.extend(["first_execution_id", "first_scan_index"].map(|n| int(n, vec![])));
+                }
+                _ => {}
+            }
+            write(dir, table, c);
+        }
+        std::fs::create_dir_all(dir.join("apps")).unwrap();
+        std::fs::create_dir_all(dir.join("errors")).unwrap();
+    }
+
+    fn tmp(name: &str) -> PathBuf {
+        std::env::temp_dir().join(format!(
+            "lakeaudit-aggregates-{name}-{}",
+            std::process::id()
+        ))
+    }
+
+    #[test]
+    fn the_edge_tables_are_those_the_fold_builds_for_either_cost_and_any_fallback() {
+        let dir = tmp("same");
+        aggregates(&dir, 2);
+        let w = open(&dir, &TimeRange::default()).unwrap();
+        assert_eq!(
+            w.census,
+            crate::exec::Census::of(&execs(), &TimeRange::default())
+        );
+        assert_eq!(w.apps.len(), 1);
+        let a = w.aggregates().unwrap();
+        let mut fallback = RowFallback::new();
+        for (cost, fb) in [(CostMeasure::Duration, None), (CostMeasure::Cpu, Some(7))] {
+            if let Some(rows) = fb {
+                fallback.insert("spark_catalog.default.lineitem".into(), rows);
+            }
+            let built = EdgeTables::build(
+                &execs(),
+                TimeRange::default(),
+                Some(DAY),
+                cost,
+                fallback.clone(),
+            );
+            let read = a.edge_tables(Some(DAY), cost, &fallback).unwrap();
+            assert_eq!(read.span(), built.span());
+            assert_eq!(read.whole().edges, built.whole().edges);
+            assert_eq!(read.whole().executions, built.whole().executions);
+            let (r, b) = (read.tables(), built.tables());
+            assert_eq!(r.len(), 4, "two windows with executions, two empty between");
+            assert_eq!(r.len(), b.len());
+            for (r, b) in r.iter().zip(&b) {
+                assert_eq!((r.window, r.executions), (b.window, b.executions));
+                assert_eq!(r.edges, b.edges);
+                let ids = |t: &EdgeTable| {
+                    t.facts
+                        .iter()
+                        .map(|f| (f.execution_id, f.run_ms, f.tables.clone()))
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(ids(r), ids(b));
+            }
+            assert_eq!(read.latest().window, built.latest().window);
+        }
+        // The fallback multiplies in: 7 rows of lineitem × 20 of orders.
+        let read = a
+            .edge_tables(Some(DAY), CostMeasure::Duration, &fallback)
+            .unwrap();
+        assert_eq!(
+            read.whole().edges[0].data_volume,
+            (400.0 + 7.0 * 20.0) / 2.0
+        );
+        assert_eq!(read.whole().edges[0].volume_fallbacks, 1);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn other_options_and_figures_that_do_not_add_up_are_refused() {
+        let dir = tmp("refused");
+        aggregates(&dir, 2);
+        let w = open(&dir, &TimeRange::default()).unwrap();
+        let e = w.aggregates().unwrap().edge_tables(
+            Some(7 * DAY),
+            CostMeasure::Duration,
+            &RowFallback::new(),
+        );
+        let msg = e.err().unwrap().to_string();
+        assert!(
+            msg.contains("made with --window 1d, and this run is with --window 7d"),
+            "{msg}"
+        );
+        let range = TimeRange {
+            since: Some(5),
+            until: None,
+        };
+        let msg = open(&dir, &range).err().unwrap().to_string();
+        assert!(
+            msg.contains("made without --since, and this run is with --since 5"),
+            "{msg}"
+        );
+        // Reading executions from aggregates is an error, not an empty pass.
+        let msg = w.each(|_| Ok::<_, Error>(())).err().unwrap().to_string();
+        assert!(msg.contains("the executions are needed here"), "{msg}");
+        // F that is not the number of executions listed: the file and row.
+        aggregates(&dir, 3);
+        let msg = open(&dir, &TimeRange::default()).err().unwrap().to_string();
+        assert!(
+            msg.contains(
+                "edges/part-0.parquet: row 3: `frequency` 3 is not the number of `executions` (2)"
+            ),
+            "{msg}"
+        );
+        // A table that is missing, or not Parquet.
+        aggregates(&dir, 2);
+        std::fs::remove_dir_all(dir.join("windows")).unwrap();
+        let msg = open(&dir, &TimeRange::default()).err().unwrap().to_string();
+        assert!(msg.contains("no `windows/` table"), "{msg}");
+        aggregates(&dir, 2);
+        std::fs::write(dir.join("meta/part-0.parquet"), b"PAR1 not parquet").unwrap();
+        let msg = open(&dir, &TimeRange::default()).err().unwrap().to_string();
+        assert!(
+            msg.contains("meta/part-0.parquet: not a lakeaudit aggregates Parquet file"),
+            "{msg}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn execution_lists_must_come_in_order() {
+        let ok = ExecList::from_ordered([("a", 2), ("a", 7), ("b", 1)]).unwrap();
+        assert_eq!(ok.strings(), ["a:2", "a:7", "b:1"]);
+        assert!(ExecList::from_ordered([("a", 7), ("a", 2)]).is_none());
+        assert!(ExecList::from_ordered([("b", 1), ("a", 2)]).is_none());
+    }
+}

@@ -29,8 +29,8 @@ pub struct Inputs {
     )]
     pub records: Option<PathBuf>,
     /// Plan from the edge and scan aggregates of lakeaudit's Spark
-    /// aggregation job (`spark/lakeaudit_aggregate.py`) instead of logs:
-    /// `plan`, `drift`, `analyze` (without `queries.parquet`) and `edges`
+    /// aggregation job (its output directory) instead of logs: `plan`,
+    /// `drift`, `analyze` (without `queries.parquet`) and `edges`
     /// (without `--explain`); `--window`, `--since` and `--until` must be
     /// the job's.
     #[cfg_attr(feature = "clap", arg(long, value_name = "DIR"))]
