@@ -114,7 +114,13 @@ pub fn run(a: &Args) -> Result<bool> {
     };
     let p = pipeline::planning(&mut data, &a.score, &a.plan, keep, |e| Ok(rows.push(e)?))?;
     rows.finish()?;
-    qp.finish()?;
+    match data.left_out("queries.parquet") {
+        Some(note) => {
+            out.forget("queries.parquet");
+            data.warnings.push(note);
+        }
+        None => qp.finish()?,
+    }
     let analysis = report::analysis::Analysis {
         data: &data,
         scans: &p.folded.scans,

@@ -7,29 +7,8 @@
 use crate::output::Format;
 use std::path::{Path, PathBuf};
 
-/// Shared input arguments.
-#[derive(clap::Args, Debug, Clone)]
-pub struct Inputs {
-    /// Event logs: files, Spark rolling-log directories, directories of
-    /// logs (searched recursively), or `-` for standard input.
-    #[arg(
-        required_unless_present = "records",
-        conflicts_with = "records",
-        value_name = "PATH"
-    )]
-    pub paths: Vec<String>,
-    /// Read per-execution records instead of logs: the output directory
-    /// of lakeaudit's Spark map job, or a `queries --format parquet` file.
-    #[arg(long, value_name = "DIR")]
-    pub records: Option<PathBuf>,
-    /// Name standard input's log NAME in errors and in the records' `log`
-    /// field (for logs piped in, `lakeaudit queries --name app-123 -`).
-    #[arg(long, value_name = "NAME")]
-    pub name: Option<String>,
-    /// Longest accepted line of a log, in bytes.
-    #[arg(long, default_value_t = parsers::io::DEFAULT_MAX_LINE, hide = true)]
-    pub max_line: usize,
-}
+/// Shared input arguments: logs, `--records` or `--aggregates`.
+pub use workload::inputs::Inputs;
 
 /// Where a command's result goes and in which format (`queries`,
 /// `edges`, `drift`, `whatif`).

@@ -7,36 +7,22 @@ use crate::edges_cmd::ScoreArgs;
 use crate::plan_cmd::PlanArgs;
 use anyhow::{Context, Result};
 use maintenance::inputs::TableInputs;
-use parsers::events::ReadOptions;
 use planner::fold::{Folded, Keep};
 use planner::{Planned, Pricing, TableStats};
 use skipping::workload::Whatif;
 use std::borrow::Cow;
-use workload::exec::{Exec, Source, Workload};
+use workload::exec::{Exec, Workload};
 use workload::time::{parse_duration, TimeRange};
 
-/// Read options from the shared flags.
-pub fn read_options(inputs: &Inputs) -> ReadOptions {
-    ReadOptions {
-        max_line: inputs.max_line,
-        ..ReadOptions::default()
-    }
-}
-
 /// Read all inputs (`workload::exec::load`): the logs, or with
-/// `--records` the records a Spark map job wrote; `range` is the
-/// `--since`/`--until` selection.
+/// `--records` the records a Spark map job wrote, or with `--aggregates`
+/// what its aggregation wrote; `range` is the `--since`/`--until`
+/// selection.
 pub fn load(inputs: &Inputs, range: &TimeRange) -> Result<Workload> {
-    let options = read_options(inputs);
-    let source = match &inputs.records {
-        Some(dir) => Source::Records(dir),
-        None => Source::Logs {
-            paths: &inputs.paths,
-            stdin_name: inputs.name.as_deref(),
-            options: &options,
-        },
-    };
-    Ok(workload::exec::load(source, range)?)
+    Ok(workload::exec::load(
+        inputs.source(&inputs.read_options()),
+        range,
+    )?)
 }
 
 /// `--since`/`--until`.

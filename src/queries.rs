@@ -24,7 +24,7 @@ pub struct Args {
 /// Run the command; returns whether some input failed.
 pub fn run(a: &Args) -> Result<bool> {
     let (inputs, format, out, apps) = (&a.inputs, a.out.format()?, a.out.path(), a.apps.as_deref());
-    if inputs.records.is_none() && matches!(format, Format::Jsonl | Format::Csv) {
+    if inputs.from_logs() && matches!(format, Format::Jsonl | Format::Csv) {
         return stream(inputs, format, out, apps);
     }
     let data = pipeline::load(inputs, &Default::default())?;
@@ -45,7 +45,7 @@ fn stream(
     out: Option<&Path>,
     apps: Option<&Path>,
 ) -> Result<bool> {
-    let options = pipeline::read_options(inputs);
+    let options = inputs.read_options();
     let spool = Spool::read_logs(&inputs.paths, inputs.name.as_deref(), &options)?;
     if let Some(p) = apps {
         output::write_records(&spool.data.apps, Some(p))?;

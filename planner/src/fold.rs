@@ -47,7 +47,9 @@ pub struct Folded {
 /// executions in `range` (windows of `window_ms` when given, scored by
 /// `cost` with `stats`' rows, kept as `keep` says) and the scans' facts,
 /// with `also` called on each execution (for outputs written while they
-/// stream by).
+/// stream by). From aggregates (`--aggregates`) the tables and facts are
+/// those the Spark job summed, `also` is never called, and `range` was
+/// checked when they were read.
 #[allow(clippy::too_many_arguments)]
 pub fn fold<'a, E: From<workload::Error>>(
     data: &'a Workload,
@@ -58,6 +60,22 @@ pub fn fold<'a, E: From<workload::Error>>(
     keep: Keep,
     mut also: impl FnMut(Cow<'a, Exec>) -> Result<(), E>,
 ) -> Result<Folded, E> {
+    if let Some(a) = data.aggregates() {
+        // Folded on Spark (`--aggregates`): no execution streams by.
+        let edges = a.edge_tables(window_ms, cost, &stats.row_fallback())?;
+        let drift = match keep {
+            Keep::Drift {
+                threshold,
+                normalize,
+            } => crate::drift::of_tables(&edges, threshold, normalize),
+            Keep::All | Keep::Latest => Vec::new(),
+        };
+        return Ok(Folded {
+            edges,
+            scans: ScanFacts::of_aggregates(&a.scans),
+            drift,
+        });
+    }
     let mut edges =
         EdgeTablesBuilder::new(&data.census, range, window_ms, cost, stats.row_fallback());
     let mut scans = ScanFacts::default();

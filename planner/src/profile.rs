@@ -178,6 +178,43 @@ pub struct ScanFacts {
 }
 
 impl ScanFacts {
+    /// The facts of the scans a Spark aggregation job grouped
+    /// (`--aggregates`): the same as [`ScanFacts::push`] of every kept
+    /// execution gives.
+    pub fn of_aggregates(a: &workload::aggregates::ScanAggregates) -> ScanFacts {
+        let mut facts = ScanFacts::default();
+        for s in &a.sizes {
+            facts.sizes.observe(ScanObservation {
+                table: &s.table,
+                bytes: s.bytes,
+                rows: s.rows,
+                files: s.files,
+                full: is_full_scan(
+                    s.partition_filters.as_deref(),
+                    s.data_filters.as_deref(),
+                    s.pushed_filters.as_deref(),
+                ),
+            });
+        }
+        // The first scan that shows a format, in the executions' order.
+        let mut formats: Vec<_> = a.formats.iter().collect();
+        formats.sort_by(|x, y| x.first.cmp(&y.first));
+        for s in formats {
+            let f = if s.delta_index {
+                TableFormat::Delta
+            } else {
+                s.format
+                    .as_deref()
+                    .map_or(TableFormat::Unknown, TableFormat::from_name)
+            };
+            if f != TableFormat::Unknown {
+                facts.formats.entry(canonical_table(&s.table)).or_insert(f);
+            }
+        }
+        facts.scanned = a.bytes.iter().cloned().collect();
+        facts
+    }
+
     /// Count one execution's scans.
     pub fn push(&mut self, e: &Exec) {
         for s in &e.record.scans {

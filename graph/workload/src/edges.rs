@@ -361,6 +361,23 @@ impl ExecList {
         out
     }
 
+    /// The list of `execs`, given in (app id, execution id) order (as
+    /// [`ExecList::iter`] gives them back); `None` when they are not.
+    pub fn from_ordered<'a>(execs: impl IntoIterator<Item = (&'a str, u64)>) -> Option<ExecList> {
+        let (mut list, mut apps) = (ExecList::default(), Vec::<String>::new());
+        for (app, id) in execs {
+            match (apps.last(), list.last) {
+                (Some(last), Some((_, prev))) if last == app && id < prev => return None,
+                (Some(last), _) if last.as_str() > app => return None,
+                (Some(last), _) if last == app => {}
+                _ => apps.push(app.to_string()),
+            }
+            list.push(u32::try_from(apps.len() - 1).ok()?, id);
+        }
+        list.apps = std::sync::Arc::new(apps);
+        Some(list)
+    }
+
     /// Append execution `id` of application `app` (an index into the
     /// names the list is finished with), in order.
     fn push(&mut self, app: u32, id: u64) {

@@ -80,6 +80,33 @@ pub enum Error {
         /// What is wrong (`row 3: `app_id` is null`).
         reason: String,
     },
+    /// An `--aggregates` directory that is not what
+    /// `spark/lakeaudit_aggregate.py` writes (a missing table, a wrong
+    /// layout version, figures that do not add up).
+    #[error("--aggregates {}: {reason}", path.display())]
+    AggregatesInput {
+        /// The directory or file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// An option that places the windows or selects the executions,
+    /// given otherwise than the aggregates were made with.
+    #[error("--aggregates {} were made {made}, and this run is {given}: give the options the aggregates were made with, or run spark/lakeaudit_aggregate.py again with these", path.display())]
+    AggregatesOptions {
+        /// The directory.
+        path: PathBuf,
+        /// How they were made (`with --window 7d`, `without --since`).
+        made: String,
+        /// What was given now.
+        given: String,
+    },
+    /// A stage that reads the executions one by one, run on aggregates.
+    #[error("the executions are needed here (queries, edges --explain, whatif, --tables), and --aggregates {} holds none: use --records (the Spark map's output) or the logs", path.display())]
+    NeedsRecords {
+        /// The aggregates directory.
+        path: PathBuf,
+    },
 }
 
 /// Results of the workload crate.

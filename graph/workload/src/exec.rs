@@ -42,6 +42,9 @@ pub enum Source<'a> {
     /// The per-execution records a Spark map job wrote, or a `queries
     /// --format parquet` file (`--records`; see [`crate::records`]).
     Records(&'a Path),
+    /// The edge and scan aggregates a Spark aggregation job wrote
+    /// (`--aggregates`; see [`crate::aggregates`]): no execution is read.
+    Aggregates(&'a Path),
 }
 
 /// What the input's executions are, counted while it is read: how many,
@@ -120,6 +123,7 @@ pub struct Workload {
 enum Execs {
     Memory(Vec<Exec>),
     Sorted(crate::records::Sorted),
+    Aggregated(Box<crate::aggregates::Aggregates>),
 }
 
 impl Workload {
@@ -142,6 +146,43 @@ impl Workload {
         }
     }
 
+    /// A workload of aggregates: what was read beside them, no execution.
+    pub(crate) fn aggregated(
+        apps: AppList,
+        errors: Vec<String>,
+        warnings: Vec<String>,
+        census: Census,
+        aggregates: crate::aggregates::Aggregates,
+    ) -> Workload {
+        Workload {
+            apps,
+            errors,
+            warnings,
+            locations: Locations::default(),
+            census,
+            execs: Execs::Aggregated(Box::new(aggregates)),
+        }
+    }
+
+    /// The aggregates the workload was read from (`--aggregates`), if so.
+    pub fn aggregates(&self) -> Option<&crate::aggregates::Aggregates> {
+        match &self.execs {
+            Execs::Aggregated(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// With `--aggregates`, the warning that `output` is left out (it is
+    /// made of the executions, which the aggregates do not hold).
+    pub fn left_out(&self, output: &str) -> Option<String> {
+        self.aggregates().map(|a| {
+            format!(
+                "{output} is not written: --aggregates {} holds no per-execution records (use --records or the logs for it)",
+                a.dir().display()
+            )
+        })
+    }
+
     /// Whether any input failed (exit code 2).
     pub fn failed(&self) -> bool {
         !self.errors.is_empty()
@@ -157,6 +198,7 @@ impl Workload {
         match &self.execs {
             Execs::Memory(v) => v.iter().try_for_each(|e| f(Cow::Borrowed(e))),
             Execs::Sorted(s) => s.each(|e| f(Cow::Owned(e))),
+            Execs::Aggregated(a) => Err(a.needs_records().into()),
         }
     }
 
@@ -164,6 +206,9 @@ impl Workload {
     /// are read into memory first, and stay there): for the stages that
     /// look at every execution more than once (the what-if of `--tables`).
     pub fn in_memory<R>(&mut self, f: impl FnOnce(&mut Ingested<Exec>) -> R) -> Result<R> {
+        if let Execs::Aggregated(a) = &self.execs {
+            return Err(a.needs_records());
+        }
         if let Execs::Sorted(s) = &self.execs {
             let mut v = Vec::with_capacity(self.census.executions);
             s.each(|e| {
@@ -202,6 +247,7 @@ impl Workload {
 pub fn load(source: Source<'_>, range: &TimeRange) -> Result<Workload> {
     let (paths, stdin_name, options) = match source {
         Source::Records(dir) => return crate::records::open(dir, range),
+        Source::Aggregates(dir) => return crate::aggregates::open(dir, range),
         Source::Logs {
             paths,
             stdin_name,

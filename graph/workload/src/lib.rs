@@ -59,12 +59,14 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod aggregates;
 pub mod apps;
 pub mod edges;
 pub mod error;
 pub mod exec;
 pub mod identity;
 pub mod ingest;
+pub mod inputs;
 pub mod records;
 pub mod score;
 pub mod spool;

@@ -143,15 +143,60 @@ fn open_runs(path: &Path, range: &TimeRange, run_bytes: usize) -> Result<Workloa
         read_into(f, i as u32, &mut runs, &mut logs, &mut scans, range)?;
     }
     let runs = runs.finish()?;
+    let merged = merge_logs(&logs, &apps, &errors_files)?;
+    drop(logs);
+    let mut locations = Locations::default();
+    let mut scans: Vec<(ScanKey, (String, Option<String>))> =
+        scans.into_iter().map(|(k, v)| (v, k)).collect();
+    scans.sort();
+    for (_, (table, location)) in scans {
+        locations.observe(&table, location.as_deref());
+    }
+    let sorted = Sorted {
+        runs,
+        files,
+        kept: merged.kept,
+        locations: locations.clone(),
+    };
+    Ok(Workload::sorted(
+        merged.apps,
+        merged.errors,
+        merged.warnings,
+        locations,
+        merged.census,
+        sorted,
+    ))
+}
+
+/// The applications kept of the logs read (one copy of an application
+/// read twice, by the rule of a run on the logs: `merge_apps`), with the
+/// map's errors and warnings and the kept logs' census.
+pub(crate) struct MergedLogs {
+    pub apps: AppList,
+    pub errors: Vec<String>,
+    pub warnings: Vec<String>,
+    pub census: Census,
+    pub kept: BTreeSet<String>,
+}
+
+/// Merge the logs seen in the records (`logs`) with the summaries of
+/// `apps` files and the rows of `errors_files`. The copies are chosen on
+/// what the choice looks at (`kept_copies`); only the kept copies'
+/// summaries are unpacked, into the compact list.
+pub(crate) fn merge_logs(
+    logs: &BTreeMap<String, LogSeen>,
+    apps: &[PathBuf],
+    errors_files: &[PathBuf],
+) -> Result<MergedLogs> {
     let mut summaries: BTreeMap<String, Packed> = BTreeMap::new();
-    for f in &apps {
+    for f in apps {
         for s in read_apps(f)? {
             summaries.insert(s.log.clone(), Packed::of(&s)?);
         }
     }
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
-    for f in &errors_files {
+    for f in errors_files {
         for (log, reason, level) in read_errors(f)? {
             let line = if reason.starts_with(&log) {
                 reason
@@ -166,16 +211,15 @@ fn open_runs(path: &Path, range: &TimeRange, run_bytes: usize) -> Result<Workloa
         }
     }
     // Logs that gave records, plus logs that gave none but were read.
+    let none = LogSeen::default();
+    let mut all: BTreeMap<&str, &LogSeen> = logs.iter().map(|(l, s)| (l.as_str(), s)).collect();
     for log in summaries.keys() {
-        logs.entry(log.clone()).or_default();
+        all.entry(log.as_str()).or_insert(&none);
     }
-    // One copy of each application, by the rule of a run on the logs
-    // (`merge_apps`), chosen on what the choice looks at; only the kept
-    // copies' summaries are unpacked, into the compact list.
-    let logs: Vec<(String, LogSeen)> = logs.into_iter().collect();
-    let copies: Vec<AppCopy<'_>> = logs
+    let all: Vec<(&str, &LogSeen)> = all.into_iter().collect();
+    let copies: Vec<AppCopy<'_>> = all
         .iter()
-        .map(|(log, seen)| {
+        .map(|&(log, seen)| {
             let (app_id, bytes, lines) = match summaries.get(log) {
                 Some(p) => (p.app_id.as_str(), p.bytes, p.lines),
                 None => (
@@ -198,14 +242,13 @@ fn open_runs(path: &Path, range: &TimeRange, run_bytes: usize) -> Result<Workloa
     warnings.extend(skipped);
     errors.sort();
     warnings.sort();
-    // The kept logs give the census; the scans' locations are observed
-    // in record order.
+    // The kept logs give the census.
     let mut census = Census::default();
     let mut kept = BTreeSet::new();
     let mut app_list = AppList::new();
     for i in chosen {
-        let (log, seen) = &logs[i];
-        let summary = match summaries.remove(log) {
+        let (log, seen) = all[i];
+        let summary = match summaries.get(log) {
             Some(p) => p.unpack()?,
             None => {
                 // A plain `queries` Parquet file carries no summaries: what
@@ -215,32 +258,22 @@ fn open_runs(path: &Path, range: &TimeRange, run_bytes: usize) -> Result<Workloa
                     app_id: first.map(|r| r.app_id.clone()).unwrap_or_default(),
                     app_name: first.map(|r| r.app_name.clone()).unwrap_or_default(),
                     spark_version: first.and_then(|r| r.spark_version.clone()),
-                    log: log.clone(),
+                    log: log.to_string(),
                     ..AppSummary::default()
                 }
             }
         };
         app_list.push(&summary);
-        kept.insert(log.clone());
+        kept.insert(log.to_string());
         census.merge(&seen.census);
     }
-    drop(logs);
-    let mut locations = Locations::default();
-    let mut scans: Vec<(ScanKey, (String, Option<String>))> =
-        scans.into_iter().map(|(k, v)| (v, k)).collect();
-    scans.sort();
-    for (_, (table, location)) in scans {
-        locations.observe(&table, location.as_deref());
-    }
-    let sorted = Sorted {
-        runs,
-        files,
+    Ok(MergedLogs {
+        apps: app_list,
+        errors,
+        warnings,
+        census,
         kept,
-        locations: locations.clone(),
-    };
-    Ok(Workload::sorted(
-        app_list, errors, warnings, locations, census, sorted,
-    ))
+    })
 }
 
 /// An application summary read from `apps/`, packed until the choice
@@ -268,7 +301,7 @@ impl Packed {
         })
     }
 
-    fn unpack(self) -> Result<AppSummary> {
+    fn unpack(&self) -> Result<AppSummary> {
         let json = zstd::stream::decode_all(&self.json[..]).map_err(|source| Error::Spool {
             what: "cannot unpack an application summary",
             source,
@@ -285,11 +318,11 @@ const RUN_BYTES: usize = 96 << 20;
 
 /// What the first pass keeps of one log's records.
 #[derive(Default)]
-struct LogSeen {
-    census: Census,
+pub(crate) struct LogSeen {
+    pub(crate) census: Census,
     /// Its first record (least execution id, then input order) and the
     /// fields a summary takes from it.
-    first: Option<((u64, u64), FirstRecord)>,
+    pub(crate) first: Option<((u64, u64), FirstRecord)>,
 }
 
 /// Where a scan comes in the records' order: app id, execution id, input
@@ -304,10 +337,10 @@ type ScanKey = (String, u64, u64, usize);
 type ScansSeen = BTreeMap<(String, Option<String>), ScanKey>;
 
 /// The fields of a log's first record a summary is made of.
-struct FirstRecord {
-    app_id: String,
-    app_name: String,
-    spark_version: Option<String>,
+pub(crate) struct FirstRecord {
+    pub(crate) app_id: String,
+    pub(crate) app_name: String,
+    pub(crate) spark_version: Option<String>,
 }
 
 /// One scan's table and location, all the first pass reads of the scans.
@@ -507,7 +540,7 @@ fn remote_files(url: &str) -> Result<Files> {
 
 /// Parquet files under `path` (or `path` itself), in path order; names
 /// starting with `_` or `.` (Spark's `_SUCCESS`, `.crc` files) are skipped.
-fn parquet_files(path: &Path) -> Result<Vec<PathBuf>> {
+pub(crate) fn parquet_files(path: &Path) -> Result<Vec<PathBuf>> {
     if path.is_file() {
         return Ok(vec![path.to_path_buf()]);
     }
@@ -540,17 +573,23 @@ fn parquet_files(path: &Path) -> Result<Vec<PathBuf>> {
 /// Read `columns` of a records file. Only a regular file is opened, and its
 /// footer is checked first (`tables::parquet_footer`): polars aborts or
 /// panics on column chunks a lying footer places past the file's end.
-fn read_columns(path: &Path, columns: &[&str]) -> Result<DataFrame> {
+pub(crate) fn read_columns(path: &Path, columns: &[&str]) -> Result<DataFrame> {
+    read_table(path, columns, "records")
+}
+
+/// [`read_columns`] of a file of a `kind` of table (named in errors:
+/// `not a records Parquet file`).
+pub(crate) fn read_table(path: &Path, columns: &[&str], kind: &str) -> Result<DataFrame> {
     let text = path.to_string_lossy();
     if stores::is_remote(&text) {
         let bytes =
             stores::read_capped(&text, MAX_REMOTE_OBJECT).map_err(|e| Error::Store(Box::new(e)))?;
         let len = bytes.len() as u64;
-        return read_parquet(std::io::Cursor::new(bytes), len, path, columns);
+        return read_parquet(std::io::Cursor::new(bytes), len, path, columns, kind);
     }
     let (file, len) =
         tables::scope::open_regular(path, path, u64::MAX).map_err(|e| Error::Open(Box::new(e)))?;
-    read_parquet(file, len, path, columns)
+    read_parquet(file, len, path, columns, kind)
 }
 
 /// [`read_columns`] of an open file or of an object's bytes.
@@ -559,9 +598,10 @@ fn read_parquet<R: polars_io::mmap::MmapBytesReader>(
     len: u64,
     path: &Path,
     columns: &[&str],
+    kind: &str,
 ) -> Result<DataFrame> {
     let not_records =
-        |why: &dyn std::fmt::Display| bad(path, format!("not a records Parquet file: {why}"));
+        |why: &dyn std::fmt::Display| bad(path, format!("not a {kind} Parquet file: {why}"));
     tables::parquet_footer::read_checked(&mut file, len).map_err(|e| not_records(&e))?;
     // polars' page decoders panic on malformed pages: caught and named.
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -574,7 +614,7 @@ fn read_parquet<R: polars_io::mmap::MmapBytesReader>(
 }
 
 /// A records file (or a row of one) that is not what the reader expects.
-fn bad(path: &Path, reason: String) -> Error {
+pub(crate) fn bad(path: &Path, reason: String) -> Error {
     Error::Records {
         path: path.to_path_buf(),
         reason,
@@ -582,19 +622,19 @@ fn bad(path: &Path, reason: String) -> Error {
 }
 
 /// Typed access to one column of a file, naming the file in errors.
-struct Cols<'a> {
-    df: &'a DataFrame,
-    path: &'a Path,
+pub(crate) struct Cols<'a> {
+    pub(crate) df: &'a DataFrame,
+    pub(crate) path: &'a Path,
 }
 
 impl<'a> Cols<'a> {
-    fn col(&self, name: &str) -> Result<&'a Column> {
+    pub(crate) fn col(&self, name: &str) -> Result<&'a Column> {
         self.df
             .column(name)
             .map_err(|e| bad(self.path, format!("no column `{name}`: {e}")))
     }
 
-    fn typed<T>(
+    pub(crate) fn typed<T>(
         &self,
         name: &str,
         what: &str,
@@ -603,17 +643,17 @@ impl<'a> Cols<'a> {
         cast(self.col(name)?).map_err(|e| bad(self.path, format!("column `{name}` is {what}: {e}")))
     }
 
-    fn str(&self, name: &str) -> Result<Vec<Option<&'a str>>> {
+    pub(crate) fn str(&self, name: &str) -> Result<Vec<Option<&'a str>>> {
         let c = self.typed(name, "not text", |c| c.str())?;
         Ok((0..c.len()).map(|i| c.get(i)).collect())
     }
 
-    fn int(&self, name: &str) -> Result<Vec<Option<i64>>> {
+    pub(crate) fn int(&self, name: &str) -> Result<Vec<Option<i64>>> {
         let c = self.typed(name, "not a 64-bit integer", |c| c.i64())?;
         Ok((0..c.len()).map(|i| c.get(i)).collect())
     }
 
-    fn bool(&self, name: &str) -> Result<Vec<Option<bool>>> {
+    pub(crate) fn bool(&self, name: &str) -> Result<Vec<Option<bool>>> {
         let c = self.typed(name, "not a boolean", |c| c.bool())?;
         Ok((0..c.len()).map(|i| c.get(i)).collect())
     }
@@ -873,7 +913,7 @@ impl<'a> RawRow<'a> {
     }
 }
 
-fn read_apps(path: &Path) -> Result<Vec<AppSummary>> {
+pub(crate) fn read_apps(path: &Path) -> Result<Vec<AppSummary>> {
     let df = read_columns(path, &["summary"])?;
     let c = Cols { df: &df, path };
     c.str("summary")?
@@ -887,7 +927,7 @@ fn read_apps(path: &Path) -> Result<Vec<AppSummary>> {
         .collect()
 }
 
-fn read_errors(path: &Path) -> Result<Vec<(String, String, String)>> {
+pub(crate) fn read_errors(path: &Path) -> Result<Vec<(String, String, String)>> {
     let df = read_columns(path, &["log", "reason", "level"])?;
     let c = Cols { df: &df, path };
     let (log, reason, level) = (c.str("log")?, c.str("reason")?, c.str("level")?);

@@ -91,6 +91,20 @@ impl EdgeTables {
         b.finish()
     }
 
+    /// Edge tables made elsewhere (`crate::aggregates`): the whole
+    /// selection's, the first and last start in it, and the windows.
+    pub fn from_parts(
+        whole: EdgeTable,
+        span: Option<(i64, i64)>,
+        windowed: Option<Windowed>,
+    ) -> Self {
+        EdgeTables {
+            whole,
+            span,
+            windowed,
+        }
+    }
+
     /// The first and last start time of the selected executions.
     pub fn span(&self) -> Option<(i64, i64)> {
         self.span

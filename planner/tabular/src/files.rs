@@ -244,6 +244,13 @@ impl OutDir {
         self.dir.join(name)
     }
 
+    /// Leave out `name`, which [`OutDir::file`] named but this run does
+    /// not write after all (an earlier run's copy is removed by
+    /// [`OutDir::finish`]).
+    pub fn forget(&mut self, name: &str) {
+        self.written.remove(name);
+    }
+
     /// Removes the earlier run's outputs this run did not write, and
     /// writes the manifest of this run's.
     pub fn finish(self) -> Result<()> {
