@@ -9,7 +9,7 @@ use parsers::events::AppSummary;
 /// Summaries a block holds before it is compressed.
 const BLOCK: usize = 256;
 
-/// Application summaries in order, compressed in blocks of [`BLOCK`].
+/// Application summaries in order, compressed in blocks of 256.
 #[derive(Clone, Debug, Default)]
 pub struct AppList {
     /// Full blocks, each `BLOCK` summaries as zstd-compressed JSON lines.
