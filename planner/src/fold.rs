@@ -14,7 +14,8 @@ use workload::windows::{EdgeTables, EdgeTablesBuilder};
 /// What the windows' tables are kept for after the pass.
 #[derive(Clone, Copy, Debug)]
 pub enum Keep {
-    /// Every window's table (the `edges` output).
+    /// Every window's table (the `edges` output), without the
+    /// executions' facts a plan needs.
     All,
     /// The drift between consecutive windows ([`Folded::drift`]),
     /// measured as the windows are made; only the last window's table is
@@ -78,6 +79,10 @@ pub fn fold<'a, E: From<workload::Error>>(
     }
     let mut edges =
         EdgeTablesBuilder::new(&data.census, range, window_ms, cost, stats.row_fallback());
+    if matches!(keep, Keep::All) {
+        // Every window's table is for the edges output: no plan is made.
+        edges = edges.without_facts();
+    }
     let mut scans = ScanFacts::default();
     data.each(|e| {
         edges.push(&e);

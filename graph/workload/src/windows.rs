@@ -232,6 +232,15 @@ impl EdgeTablesBuilder {
         }
     }
 
+    /// Keep no execution's facts (`facts` of every table empty): for
+    /// outputs that make no plan, whose planned table would otherwise hold
+    /// the facts of every execution when there is no window.
+    pub fn without_facts(mut self) -> Self {
+        self.whole.facts = None;
+        self.width = self.width.map(|(w, align, _)| (w, align, None));
+        self
+    }
+
     /// Fold in the next execution (left out unless in the range).
     pub fn push(&mut self, e: &Exec) {
         if !self.range.contains(e.record.start_ms) {
