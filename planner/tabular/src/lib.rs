@@ -348,7 +348,7 @@ impl<'a> ParquetRows<'a> {
 /// Text bytes of rows a [`write_parts`] Parquet output gathers before it
 /// writes them as a row group: an output with less text (and at most
 /// [`ROW_GROUP_ROWS`] rows) is one row group, as [`write_parquet`] writes it.
-pub const PART_GROUP_BYTES: usize = 64 << 20;
+pub const PART_GROUP_BYTES: usize = 16 << 20;
 
 /// Write columns given a part at a time (each part the same columns, with
 /// the bytes of text its rows hold) as one CSV or Parquet output, so that
