@@ -797,56 +797,42 @@ fn length(ms: i64) -> String {
 /// of the sums, JIS over the table, by JIS descending, then by names.
 fn rows(sums: Vec<&EdgeSums>, cost: CostMeasure, fallback: &RowFallback) -> Vec<EdgeRow> {
     let fb = |t: &str| fallback.get(t).copied().unwrap_or(0) as f64;
-    let f: Vec<f64> = sums.iter().map(|s| s.frequency as f64).collect();
-    let d: Vec<f64> = sums
-        .iter()
+    let rows = sums
+        .into_iter()
         .map(|s| {
             let (l, r) = (fb(&s.key.left_table), fb(&s.key.right_table));
             let volume = s.volume_known
                 + l * s.right_rows_left_missing
                 + r * s.left_rows_right_missing
                 + l * r * s.both_missing as f64;
-            volume / s.frequency as f64
-        })
-        .collect();
-    let c: Vec<f64> = sums
-        .iter()
-        .map(|s| {
-            let sum = match cost {
+            let cost_sum = match cost {
                 CostMeasure::Duration => s.duration_sum,
                 CostMeasure::Cpu => s.cpu_sum,
             };
-            sum / s.frequency as f64
+            EdgeRow {
+                left_table: s.key.left_table.clone(),
+                left_columns: s.key.left_columns.clone(),
+                right_table: s.key.right_table.clone(),
+                right_columns: s.key.right_columns.clone(),
+                frequency: s.frequency,
+                data_volume: volume / s.frequency as f64,
+                cost: cost_sum / s.frequency as f64,
+                f_norm: 0.0,
+                d_norm: 0.0,
+                c_norm: 0.0,
+                jis: 0.0,
+                smj_count: s.smj,
+                bhj_count: s.bhj,
+                other_count: s.other,
+                first_seen_ms: s.first_seen,
+                last_seen_ms: s.last_seen,
+                scanned_bytes: s.scanned_bytes,
+                volume_fallbacks: s.left_missing + s.right_missing + s.both_missing,
+                executions: s.executions.clone(),
+            }
         })
         .collect();
-    let n = crate::score::jis(&f, &d, &c);
-    let mut rows: Vec<EdgeRow> = sums
-        .into_iter()
-        .enumerate()
-        .map(|(i, s)| EdgeRow {
-            left_table: s.key.left_table.clone(),
-            left_columns: s.key.left_columns.clone(),
-            right_table: s.key.right_table.clone(),
-            right_columns: s.key.right_columns.clone(),
-            frequency: s.frequency,
-            data_volume: d[i],
-            cost: c[i],
-            f_norm: n[i].f,
-            d_norm: n[i].d,
-            c_norm: n[i].c,
-            jis: n[i].jis,
-            smj_count: s.smj,
-            bhj_count: s.bhj,
-            other_count: s.other,
-            first_seen_ms: s.first_seen,
-            last_seen_ms: s.last_seen,
-            scanned_bytes: s.scanned_bytes,
-            volume_fallbacks: s.left_missing + s.right_missing + s.both_missing,
-            executions: s.executions.clone(),
-        })
-        .collect();
-    rows.sort_by(|a, b| b.jis.total_cmp(&a.jis).then_with(|| a.key().cmp(&b.key())));
-    rows
+    crate::edges::scored(rows)
 }
 
 #[cfg(test)]

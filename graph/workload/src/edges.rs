@@ -623,47 +623,53 @@ impl EdgeAcc {
             .filter_map(|(id, a)| Some((names.get(id as usize)?, a)))
             .collect();
         accs.sort_by(|a, b| a.0.cmp(b.0));
-        let f: Vec<f64> = accs.iter().map(|(_, a)| a.execs.len() as f64).collect();
-        let d: Vec<f64> = accs
-            .iter()
-            .map(|(_, a)| a.volume_sum / a.execs.len() as f64)
-            .collect();
-        let c: Vec<f64> = accs
-            .iter()
-            .map(|(_, a)| a.cost_sum / a.execs.len() as f64)
-            .collect();
-        let n = score::jis(&f, &d, &c);
-        let mut rows: Vec<EdgeRow> = accs
+        let rows: Vec<EdgeRow> = accs
             .into_iter()
-            .enumerate()
-            .map(|(i, (k, a))| EdgeRow {
-                left_table: k.left_table.clone(),
-                left_columns: k.left_columns.clone(),
-                right_table: k.right_table.clone(),
-                right_columns: k.right_columns.clone(),
-                frequency: a.execs.len() as u64,
-                data_volume: d[i],
-                cost: c[i],
-                f_norm: n[i].f,
-                d_norm: n[i].d,
-                c_norm: n[i].c,
-                jis: n[i].jis,
-                smj_count: a.smj,
-                bhj_count: a.bhj,
-                other_count: a.other,
-                first_seen_ms: a.first,
-                last_seen_ms: a.last,
-                scanned_bytes: a.scanned,
-                volume_fallbacks: a.fallbacks,
-                executions: ExecList {
-                    apps: apps.clone(),
-                    ..a.execs
-                },
+            .map(|(k, a)| {
+                let n = a.execs.len() as f64;
+                EdgeRow {
+                    left_table: k.left_table.clone(),
+                    left_columns: k.left_columns.clone(),
+                    right_table: k.right_table.clone(),
+                    right_columns: k.right_columns.clone(),
+                    frequency: a.execs.len() as u64,
+                    data_volume: a.volume_sum / n,
+                    cost: a.cost_sum / n,
+                    f_norm: 0.0,
+                    d_norm: 0.0,
+                    c_norm: 0.0,
+                    jis: 0.0,
+                    smj_count: a.smj,
+                    bhj_count: a.bhj,
+                    other_count: a.other,
+                    first_seen_ms: a.first,
+                    last_seen_ms: a.last,
+                    scanned_bytes: a.scanned,
+                    volume_fallbacks: a.fallbacks,
+                    executions: ExecList {
+                        apps: apps.clone(),
+                        ..a.execs
+                    },
+                }
             })
             .collect();
-        rows.sort_by(|a, b| b.jis.total_cmp(&a.jis).then_with(|| a.key().cmp(&b.key())));
-        rows
+        scored(rows)
     }
+}
+
+/// Rows whose F, D and C are set, scored over the table (their normalised
+/// terms and JIS: [`score::jis`]) and sorted by JIS descending, then by
+/// names: the last step of every edge table, folded here or summed by the
+/// Spark job (`--aggregates`).
+pub(crate) fn scored(mut rows: Vec<EdgeRow>) -> Vec<EdgeRow> {
+    let f: Vec<f64> = rows.iter().map(|r| r.frequency as f64).collect();
+    let d: Vec<f64> = rows.iter().map(|r| r.data_volume).collect();
+    let c: Vec<f64> = rows.iter().map(|r| r.cost).collect();
+    for (r, n) in rows.iter_mut().zip(score::jis(&f, &d, &c)) {
+        (r.f_norm, r.d_norm, r.c_norm, r.jis) = (n.f, n.d, n.c, n.jis);
+    }
+    rows.sort_by(|a, b| b.jis.total_cmp(&a.jis).then_with(|| a.key().cmp(&b.key())));
+    rows
 }
 
 /// Build the edge table of a set of executions (one window), sorted by JIS
