@@ -6,7 +6,7 @@ use crate::apps::AppList;
 use crate::edges::ExecFacts;
 use crate::error::{Error, Result};
 use crate::identity::Locations;
-use crate::ingest::{ingest, Ingested};
+use crate::ingest::Ingested;
 use crate::time::{format_time, TimeRange};
 use graph::execution::{execution_relationships, ExecutionPlans};
 use graph::relationships::Relationship;
@@ -122,6 +122,7 @@ pub struct Workload {
 
 enum Execs {
     Memory(Vec<Exec>),
+    Logs(crate::spool::LogSpool),
     Sorted(crate::records::Sorted),
     Aggregated(Box<crate::aggregates::Aggregates>),
 }
@@ -197,22 +198,21 @@ impl Workload {
     ) -> Result<(), E> {
         match &self.execs {
             Execs::Memory(v) => v.iter().try_for_each(|e| f(Cow::Borrowed(e))),
+            Execs::Logs(s) => s.each(|e| f(Cow::Owned(e))),
             Execs::Sorted(s) => s.each(|e| f(Cow::Owned(e))),
             Execs::Aggregated(a) => Err(a.needs_records().into()),
         }
     }
 
-    /// Run `f` on the workload as executions in memory (records on disk
-    /// are read into memory first, and stay there): for the stages that
-    /// look at every execution more than once (the what-if of `--tables`).
+    /// Run `f` on the workload as executions in memory (executions on
+    /// disk are read into memory first, and stay there): for the stages
+    /// that look at every execution more than once (the what-if of
+    /// `--tables`).
     pub fn in_memory<R>(&mut self, f: impl FnOnce(&mut Ingested<Exec>) -> R) -> Result<R> {
-        if let Execs::Aggregated(a) = &self.execs {
-            return Err(a.needs_records());
-        }
-        if let Execs::Sorted(s) = &self.execs {
+        if !matches!(self.execs, Execs::Memory(_)) {
             let mut v = Vec::with_capacity(self.census.executions);
-            s.each(|e| {
-                v.push(e);
+            self.each(|e| {
+                v.push(e.into_owned());
                 Ok::<_, Error>(())
             })?;
             self.execs = Execs::Memory(v);
@@ -237,12 +237,13 @@ impl Workload {
     }
 }
 
-/// Read every execution of `source`; from logs, lineage runs while each
-/// execution's plans are alive, and they are kept in memory; records are
-/// sorted on disk ([`crate::records::open`]). Then one identity per
-/// location: the locations of every kept execution's scans are observed
-/// once (kept in [`Workload::locations`]), and a path read of a catalog
-/// table's location is reported under the catalog name ([`rename_paths`]).
+/// Read every execution of `source`, holding none in memory: from logs,
+/// lineage runs while each execution's plans are alive and the executions
+/// are spooled to disk ([`crate::spool::LogSpool`]); records are sorted on
+/// disk ([`crate::records::open`]). Either way the locations of every kept
+/// execution's scans are observed once (kept in [`Workload::locations`]),
+/// and a path read of a catalog table's location is reported under the
+/// catalog name ([`rename_paths`]) as the executions are read back.
 /// `range` (`--since`/`--until`) is what the [`Census`] counts as selected.
 pub fn load(source: Source<'_>, range: &TimeRange) -> Result<Workload> {
     let (paths, stdin_name, options) = match source {
@@ -254,23 +255,14 @@ pub fn load(source: Source<'_>, range: &TimeRange) -> Result<Workload> {
             options,
         } => (paths, stdin_name, options),
     };
-    let mut data = ingest(paths, stdin_name, options, exec_of);
-    let mut locations = Locations::default();
-    for e in &data.records {
-        for s in &e.record.scans {
-            locations.observe(&s.table, s.location.as_deref());
-        }
-    }
-    for e in &mut data.records {
-        rename_paths(&locations, e);
-    }
+    let (data, census, spool) = crate::spool::LogSpool::read(paths, stdin_name, options, range)?;
     Ok(Workload {
-        census: Census::of(&data.records, range),
+        census,
         apps: AppList::from(data.apps),
         errors: data.errors,
         warnings: data.warnings,
-        locations,
-        execs: Execs::Memory(data.records),
+        locations: data.locations,
+        execs: Execs::Logs(spool),
     })
 }
 

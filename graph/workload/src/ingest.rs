@@ -20,7 +20,7 @@ pub struct Ingested<T> {
     /// Warning lines.
     pub warnings: Vec<String>,
     /// Table identity by location, observed over every kept execution's
-    /// scans (filled by [`crate::spool::Spool::read_logs`] and
+    /// scans (filled by [`crate::spool::LogSpool::read`] and
     /// [`crate::exec::Workload::in_memory`]; empty otherwise).
     pub locations: Locations,
 }

@@ -4,9 +4,9 @@
 //! same facts.
 //!
 //! - [`exec`] holds one execution with the relationships its plans resolve
-//!   to, loaded from logs ([`ingest`], in parallel) or from a Spark map
-//!   job's records ([`records`]) into the same type, or spooled to a
-//!   temporary file while they are read ([`spool`]).
+//!   to, loaded from logs ([`ingest`], in parallel, spooled to a temporary
+//!   file while they are read: [`spool`]) or from a Spark map job's
+//!   records ([`records`]) into the same type.
 //! - [`identity`] gives every table one identity across the input: a path
 //!   read of a catalog table's location is that catalog table, and an
 //!   audited table found on disk is the catalog table the logs saw there.

@@ -14,7 +14,6 @@ use tabular::Format;
 use tabular::{millis, Col};
 use workload::edges::EdgeRow;
 use workload::exec::{Exec, Workload};
-use workload::spool::Spool;
 use workload::time::format_time;
 use workload::windows::EdgeTable;
 
@@ -215,42 +214,8 @@ impl<'a, 'e> ParquetRecords<'a, 'e> {
     }
 }
 
-/// Executions written per CSV batch by [`write_spooled`].
+/// Executions written per CSV batch.
 const CSV_BATCH: usize = 4096;
-
-/// Write spooled executions (`workload::spool`) in their order, as CSV
-/// ([`queries`]' columns, in batches) or as JSON lines (the spooled bytes
-/// themselves unless a path read was renamed), with the same bytes as
-/// from memory.
-pub fn write_spooled(spool: &Spool, csv: bool, path: Option<&Path>) -> crate::Result<()> {
-    let mut o = tabular::files::open_out(path)?;
-    let records = &spool.data.records;
-    if csv {
-        let mut batch = Vec::with_capacity(CSV_BATCH.min(records.len()));
-        let mut header = true;
-        for (i, s) in records.iter().enumerate() {
-            batch.push(spool.exec(s)?);
-            if batch.len() == CSV_BATCH || i + 1 == records.len() {
-                tabular::write_csv(&queries(&batch, false), &mut o, header)?;
-                header = false;
-                batch.clear();
-            }
-        }
-        if header {
-            tabular::write_csv(&queries::<Exec>(&[], false), &mut o, true)?;
-        }
-    } else {
-        for s in records {
-            if spool.renames() {
-                serde_json::to_writer(&mut o, &spool.exec(s)?)?;
-            } else {
-                o.write_all(&spool.raw(s)?).map_err(tabular::Error::from)?;
-            }
-            o.write_all(b"\n").map_err(tabular::Error::from)?;
-        }
-    }
-    Ok(o.finish()?)
-}
 
 /// Write the edges of `tables` (each window's, or the whole input's) in
 /// `format`: JSON lines of the edge rows, each with its window's bounds
