@@ -660,7 +660,14 @@ fn many_executions_are_spooled_not_held() {
     let out = dir.join("an");
     for args in [
         vec!["--threads", "1", "queries", &s(&log), "-o", &s(&pq)],
-        vec!["--threads", "1", "edges", &s(&log), "-o", &s(&dir.join("e.csv"))],
+        vec![
+            "--threads",
+            "1",
+            "edges",
+            &s(&log),
+            "-o",
+            &s(&dir.join("e.csv")),
+        ],
         vec!["--threads", "1", "analyze", &s(&log), "--out", &s(&out)],
     ] {
         let (code, err, kib) = run_peak_rss(&args);

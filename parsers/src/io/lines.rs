@@ -785,6 +785,54 @@ mod tests {
         assert_eq!(summarize(&input).unwrap(), want);
     }
 
+    /// A rolling log read with each part decoded on a thread of its own
+    /// gives the lines, warnings and errors of a part-by-part read, in
+    /// part order (summarize reads both ways).
+    #[test]
+    fn parts_decoded_ahead_give_their_lines_warnings_and_errors_in_order() {
+        let tmp = TempDir::new("rolling-ahead");
+        let dir = tmp.path("eventlog_v2_local-1");
+        let chunks = split_into_parts(&dir, 5);
+        // Parts 2 and 4 are zstd under a plain name: a warning each.
+        for i in [2, 4] {
+            let p = dir.join(format!("events_{i}_local-1"));
+            std::fs::write(&p, zstd::encode_all(&chunks[i - 1][..], 1).unwrap()).unwrap();
+        }
+        let input = one_input(&dir);
+        let plain = plain_sample();
+        let want = summarize(&file(&plain, Codec::None, false)).unwrap();
+        let got = summarize(&input).unwrap();
+        assert_eq!(got.digest, want.digest);
+        assert_eq!(got.lines, want.lines);
+        assert_eq!(got.warnings.len(), 2, "{:?}", got.warnings);
+        assert!(got.warnings[0].contains("events_2_local-1: the file name has no codec"));
+        assert!(got.warnings[1].contains("events_4_local-1: the file name has no codec"));
+        // A part that cannot be opened is reported when it is reached,
+        // after every line of the parts before it.
+        std::fs::remove_file(dir.join("events_4_local-1")).unwrap();
+        let before: u64 = chunks[..3]
+            .iter()
+            .map(|c| c.iter().filter(|&&b| b == b'\n').count() as u64)
+            .sum();
+        for ahead in [false, true] {
+            let mut r = LineReader::open_ahead(&input, DEFAULT_MAX_LINE, ahead).unwrap();
+            let mut n = 0u64;
+            let err = loop {
+                match r.next_line() {
+                    Ok(Some(_)) => n += 1,
+                    Ok(None) => panic!("no error"),
+                    Err(e) => break e,
+                }
+            };
+            assert_eq!(n, before, "ahead {ahead}");
+            assert!(
+                matches!(&err, Error::Io { at, .. } if at.path.ends_with("events_4_local-1")),
+                "{err}"
+            );
+            assert_eq!(r.warnings().len(), 1, "{:?}", r.warnings());
+        }
+    }
+
     #[test]
     fn rolling_compact_part_replaces_the_parts_before_it() {
         let tmp = TempDir::new("compact");
@@ -1000,7 +1048,10 @@ mod tests {
             let p = tmp.path(fake);
             std::fs::copy(&src, &p).unwrap();
             let input = one_input(&p);
-            let got = summarize(&input).unwrap_or_else(|e| panic!("{fake}: {e}"));
+            let mut got = summarize(&input).unwrap_or_else(|e| panic!("{fake}: {e}"));
+            // The lines are those of the log under its right name; the
+            // warning is checked below.
+            got.warnings.clear();
             assert_eq!(got, summarize(&right).unwrap(), "{fake}");
             if dir == "spark4-plain" {
                 assert_eq!(got, want, "{fake}");

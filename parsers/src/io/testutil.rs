@@ -92,6 +92,8 @@ pub(crate) struct Summary {
     pub(crate) truncated_tail: bool,
     /// Hash of all lines in order (to compare contents across codecs).
     pub(crate) digest: u64,
+    /// The reader's warnings, in order.
+    pub(crate) warnings: Vec<String>,
 }
 
 fn event_name(line: &[u8]) -> String {
@@ -155,6 +157,7 @@ fn summarize_mode(input: &LogInput, max_line: usize, ahead: bool) -> crate::Resu
     s.bytes = r.decompressed_bytes();
     s.truncated_tail = r.truncated_tail();
     s.digest = h.finish();
+    s.warnings = r.warnings().to_vec();
     Ok(s)
 }
 
