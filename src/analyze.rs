@@ -62,7 +62,7 @@ pub fn plan(a: &plan_cmd::Args) -> Result<bool> {
     let p = pipeline::planning(&mut data, &a.score, &a.plan, Keep::Latest, |_| Ok(()))?;
     let formats = p.tables.formats(&p.folded.scans);
     plan_cmd::write_plan(
-        a.output.as_deref(),
+        crate::cli::out_path(a.output.as_deref()),
         a.format,
         || report::plan_text::planned(&p.planned, &p.money, &formats),
         &p.planned.json(),

@@ -19,9 +19,14 @@ pub struct OutputArgs {
     /// terminal and JSON lines on a pipe.
     #[arg(long, value_enum)]
     pub format: Option<Format>,
-    /// Write to FILE instead of standard output.
+    /// Write to FILE instead of standard output (`-`: standard output).
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+/// `-o FILE`, or `None` for standard output (no `-o`, or `-o -`).
+pub fn out_path(output: Option<&Path>) -> Option<&Path> {
+    output.filter(|p| *p != Path::new("-"))
 }
 
 impl OutputArgs {
@@ -37,7 +42,7 @@ impl OutputArgs {
 
     /// `-o FILE`, or `None` for standard output.
     pub fn path(&self) -> Option<&Path> {
-        self.output.as_deref()
+        out_path(self.output.as_deref())
     }
 }
 

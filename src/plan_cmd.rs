@@ -23,7 +23,7 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value_t = PlanFormat::Text)]
     pub format: PlanFormat,
-    /// Write to FILE instead of standard output.
+    /// Write to FILE instead of standard output (`-`: standard output).
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 }
@@ -132,7 +132,7 @@ pub fn run(a: &Args) -> Result<bool> {
     let Some(path) = a.instance.as_deref() else {
         return crate::analyze::plan(a);
     };
-    let (args, format, out) = (&a.plan, a.format, a.output.as_deref());
+    let (args, format, out) = (&a.plan, a.format, crate::cli::out_path(a.output.as_deref()));
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read instance {}", path.display()))?;
     let mut inst =

@@ -23,7 +23,8 @@ pub struct TablesArgs {
     /// table_state records go to standard output.
     #[arg(long, value_name = "DIR", conflicts_with = "output")]
     pub out: Option<PathBuf>,
-    /// Write the table_state records to FILE instead of standard output.
+    /// Write the table_state records to FILE instead of standard output
+    /// (`-`: standard output).
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Write into `--out DIR` even though it holds files lakeaudit did not
@@ -71,8 +72,8 @@ pub fn run(args: &TablesArgs) -> Result<bool> {
         None => (
             tabular::format::resolve(
                 args.format,
-                args.output.as_deref(),
-                tabular::format::default_for(args.output.as_deref()),
+                crate::cli::out_path(args.output.as_deref()),
+                tabular::format::default_for(crate::cli::out_path(args.output.as_deref())),
             )?,
             None,
         ),
@@ -88,7 +89,7 @@ pub fn run(args: &TablesArgs) -> Result<bool> {
             audit_view::write_into(&a, &mut dir, format)?;
             dir.finish()?;
         }
-        None => audit_view::write_state(&a, format, args.output.as_deref())?,
+        None => audit_view::write_state(&a, format, crate::cli::out_path(args.output.as_deref()))?,
     }
     crate::report_problems(&a.errors, &a.warnings);
     Ok(!a.errors.is_empty())

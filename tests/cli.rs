@@ -457,6 +457,36 @@ fn outputs_to_pipes_and_devices_are_written_in_place() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `-o -` is standard output, as `-` is standard input: every command
+/// with `-o` writes there, and no file named `-` appears.
+#[test]
+fn dash_output_is_standard_output() {
+    let log = logs("weekly");
+    let warehouse = sample("warehouse");
+    let dir = tempdir("dash");
+    for args in [
+        vec!["queries", &log, "--format", "csv"],
+        vec!["edges", &log, "--format", "jsonl"],
+        vec!["plan", &log, "--format", "json"],
+        vec!["tables", &warehouse, "--format", "jsonl"],
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_lakeaudit"))
+            .current_dir(&dir)
+            .args(&args)
+            .args(["-o", "-"])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        assert_eq!(o.stdout, run(&args).stdout, "{args:?}");
+        assert!(!o.stdout.is_empty(), "{args:?}");
+        assert!(
+            !std::path::Path::new(&dir).join("-").exists(),
+            "{args:?} wrote a file named -"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A reader that stops early (`lakeaudit queries logs | head`) is not a
 /// failure: the command exits 0 without an error line, whether it writes
 /// the spooled records (JSON lines, CSV) or columns from memory.
