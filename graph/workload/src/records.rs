@@ -1051,34 +1051,19 @@ impl Runs {
 /// holds in memory besides its current record.
 const RUN_WINDOW_LOG: u32 = 17;
 
+use crate::spool::{read_head, FileAt};
 use std::io::{Read, Write};
-
-/// A file read from its start without moving the file's own offset (so
-/// a run can be read by several passes).
-struct ReadAt<'a> {
-    file: &'a std::fs::File,
-    at: u64,
-}
-
-impl Read for ReadAt<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        use std::os::unix::fs::FileExt;
-        let n = self.file.read_at(buf, self.at)?;
-        self.at += n as u64;
-        Ok(n)
-    }
-}
 
 /// A run being read.
 struct RunReader<'a> {
-    z: zstd::stream::read::Decoder<'static, std::io::BufReader<ReadAt<'a>>>,
+    z: zstd::stream::read::Decoder<'static, std::io::BufReader<FileAt<'a>>>,
 }
 
 impl Run {
     fn reader(&self) -> Result<RunReader<'_>> {
         let z = zstd::stream::read::Decoder::with_buffer(std::io::BufReader::with_capacity(
             1 << 16,
-            ReadAt {
+            FileAt {
                 file: &self.file,
                 at: 0,
             },
@@ -1091,10 +1076,8 @@ impl Run {
 impl RunReader<'_> {
     fn next(&mut self) -> Result<Option<Entry>> {
         let mut head = [0u8; 24];
-        match self.z.read_exact(&mut head) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(None),
-            Err(e) => return Err(spooling(e)),
+        if !read_head(&mut self.z, &mut head).map_err(spooling)? {
+            return Ok(None);
         }
         let word = |a: usize| u32::from_le_bytes(head[a..a + 4].try_into().unwrap_or_default());
         let long = |a: usize| u64::from_le_bytes(head[a..a + 8].try_into().unwrap_or_default());

@@ -234,10 +234,20 @@ fn merge_down(file: &File, frames: &mut Vec<Frame>, mut end: u64, fan_in: usize)
 }
 
 /// A file written or read at an offset of its own (so that several frames
-/// can be read at once).
-struct FileAt<'a> {
-    file: &'a File,
-    at: u64,
+/// or runs can be read at once).
+pub(crate) struct FileAt<'a> {
+    pub(crate) file: &'a File,
+    pub(crate) at: u64,
+}
+
+/// Read the fixed-size head of the next entry of a spooled stream:
+/// `false` at the stream's clean end.
+pub(crate) fn read_head(z: &mut impl Read, head: &mut [u8; 24]) -> std::io::Result<bool> {
+    match z.read_exact(head) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(false),
+        Err(e) => Err(e),
+    }
 }
 
 impl Write for FileAt<'_> {
@@ -410,10 +420,8 @@ impl<'a> FrameReader<'a> {
     /// The (execution id, order of ending) of the next execution.
     fn next_key(&mut self) -> Result<Option<(u64, u64)>> {
         let mut head = [0u8; 24];
-        match self.z.read_exact(&mut head) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(None),
-            Err(e) => return Err(spooling(e)),
+        if !read_head(&mut self.z, &mut head).map_err(spooling)? {
+            return Ok(None);
         }
         let long = |a: usize| u64::from_le_bytes(head[a..a + 8].try_into().unwrap_or_default());
         self.len = long(16) as usize;
