@@ -10,7 +10,7 @@ use crate::ddl::TableFormat;
 use crate::model::TableProfile;
 use crate::stats::TableStats;
 use graph::tables::canonical_table;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use workload::exec::Exec;
 
 /// One scan of a table in the logs, as sizing needs it.
@@ -87,11 +87,20 @@ pub struct TableSizes {
 impl TableSizes {
     /// Count one scan.
     pub fn observe(&mut self, s: ScanObservation<'_>) {
+        self.observe_as(&canonical_table(s.table), s);
+    }
+
+    /// [`TableSizes::observe`] of a scan whose table's canonical name is
+    /// `name`.
+    fn observe_as(&mut self, name: &str, s: ScanObservation<'_>) {
         let max = |a: Option<i64>, b: Option<i64>| match (a, b) {
             (Some(x), Some(y)) => Some(x.max(y)),
             (x, y) => x.or(y),
         };
-        let t = self.seen.entry(canonical_table(s.table)).or_default();
+        let t = match self.seen.get_mut(name) {
+            Some(t) => t,
+            None => self.seen.entry(name.to_string()).or_default(),
+        };
         t.any_bytes = max(t.any_bytes, s.bytes);
         t.any_rows = max(t.any_rows, s.rows);
         t.files = max(t.files, s.files);
@@ -175,6 +184,9 @@ pub struct ScanFacts {
     pub formats: BTreeMap<String, TableFormat>,
     /// Bytes read, by the table as the scans name it.
     pub scanned: BTreeMap<String, u64>,
+    /// The canonical name of each table as the scans name it (computed
+    /// once per name, not once per scan).
+    canonical: HashMap<String, String>,
 }
 
 impl ScanFacts {
@@ -219,11 +231,24 @@ impl ScanFacts {
     pub fn push(&mut self, e: &Exec) {
         for s in &e.record.scans {
             let o = scan_observation(s);
-            *self.scanned.entry(s.table.clone()).or_default() += o.bytes.unwrap_or(0).max(0) as u64;
-            self.sizes.observe(o);
+            let bytes = o.bytes.unwrap_or(0).max(0) as u64;
+            match self.scanned.get_mut(s.table.as_str()) {
+                Some(b) => *b += bytes,
+                None => {
+                    self.scanned.insert(s.table.clone(), bytes);
+                }
+            }
+            let name = match self.canonical.get(s.table.as_str()) {
+                Some(c) => c,
+                None => self
+                    .canonical
+                    .entry(s.table.clone())
+                    .or_insert_with(|| canonical_table(&s.table)),
+            };
+            self.sizes.observe_as(name, o);
             let f = crate::ddl::scan_format(s);
-            if f != TableFormat::Unknown {
-                self.formats.entry(canonical_table(&s.table)).or_insert(f);
+            if f != TableFormat::Unknown && !self.formats.contains_key(name.as_str()) {
+                self.formats.insert(name.clone(), f);
             }
         }
     }
