@@ -9,7 +9,7 @@
 //! execution id), a log's frames merged, path reads of a catalog table's
 //! location named by the catalog name.
 //!
-//! What is held while reading is the buffer (at most [`RUN_BYTES`]) and,
+//! What is held while reading is the buffer (at most 16 MiB) and,
 //! per log, its census, its (table, location) pairs and the place of its
 //! frames: memory grows with the logs and tables, not with the executions.
 
