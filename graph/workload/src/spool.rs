@@ -15,7 +15,7 @@
 
 use crate::error::{Error, Result};
 use crate::exec::{exec_of, rename_paths, Census, Exec};
-use crate::identity::Locations;
+use crate::identity::{single_path, Locations};
 use crate::ingest::{ingest, Ingested};
 use crate::time::TimeRange;
 use parsers::events::ReadOptions;
@@ -57,10 +57,19 @@ type Place = (u64, u64, usize);
 #[derive(Default)]
 struct LogSeen {
     census: Census,
-    /// Each table its scans name, with each location and the first place
-    /// it is read there.
-    scans: HashMap<String, Vec<(Option<String>, Place)>>,
+    /// Each table its scans name, with the first place it is read at each
+    /// location that matters to the table identities.
+    scans: HashMap<String, TableSeen>,
     frames: Vec<Frame>,
+}
+
+/// Where one table is first read: at no single location (none printed,
+/// or a list of partition directories, which [`Locations::observe`] does
+/// not record), and at each single location.
+#[derive(Default)]
+struct TableSeen {
+    nowhere: Option<Place>,
+    at: HashMap<String, Place>,
 }
 
 /// The buffer and the spool file, shared by the reading threads.
@@ -101,14 +110,27 @@ impl Writer {
         seen.census.add(r.start_ms, r.is_command, range);
         for (k, s) in r.scans.iter().enumerate() {
             let at = (r.execution_id, seq, k);
-            let locations = match seen.scans.get_mut(&s.table) {
-                Some(l) => l,
+            let table = match seen.scans.get_mut(&s.table) {
+                Some(t) => t,
                 None => seen.scans.entry(s.table.clone()).or_default(),
             };
-            match locations.iter_mut().find(|(l, _)| *l == s.location) {
-                Some((_, first)) => *first = (*first).min(at),
-                None => locations.push((s.location.clone(), at)),
-            }
+            // Only a single location is observed: any other reads as none
+            // (the same to `Locations::observe`), so a partitioned table's
+            // many partition lists are one entry.
+            let first = match s.location.as_deref().filter(|l| single_path(l).is_some()) {
+                None => &mut table.nowhere,
+                Some(l) => match table.at.get_mut(l) {
+                    Some(p) => {
+                        *p = (*p).min(at);
+                        continue;
+                    }
+                    None => {
+                        table.at.insert(l.to_string(), at);
+                        continue;
+                    }
+                },
+            };
+            *first = Some(first.map_or(at, |p| p.min(at)));
         }
         if self.buf.len() + json.len() > self.buf.capacity() {
             self.flush();
@@ -345,9 +367,12 @@ impl LogSpool {
             // Every (table, location) observed in the order a pass over
             // the kept executions meets it first.
             let mut scans: Vec<(Place, &str, Option<&str>)> = Vec::new();
-            for (table, locs) in &s.scans {
-                for (loc, at) in locs {
-                    scans.push((*at, table, loc.as_deref()));
+            for (table, seen) in &s.scans {
+                if let Some(at) = seen.nowhere {
+                    scans.push((at, table, None));
+                }
+                for (loc, at) in &seen.at {
+                    scans.push((*at, table, Some(loc.as_str())));
                 }
             }
             scans.sort_unstable();
@@ -509,6 +534,9 @@ mod tests {
             )
             .unwrap();
             assert_eq!(c, census, "{sizes:?}");
+            // The identities were observed: catalog tables at their
+            // locations.
+            assert!(!spool.locations.is_empty());
             assert!(spool.kept.iter().all(|f| f.len() <= sizes.1.max(2)));
             assert_eq!(spool.kept.len(), data.apps.len());
             // Twice: each pass reads the spool again.
