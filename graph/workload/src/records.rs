@@ -329,8 +329,9 @@ pub(crate) struct LogSeen {
 /// order, scan index.
 type ScanKey = (String, u64, u64, usize);
 
-/// Each (table, location) the scans name, at its first place in the
-/// records' order: the locations every table identity is observed from.
+/// Each (table, single location or none) the scans name, at its first
+/// place in the records' order: the locations every table identity is
+/// observed from.
 /// Kept over every log read, not only the applications kept (a copy of
 /// an application read twice scans the same tables; keeping them per log
 /// would cost memory in the number of logs).
@@ -401,7 +402,13 @@ fn read_into(
             let scans: Vec<ScanAt> =
                 serde_json::from_str(scans).map_err(|e| row(format!("`scans`: {e}")))?;
             for (k, s) in scans.into_iter().enumerate() {
-                let key = (s.table.into_owned(), s.location.map(|l| l.into_owned()));
+                // Only a single location is observed: any other (a list
+                // of partition directories) reads as none, the same to
+                // `Locations::observe`, and is one entry, not one per list.
+                let location = s
+                    .location
+                    .filter(|l| crate::identity::single_path(l).is_some());
+                let key = (s.table.into_owned(), location.map(|l| l.into_owned()));
                 let at = (app_id, id, seq, k);
                 match seen_scans.get_mut(&key) {
                     Some(first) => {
