@@ -246,6 +246,42 @@ fn a_panic_in_one_log_loses_only_that_log() {
     assert_eq!(got, ok(&["queries", &s(&good)]));
 }
 
+/// A log that panics after some of its executions were read and spooled
+/// (`LAKEAUDIT_TEST_PANIC_AFTER`) is left out whole: none of those
+/// executions reach `queries`, `edges` or `analyze`, which give what the
+/// other log gives alone.
+#[test]
+fn a_log_that_panics_midway_leaves_none_of_its_executions() {
+    let dir = tempdir("panic-midway");
+    let bad = dir.join("local-panics");
+    std::fs::copy(plain_log(), &bad).unwrap();
+    let good = testdata::sample("spark4-zstd");
+    let env = [
+        ("LAKEAUDIT_TEST_PANIC_ON", "local-panics"),
+        ("LAKEAUDIT_TEST_PANIC_AFTER", "3"),
+    ];
+    for (cmd, format) in [("queries", "jsonl"), ("edges", "csv")] {
+        let o = run_with(&[cmd, &s(&bad), &s(&good), "--format", format], &env, None);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains("after 3 executions"), "{err}");
+        let alone = ok(&[cmd, &s(&good), "--format", format]);
+        assert_eq!(String::from_utf8(o.stdout).unwrap(), alone, "{cmd}");
+    }
+    let out = dir.join("an");
+    let o = run_with(
+        &["analyze", &s(&bad), &s(&good), "--out", &s(&out)],
+        &env,
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    // The other log's 9 executions; the left-out log's name is listed with
+    // its error, none of its executions.
+    assert!(report.contains(" 9 SQL executions"), "{report}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// 16.3: an output name pre-created as a symlink to another file is
 /// replaced, and the file it pointed to is unchanged; a symlink to a
 /// directory is refused.

@@ -226,6 +226,7 @@ impl Workload {
             errors: std::mem::take(&mut self.errors),
             warnings: std::mem::take(&mut self.warnings),
             locations: std::mem::take(&mut self.locations),
+            left_out: Vec::new(),
         };
         let out = f(&mut data);
         self.apps = AppList::from(data.apps);

@@ -23,6 +23,10 @@ pub struct Ingested<T> {
     /// scans (filled by [`crate::spool::LogSpool::read`] and
     /// [`crate::exec::Workload::in_memory`]; empty otherwise).
     pub locations: Locations,
+    /// The logs a panic while reading them left out (each has its error
+    /// line): whatever `finish` was given of their executions before the
+    /// panic is not theirs to keep.
+    pub left_out: Vec<String>,
 }
 
 impl<T> Ingested<T> {
@@ -73,7 +77,7 @@ where
         decode_ahead: opts.decode_ahead || found.inputs.len() < rayon::current_num_threads(),
         ..opts.clone()
     };
-    let results: Vec<AppResult<T>> = found
+    let read: Vec<(AppResult<T>, bool)> = found
         .inputs
         .par_iter()
         .map(|input| {
@@ -83,6 +87,16 @@ where
         })
         .collect();
     bar.finish_and_clear();
+    let mut left_out = Vec::new();
+    let results = read
+        .into_iter()
+        .map(|(r, panicked)| {
+            if panicked {
+                left_out.push(r.summary.log.clone());
+            }
+            r
+        })
+        .collect();
     let merged = merge_apps(results);
     Ingested {
         apps: merged.apps,
@@ -96,47 +110,73 @@ where
             .collect(),
         warnings: merged.warnings,
         locations: Locations::default(),
+        left_out,
     }
 }
 
 /// Read one log; a panic while reading it (a bug met on some input) is that
-/// log's error, and every other log is still read.
-fn read_one<T, F>(input: &io::LogInput, opts: &ReadOptions, finish: &F) -> AppResult<T>
+/// log's error, and every other log is still read. The `bool` says the log
+/// was left out so (what `finish` made of its executions before the panic
+/// is not to be used).
+fn read_one<T, F>(input: &io::LogInput, opts: &ReadOptions, finish: &F) -> (AppResult<T>, bool)
 where
     T: Send,
     F: Fn(QueryRecord, &PlanSet) -> T + Sync,
 {
+    // Fault injection for the tests (debug builds only): a log whose path
+    // contains LAKEAUDIT_TEST_PANIC_ON panics while it is read, before its
+    // first execution ends or, with LAKEAUDIT_TEST_PANIC_AFTER=N, when its
+    // execution N + 1 ends.
+    #[cfg(debug_assertions)]
+    let panic_after: Option<usize> = std::env::var("LAKEAUDIT_TEST_PANIC_ON")
+        .ok()
+        .filter(|p| !p.is_empty() && input.display.contains(p.as_str()))
+        .map(|_| {
+            std::env::var("LAKEAUDIT_TEST_PANIC_AFTER")
+                .ok()
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0)
+        });
+    let ended = std::sync::atomic::AtomicUsize::new(0);
     let read = std::panic::AssertUnwindSafe(|| {
-        // Fault injection for the tests (debug builds only): a log whose
-        // path contains this text panics while it is read.
         #[cfg(debug_assertions)]
-        if let Ok(p) = std::env::var("LAKEAUDIT_TEST_PANIC_ON") {
-            if !p.is_empty() && input.display.contains(&p) {
-                panic!("injected panic for {}", input.display);
+        if panic_after == Some(0) {
+            panic!("injected panic for {}", input.display);
+        }
+        events::read_app(input, opts, |record, plans| {
+            let n = ended.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            #[cfg(debug_assertions)]
+            if n > 0 && panic_after == Some(n) {
+                panic!("injected panic for {} after {n} executions", input.display);
             }
-        }
-        events::read_app(input, opts, finish)
+            let _ = n;
+            finish(record, plans)
+        })
     });
-    std::panic::catch_unwind(read).unwrap_or_else(|payload| {
-        let what = parsers::panic_text(payload.as_ref());
-        AppResult {
-            summary: AppSummary {
-                app_id: input.display.clone(),
-                log: input.display.clone(),
-                ..AppSummary::default()
-            },
-            records: Vec::new(),
-            warnings: Vec::new(),
-            errors: vec![parsers::Error::Input {
-                at: parsers::Location {
-                    path: input.display.clone(),
-                    line: None,
+    match std::panic::catch_unwind(read) {
+        Ok(r) => (r, false),
+        Err(payload) => {
+            let what = parsers::panic_text(payload.as_ref());
+            let r = AppResult {
+                summary: AppSummary {
+                    app_id: input.display.clone(),
+                    log: input.display.clone(),
+                    ..AppSummary::default()
                 },
-                reason: format!(
-                    "internal error while reading this log, which is left out: {what} \
-                     (a bug in lakeaudit; please report it with the log)"
-                ),
-            }],
+                records: Vec::new(),
+                warnings: Vec::new(),
+                errors: vec![parsers::Error::Input {
+                    at: parsers::Location {
+                        path: input.display.clone(),
+                        line: None,
+                    },
+                    reason: format!(
+                        "internal error while reading this log, which is left out: {what} \
+                         (a bug in lakeaudit; please report it with the log)"
+                    ),
+                }],
+            };
+            (r, true)
         }
-    })
+    }
 }

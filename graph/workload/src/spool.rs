@@ -356,7 +356,13 @@ impl LogSpool {
         let mut kept = Vec::with_capacity(data.apps.len());
         let mut locations = Locations::default();
         for a in &data.apps {
-            let Some(&i) = w.logs.get(&a.log) else {
+            // A log a panic left out keeps none of the executions it gave
+            // before the panic.
+            let Some(&i) = w
+                .logs
+                .get(&a.log)
+                .filter(|_| !data.left_out.contains(&a.log))
+            else {
                 continue;
             };
             let mut frames = std::mem::take(&mut seen[i as usize].frames);
