@@ -217,15 +217,22 @@ fn an_over_long_line_in_a_zstd_log_is_skipped_and_reading_goes_on() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A temporary directory holding `local-panics` (a copy of the plain
+/// sample log, which `LAKEAUDIT_TEST_PANIC_ON=local-panics` makes panic),
+/// and a good log beside it.
+fn panicking_and_good_logs(name: &str) -> (PathBuf, PathBuf, PathBuf) {
+    let dir = tempdir(name);
+    let bad = dir.join("local-panics");
+    std::fs::copy(plain_log(), &bad).unwrap();
+    (dir, bad, testdata::sample("spark4-zstd"))
+}
+
 /// Robust by construction: a panic while one log is read (injected in
 /// debug builds through `LAKEAUDIT_TEST_PANIC_ON`) is that log's error,
 /// exit 2, and the other log's records are all written.
 #[test]
 fn a_panic_in_one_log_loses_only_that_log() {
-    let dir = tempdir("panic");
-    let bad = dir.join("local-panics");
-    std::fs::copy(plain_log(), &bad).unwrap();
-    let good = testdata::sample("spark4-zstd");
+    let (_dir, bad, good) = panicking_and_good_logs("panic");
     let o = run_with(
         &["queries", &s(&bad), &s(&good)],
         &[("LAKEAUDIT_TEST_PANIC_ON", "local-panics")],
@@ -252,10 +259,7 @@ fn a_panic_in_one_log_loses_only_that_log() {
 /// other log gives alone.
 #[test]
 fn a_log_that_panics_midway_leaves_none_of_its_executions() {
-    let dir = tempdir("panic-midway");
-    let bad = dir.join("local-panics");
-    std::fs::copy(plain_log(), &bad).unwrap();
-    let good = testdata::sample("spark4-zstd");
+    let (dir, bad, good) = panicking_and_good_logs("panic-midway");
     let env = [
         ("LAKEAUDIT_TEST_PANIC_ON", "local-panics"),
         ("LAKEAUDIT_TEST_PANIC_AFTER", "3"),

@@ -137,6 +137,7 @@ where
                 .and_then(|n| n.parse().ok())
                 .unwrap_or(0)
         });
+    #[cfg(debug_assertions)]
     let ended = std::sync::atomic::AtomicUsize::new(0);
     let read = std::panic::AssertUnwindSafe(|| {
         #[cfg(debug_assertions)]
@@ -144,12 +145,13 @@ where
             panic!("injected panic for {}", input.display);
         }
         events::read_app(input, opts, |record, plans| {
-            let n = ended.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             #[cfg(debug_assertions)]
-            if n > 0 && panic_after == Some(n) {
-                panic!("injected panic for {} after {n} executions", input.display);
+            {
+                let n = ended.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if n > 0 && panic_after == Some(n) {
+                    panic!("injected panic for {} after {n} executions", input.display);
+                }
             }
-            let _ = n;
             finish(record, plans)
         })
     });
