@@ -29,7 +29,7 @@
 //! join the table with more rows (engines build their hash table on the
 //! smaller side).
 
-use crate::simulate::{file_literals, Sample};
+use crate::sample::{file_literals, Sample};
 use graph::relationships::{Relation, Relationship};
 use plan::node::{JoinType, Side};
 use plan::predicate::{compare, CmpOp, ColumnStats, ColumnType, Literal, Predicate};

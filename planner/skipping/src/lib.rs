@@ -49,6 +49,7 @@
 
 pub mod joins;
 pub mod quality;
+pub mod sample;
 pub mod simulate;
 pub mod workload;
 

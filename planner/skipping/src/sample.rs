@@ -1,0 +1,343 @@
+//! Rows read from a table's data files for simulations: each file the
+//! metadata names opened inside the table only, its columns read with
+//! polars as typed literals ([`sample`], [`file_literals`]).
+
+use plan::predicate::{ColumnType, Literal};
+use polars::prelude::*;
+use polars_io::prelude::ParquetReader;
+use polars_io::SerReader;
+use std::path::{Component, Path, PathBuf};
+use tables::{DataFile, TableState};
+
+/// Rows read from a table for simulations.
+#[derive(Debug, Default)]
+pub struct Sample {
+    /// The columns read, with their types (the table's names).
+    pub columns: Vec<(String, ColumnType)>,
+    /// Values, one vector per column, one entry per row (taken by
+    /// [`rank_all`]).
+    pub values: Vec<Vec<Option<Literal>>>,
+    /// Rows read.
+    pub rows: usize,
+    /// Each row's partition (its data file's [`DataFile::partition`]).
+    pub partitions: Vec<u32>,
+    /// Data files read, and in the table.
+    pub files_read: usize,
+    /// Live data files of the table.
+    pub files_total: usize,
+    /// Live rows of the table (from its metadata).
+    pub rows_total: u64,
+    /// Files that could not be read, each named with its reason.
+    pub warnings: Vec<String>,
+}
+
+impl Sample {
+    /// Rows read.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+}
+
+/// `%XX` escapes of a Delta `add.path` decoded.
+fn percent_decode(p: &str) -> String {
+    let b = p.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        if b[i] == b'%' && i + 2 < b.len() {
+            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The local file of a data file's path, inside the table directory only:
+/// a Delta path relative to the table, or an absolute one (Iceberg) under
+/// the location the table declares.
+fn local_file(t: &TableState, f: &DataFile) -> Result<PathBuf, String> {
+    let Some(p) = f.path.as_deref() else {
+        return Err("the metadata gives no path".into());
+    };
+    let rel: String = if p.contains("://") || p.starts_with("file:") || p.starts_with('/') {
+        // The metadata's absolute paths name the declared location, or the
+        // table's own directory when it is read in place (absolute, even
+        // when the user gave a relative path).
+        let declared = t.declared_location.clone().unwrap_or_else(|| {
+            let here = std::fs::canonicalize(&t.location).unwrap_or_else(|_| t.location.clone());
+            format!("file:{}", here.display())
+        });
+        let strip = |s: &str| {
+            s.trim_start_matches("file://")
+                .trim_start_matches("file:")
+                .trim_end_matches('/')
+                .to_string()
+        };
+        let (d, q) = (strip(&declared), strip(p));
+        match q.strip_prefix(&d) {
+            Some(rest) => rest.trim_start_matches('/').to_string(),
+            None => return Err(format!("{p} is outside the table's location {declared}")),
+        }
+    } else {
+        percent_decode(p)
+    };
+    let rel = Path::new(&rel);
+    if rel
+        .components()
+        .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir))
+    {
+        return Err(format!("{p} leaves the table directory"));
+    }
+    Ok(t.location.join(rel))
+}
+
+/// `f` of every row of a chunked array.
+fn each<A: HasLen + ?Sized>(
+    ca: &A,
+    f: impl Fn(&A, usize) -> Option<Literal>,
+) -> Vec<Option<Literal>> {
+    (0..ca.len_of()).map(|i| f(ca, i)).collect()
+}
+
+/// Length of a chunked array, whatever its type.
+trait HasLen {
+    fn len_of(&self) -> usize;
+}
+
+impl<T: PolarsDataType> HasLen for ChunkedArray<T> {
+    fn len_of(&self) -> usize {
+        self.len()
+    }
+}
+
+/// A polars column as literals of its column's type; `None` for a dtype
+/// lakeaudit does not compare.
+fn literals(s: &Series) -> Option<Vec<Option<Literal>>> {
+    let n = s.len();
+    let out: Vec<Option<Literal>> = match s.dtype() {
+        DataType::Boolean => each(s.bool().ok()?, |ca, i| ca.get(i).map(Literal::Bool)),
+        DataType::Int8
+        | DataType::Int16
+        | DataType::Int32
+        | DataType::Int64
+        | DataType::UInt8
+        | DataType::UInt16
+        | DataType::UInt32 => {
+            let c = s.cast(&DataType::Int64).ok()?;
+            each(c.i64().ok()?, |ca, i| ca.get(i).map(Literal::Int))
+        }
+        DataType::Float32 | DataType::Float64 => {
+            let c = s.cast(&DataType::Float64).ok()?;
+            each(c.f64().ok()?, |ca, i| {
+                ca.get(i).filter(|f| !f.is_nan()).map(Literal::Float)
+            })
+        }
+        DataType::String => each(s.str().ok()?, |ca, i| {
+            ca.get(i).map(|v| Literal::String(v.to_string()))
+        }),
+        DataType::Date => {
+            let p = s.to_physical_repr();
+            each(p.i32().ok()?, |ca, i| ca.get(i).map(Literal::Date))
+        }
+        DataType::Datetime(unit, _) => {
+            let div = match unit {
+                TimeUnit::Nanoseconds => 1000,
+                TimeUnit::Microseconds => 1,
+                TimeUnit::Milliseconds => -1000,
+            };
+            let p = s.to_physical_repr();
+            each(p.i64().ok()?, |ca, i| {
+                ca.get(i).map(|v| Literal::Timestamp {
+                    micros: if div > 0 {
+                        v / div
+                    } else {
+                        v.saturating_mul(-div)
+                    },
+                    utc: true,
+                })
+            })
+        }
+        DataType::Decimal(_, scale) => {
+            let scale = *scale as u32;
+            let p = s.to_physical_repr();
+            each(p.i128().ok()?, |ca, i| {
+                ca.get(i)
+                    .map(|unscaled| Literal::Decimal { unscaled, scale })
+            })
+        }
+        _ => return None,
+    };
+    (out.len() == n).then_some(out)
+}
+
+/// Read `columns` (the table's names) of `t`'s data files: every file, or
+/// past `max_rows` rows an evenly spread subset of whole files holding
+/// about `max_rows`. A file that cannot be read is named in
+/// [`Sample::warnings`] and left out; a column a file lacks is null there
+/// (it never skips).
+pub fn sample(t: &TableState, columns: &[String], max_rows: u64) -> Sample {
+    let cols: Vec<(String, ColumnType)> = columns
+        .iter()
+        .filter_map(|c| t.columns.iter().find(|(n, _)| n == c).cloned())
+        .collect();
+    let rows_total: u64 = t.files.iter().map(|f| f.rows.unwrap_or(0)).sum();
+    let n = t.files.len();
+    // Bresenham: file i is read when the running share crosses an integer.
+    let share = if rows_total <= max_rows || rows_total == 0 {
+        1.0
+    } else {
+        max_rows as f64 / rows_total as f64
+    };
+    let mut s = Sample {
+        values: vec![Vec::new(); cols.len()],
+        columns: cols,
+        files_total: n,
+        rows_total,
+        ..Sample::default()
+    };
+    let names: Vec<String> = s.columns.iter().map(|(c, _)| c.clone()).collect();
+    for (i, f) in t.files.iter().enumerate() {
+        if ((i + 1) as f64 * share).floor() <= (i as f64 * share).floor() {
+            continue;
+        }
+        if let Err(e) = file_literals(t, f, &names, &mut s) {
+            s.warnings.push(e);
+        }
+    }
+    s
+}
+
+/// Appends the `names` columns of data file `f` of `t` to `s.values`
+/// (one vector per name, in order), counting the file and its rows; a
+/// column the file lacks is null. `Err` names the file and why it could not
+/// be read.
+pub(crate) fn file_literals(
+    t: &TableState,
+    f: &DataFile,
+    names: &[String],
+    s: &mut Sample,
+) -> Result<(), String> {
+    let path = local_file(t, f).map_err(|e| format!("{}: {e}", t.location.display()))?;
+    let small: Vec<PlSmallStr> = names.iter().map(|c| c.as_str().into()).collect();
+    let df =
+        read_file(&t.location, &path, &small).map_err(|e| format!("{}: {e}", path.display()))?;
+    let rows = df.height();
+    for (k, name) in names.iter().enumerate() {
+        let vals = df
+            .column(name)
+            .ok()
+            .and_then(|c| literals(c.as_materialized_series()))
+            .unwrap_or_else(|| vec![None; rows]);
+        s.values[k].extend(vals);
+    }
+    s.partitions.extend(std::iter::repeat_n(f.partition, rows));
+    s.files_read += 1;
+    s.rows += rows;
+    Ok(())
+}
+
+/// The `names` columns of one Parquet data file of the table in
+/// `table_dir` (those it has); the file is opened as every file the
+/// metadata names ([`tables::open_data_file`]: inside the table, regular).
+fn read_file(table_dir: &Path, path: &Path, names: &[PlSmallStr]) -> Result<DataFrame, String> {
+    let file = tables::open_data_file(table_dir, path).map_err(|e| e.to_string())?;
+    let mut r = ParquetReader::new(file);
+    let schema = r.schema().map_err(|e| e.to_string())?;
+    let present: Vec<String> = names
+        .iter()
+        .filter(|n| schema.contains(n))
+        .map(|n| n.to_string())
+        .collect();
+    r.with_columns(Some(present))
+        .finish()
+        .map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_stay_inside_the_table() {
+        let mut t = TableState {
+            location: PathBuf::from("/w/t"),
+            ..TableState::default()
+        };
+        let f = |p: &str| DataFile {
+            partition: 0,
+            size: 1,
+            rows: None,
+            seq: 0,
+            clustered: false,
+            path: Some(p.into()),
+            deletes: None,
+            stats: None,
+        };
+        assert_eq!(
+            local_file(&t, &f("d%3D1/part-0.parquet")).unwrap(),
+            PathBuf::from("/w/t/d=1/part-0.parquet")
+        );
+        assert!(local_file(&t, &f("../secret")).is_err());
+        assert!(local_file(&t, &f("/etc/passwd")).is_err());
+        t.declared_location = Some("s3://b/t".into());
+        assert_eq!(
+            local_file(&t, &f("s3://b/t/data/x.parquet")).unwrap(),
+            PathBuf::from("/w/t/data/x.parquet")
+        );
+        assert!(local_file(&t, &f("s3://b/other/x.parquet")).is_err());
+    }
+
+    #[test]
+    fn a_table_read_in_place_by_a_relative_path_finds_its_absolute_files() {
+        // An Iceberg table in its own directory: the metadata's absolute
+        // paths are under the directory's absolute form.
+        let dir = std::env::temp_dir().join(format!("lakeaudit-sim-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("data")).unwrap();
+        let cwd = std::env::current_dir().unwrap();
+        let rel = pathdiff(&dir, &cwd);
+        let t = TableState {
+            location: rel.clone(),
+            ..TableState::default()
+        };
+        let abs = format!(
+            "file://{}/data/x.parquet",
+            dir.canonicalize().unwrap().display()
+        );
+        let f = DataFile {
+            partition: 0,
+            size: 1,
+            rows: None,
+            seq: 0,
+            clustered: false,
+            path: Some(abs.into()),
+            deletes: None,
+            stats: None,
+        };
+        assert_eq!(local_file(&t, &f).unwrap(), rel.join("data/x.parquet"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// `to` relative to `from` (both absolute), through `..` as needed.
+    fn pathdiff(to: &Path, from: &Path) -> PathBuf {
+        let (to, from) = (to.canonicalize().unwrap(), from.canonicalize().unwrap());
+        let common = to
+            .components()
+            .zip(from.components())
+            .take_while(|(a, b)| a == b)
+            .count();
+        let mut out = PathBuf::new();
+        for _ in from.components().skip(common) {
+            out.push("..");
+        }
+        for c in to.components().skip(common) {
+            out.push(c);
+        }
+        out
+    }
+}
