@@ -108,10 +108,51 @@ where
             .chain(name_error)
             .chain(merged.errors.iter().map(|e| e.to_string()))
             .collect(),
-        warnings: merged.warnings,
+        warnings: skipped_warnings(&found.skipped)
+            .into_iter()
+            .chain(merged.warnings)
+            .collect(),
         locations: Locations::default(),
         left_out,
     }
+}
+
+/// Most paths one warning names for the files a directory search passed
+/// over as plainly not logs (READMEs, SQL, table directories).
+const MAX_NAMED_SKIPPED: usize = 20;
+
+/// What the directory searches passed over, as warnings: one each for a
+/// file that looks meant as a log (a codec's extension, `.log`,
+/// `.inprogress`, or bytes that do not decode), one line for the rest.
+fn skipped_warnings(skipped: &[io::Skipped]) -> Vec<String> {
+    let (meant, rest): (Vec<&io::Skipped>, Vec<&io::Skipped>) =
+        skipped.iter().partition(|s| s.looks_meant_as_log());
+    let mut out: Vec<String> = meant.iter().map(|s| format!("skipped {s}")).collect();
+    if !rest.is_empty() {
+        let tables = rest
+            .iter()
+            .filter(|s| s.why == io::SkipReason::TableDirectory)
+            .count();
+        let mut names: Vec<&str> = rest
+            .iter()
+            .take(MAX_NAMED_SKIPPED)
+            .map(|s| s.path.as_str())
+            .collect();
+        let more = rest.len() - names.len();
+        let tail = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        names.dedup();
+        out.push(format!(
+            "skipped {} file(s) that are not event logs and {tables} table director{} not searched for logs: {}{tail}",
+            rest.len() - tables,
+            if tables == 1 { "y" } else { "ies" },
+            names.join(", ")
+        ));
+    }
+    out
 }
 
 /// Read one log; a panic while reading it (a bug met on some input) is that

@@ -39,7 +39,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::codec::{self, Source};
-use super::{Codec, Discovery, LogInput, Part};
+use super::{Codec, Discovery, LogInput, Part, SkipReason, Skipped};
 use crate::{Error, Location};
 
 pub(super) const ROLLING_DIR_PREFIX: &str = "eventlog_v2_";
@@ -208,14 +208,15 @@ fn content_codec(open: Opener) -> std::io::Result<Option<Codec>> {
 }
 
 /// Whether the file's first decompressed bytes are `{"Event":` (white space
-/// allowed, as in a log re-serialised by another JSON writer). Any failure
-/// to decode counts as "no": this only decides whether a file found in a
-/// directory is taken as a log.
-fn looks_like_log(open: Opener, codec: Codec) -> std::io::Result<bool> {
+/// allowed, as in a log re-serialised by another JSON writer): `None` when
+/// they are, else why the file is not taken as a log (a failure to decode
+/// is a reason, not an error: this only decides whether a file found in a
+/// directory is taken as a log).
+fn looks_like_log(open: Opener, codec: Codec) -> std::io::Result<Option<SkipReason>> {
     let file = open()?;
     let src = Source::new(file);
     let Ok(mut dec) = codec::decoder(codec, Box::new(src)) else {
-        return Ok(false);
+        return Ok(Some(SkipReason::Undecodable));
     };
     let mut head = [0u8; 64];
     let n = match codec::read_head(&mut dec, &mut head) {
@@ -223,11 +224,11 @@ fn looks_like_log(open: Opener, codec: Codec) -> std::io::Result<bool> {
         Err(e) => {
             return match codec::into_source_error(e) {
                 Ok(source) => Err(source),
-                Err(_) => Ok(false),
+                Err(_) => Ok(Some(SkipReason::Undecodable)),
             }
         }
     };
-    Ok(starts_like_event(head.get(..n).unwrap_or(&[])))
+    Ok((!starts_like_event(head.get(..n).unwrap_or(&[]))).then_some(SkipReason::NotEvents))
 }
 
 /// `{`, `"Event"`, `:` with optional white space around each.
@@ -282,13 +283,14 @@ pub(super) fn named_file(
     })
 }
 
-/// A file met while searching a directory: a log, not a log, or an error.
+/// A file met while searching a directory: a log, not a log (and why), or
+/// an error.
 pub(super) fn found_file(
     path: &Path,
     name: &str,
     display: &str,
     open: Opener,
-) -> Result<Option<LogInput>, Error> {
+) -> Result<Result<LogInput, SkipReason>, Error> {
     let n = parse_name(name);
     let codec = match n.ext {
         None => Some(Codec::None),
@@ -308,13 +310,13 @@ pub(super) fn found_file(
             // warns when the two disagree).
             let content = content_codec(open).map_err(io_err)?;
             let look = content.or(named).unwrap_or(Codec::None);
-            if !looks_like_log(open, look).map_err(io_err)? {
-                return Ok(None);
+            if let Some(why) = looks_like_log(open, look).map_err(io_err)? {
+                return Ok(Err(why));
             }
             named.unwrap_or(look)
         }
     };
-    Ok(Some(LogInput {
+    Ok(Ok(LogInput {
         display: display.to_string(),
         parts: vec![Part::file(path, codec)],
         in_progress: n.in_progress,
@@ -407,6 +409,13 @@ fn walk(dir: &Path, depth: usize, d: &mut Discovery, seen: &mut Visited) {
             if !seen.first_visit(&path, &meta) {
                 continue;
             }
+            if is_table_dir(&path) {
+                d.skipped.push(Skipped {
+                    path: shown,
+                    why: SkipReason::TableDirectory,
+                });
+                continue;
+            }
             if name.starts_with(ROLLING_DIR_PREFIX) || holds_rolling_parts(&path) {
                 match rolling(&path, &shown) {
                     Ok(input) => d.inputs.push(input),
@@ -417,12 +426,25 @@ fn walk(dir: &Path, depth: usize, d: &mut Discovery, seen: &mut Visited) {
             }
         } else if meta.is_file() {
             match found_file(&path, &name, &shown, &local_file(&path)) {
-                Ok(Some(input)) => d.inputs.push(input),
-                Ok(None) => {}
+                Ok(Ok(input)) => d.inputs.push(input),
+                Ok(Err(why)) => d.skipped.push(Skipped { path: shown, why }),
                 Err(e) => d.errors.push(e),
             }
         }
     }
+}
+
+/// A Delta table's directory (it holds `_delta_log/`) or an Iceberg
+/// table's (`metadata/` holding a `*.metadata.json`): not searched for
+/// logs (its files are data and metadata).
+fn is_table_dir(dir: &Path) -> bool {
+    if dir.join("_delta_log").is_dir() {
+        return true;
+    }
+    fs::read_dir(dir.join("metadata")).is_ok_and(|rd| {
+        rd.flatten()
+            .any(|e| e.file_name().to_string_lossy().ends_with(".metadata.json"))
+    })
 }
 
 struct RollingPart {

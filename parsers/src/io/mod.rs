@@ -194,6 +194,61 @@ pub struct Discovery {
     pub inputs: Vec<LogInput>,
     /// Paths that could not be read or are not logs.
     pub errors: Vec<crate::Error>,
+    /// What a directory search passed over, in the order met: files that
+    /// are not event logs, and table directories not searched.
+    pub skipped: Vec<Skipped>,
+}
+
+/// A file or directory a directory search passed over, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Skipped {
+    /// The path (or URL) as shown.
+    pub path: String,
+    /// Why.
+    pub why: SkipReason,
+}
+
+/// Why a directory search passed over a path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SkipReason {
+    /// Its first (decompressed) bytes are not `{"Event":`.
+    NotEvents,
+    /// Its bytes are a compressed stream that does not decode (a
+    /// truncated or corrupt log, most likely).
+    Undecodable,
+    /// A Delta table's directory (it holds `_delta_log/`) or an Iceberg
+    /// table's (`metadata/` with `*.metadata.json`): not searched.
+    TableDirectory,
+}
+
+impl Skipped {
+    /// Whether its name says it was meant to be a log (a codec's extension,
+    /// `.log`, `.inprogress`) or its bytes are a stream that does not
+    /// decode: worth a warning of its own.
+    pub fn looks_meant_as_log(&self) -> bool {
+        if self.why == SkipReason::Undecodable {
+            return true;
+        }
+        let name = self.path.rsplit('/').next().unwrap_or(&self.path);
+        let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+        self.why == SkipReason::NotEvents
+            && ext.is_some_and(|e| {
+                e == "log" || e == "inprogress" || Codec::from_extension(&e).is_some()
+            })
+    }
+}
+
+impl std::fmt::Display for Skipped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let why = match self.why {
+            SkipReason::NotEvents => "not an event log (its first bytes are not {\"Event\":)",
+            SkipReason::Undecodable => {
+                "not read: its compressed bytes do not decode (truncated or corrupt?)"
+            }
+            SkipReason::TableDirectory => "a table directory, not searched for event logs",
+        };
+        write!(f, "{}: {why}", self.path)
+    }
 }
 
 impl Discovery {

@@ -154,8 +154,11 @@ fn walk(dir: &Dir, display: &str, depth: usize, d: &mut Discovery) {
             Entry::File(url) => {
                 let open: Opener = &object(url);
                 match found_file(Path::new(url), name, url, open) {
-                    Ok(Some(input)) => d.inputs.push(input),
-                    Ok(None) => {}
+                    Ok(Ok(input)) => d.inputs.push(input),
+                    Ok(Err(why)) => d.skipped.push(super::Skipped {
+                        path: url.to_string(),
+                        why,
+                    }),
                     Err(e) => d.errors.push(e),
                 }
             }
