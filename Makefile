@@ -18,7 +18,7 @@ build:
 ## Run the whole pipeline on LOG (default: the bundled samples, with their
 ## warehouse) into OUT/; TABLES=DIR adds a table audit to your own logs.
 analyze: build
-	./target/release/lakeaudit analyze $(LOG) $(if $(TABLES),--tables $(TABLES)) --out $(OUT)
+	$${CARGO_TARGET_DIR:-target}/release/lakeaudit analyze $(LOG) $(if $(TABLES),--tables $(TABLES)) --out $(OUT)
 
 ## The test suite (unit, snapshot and binary-level tests on real logs).
 test:

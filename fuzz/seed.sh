@@ -104,7 +104,7 @@ PY
 # (../tests/data/tables, ../samples/warehouse), whole.
 TABLES=${TABLES:-../tests/data/tables}
 WAREHOUSE=${WAREHOUSE:-../samples/warehouse}
-TT="table_delta_commit table_checkpoint table_iceberg_metadata table_avro_manifest table_dv_blob table_puffin"
+TT="table_delta_commit table_checkpoint table_iceberg_metadata table_avro_manifest table_dv_blob table_puffin table_data_file"
 for t in $TT; do rm -rf "corpus/$t"; mkdir -p "corpus/$t"; done
 seed() { for f in "${@:2}"; do cp "$f" "corpus/$1/$(sha1sum "$f" | cut -c1-40)"; done; }
 seed table_delta_commit $(find "$TABLES" "$WAREHOUSE" -path '*_delta_log/*.json' -size -64k | sort | head -200)
@@ -118,6 +118,9 @@ for f in $(find "$TABLES" "$WAREHOUSE" -path '*metadata/*.avro' | sort); do
 done
 seed table_dv_blob $(find "$TABLES" "$WAREHOUSE" -name 'deletion_vector_*.bin' | sort)
 seed table_puffin $(find "$TABLES" "$WAREHOUSE" -name '*.puffin' | sort)
+# table_data_file: real data files (deltalake, pyiceberg, pyarrow's empty
+# table), the smaller ones of the fixtures.
+seed table_data_file $(find "$TABLES" "$WAREHOUSE" ../tests/data/skipping ../tests/data/records -name '*.parquet' -not -name '*checkpoint*' -size -128k | sort | head -200)
 for t in dispatch plan_text read_app $TT; do
     echo "corpus/$t: $(ls corpus/$t | wc -l) seeds"
 done

@@ -52,8 +52,22 @@ pub struct DriftArgs {
     /// How JIS is normalised for the comparison.
     #[arg(long, value_enum, default_value_t = planner::Normalize::Max)]
     pub normalize: planner::Normalize,
+    /// Exit 1 when a re-plan is due (as `git diff --exit-code` exits 1 on
+    /// a difference), so that a scheduled run can act on it; an input
+    /// that failed still exits 2.
+    #[arg(long)]
+    pub exit_code: bool,
     #[command(flatten)]
     pub out: cli::OutputArgs,
+}
+
+/// What `drift` found: whether an input failed, and whether the latest
+/// window calls for a re-plan.
+pub struct DriftOutcome {
+    /// Some input could not be read.
+    pub failed: bool,
+    /// The latest pair of windows drifted past the threshold.
+    pub replan: bool,
 }
 
 /// Run `plan`.
@@ -73,7 +87,7 @@ pub fn plan(a: &plan_cmd::Args) -> Result<bool> {
 }
 
 /// Run `drift`.
-pub fn drift(a: &DriftArgs) -> Result<bool> {
+pub fn drift(a: &DriftArgs) -> Result<DriftOutcome> {
     let (inputs, score, window, threshold, normalize) =
         (&a.inputs, &a.score, &a.window, a.threshold, a.normalize);
     let (format, out) = (a.out.format()?, a.out.path());
@@ -97,7 +111,10 @@ pub fn drift(a: &DriftArgs) -> Result<bool> {
         "lakeaudit: {}",
         report::drift_now(&rows, threshold)
     );
-    Ok(data.failed())
+    Ok(DriftOutcome {
+        failed: data.failed(),
+        replan: rows.last().is_some_and(|r| r.replan),
+    })
 }
 
 /// Run the whole pipeline into `dir`.

@@ -48,6 +48,8 @@ impl OutputArgs {
 
 /// Every input was read.
 pub const EXIT_OK: u8 = 0;
+/// `drift --exit-code`: every input was read and a re-plan is due.
+pub const EXIT_REPLAN: u8 = 1;
 /// Some input could not be read (or an output not written); the others'
 /// results were still written.
 pub const EXIT_INPUT: u8 = 2;
@@ -81,6 +83,15 @@ pub fn size(s: &str) -> Result<u64, String> {
     planner::parse_size(s).map_err(|_| format!("expected {SIZE_FORMS}"))
 }
 
+/// A size that must be at least one byte (`--target-size`: files are cut
+/// at it).
+pub fn positive_size(s: &str) -> Result<u64, String> {
+    match size(s)? {
+        0 => Err("must be at least 1 byte (files are cut at this size)".into()),
+        n => Ok(n),
+    }
+}
+
 /// A window length (`--window`): checked here, kept as the user wrote it
 /// (the reports print it).
 pub fn window(s: &str) -> Result<String, String> {
@@ -104,6 +115,15 @@ pub fn time(s: &str) -> Result<String, String> {
 pub fn positive(s: &str) -> Result<usize, String> {
     match s.trim().parse::<usize>() {
         Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err("expected a whole number of at least 1".into()),
+    }
+}
+
+/// A count of rows that must be at least 1 (`--sample-rows`).
+pub fn positive_u64(s: &str) -> Result<u64, String> {
+    match s.trim().parse::<u64>() {
+        Ok(0) => Err("must be at least 1 (--current-only simulates no layout)".into()),
         Ok(n) => Ok(n),
         Err(_) => Err("expected a whole number of at least 1".into()),
     }

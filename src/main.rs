@@ -31,18 +31,19 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
     version,
     about,
     long_about = None,
-    after_help = "Examples:\n  lakeaudit analyze /var/log/spark-events --tables /data/warehouse --out audit\n  lakeaudit edges app-logs/ --since 2026-10-01\n\nExit codes: 0 every input was read; 2 some input could not be read (the others' results are written); 64 the command line is wrong (nothing was read); 101 a bug in lakeaudit (it says where)."
+    after_help = "Examples:\n  lakeaudit analyze /var/log/spark-events --tables /data/warehouse --out audit\n  lakeaudit edges app-logs/ --since 2026-10-01\n\nExit codes: 0 every input was read; 1 (drift --exit-code) a re-plan is due; 2 some input could not be read (the others' results are written); 64 the command line is wrong (nothing was read); 101 a bug in lakeaudit (it says where)."
 )]
 struct Cli {
     #[command(subcommand)]
     command: Command,
-    /// Worker threads for reading logs (default: all cores). One log is
-    /// read by one thread, plus a decompression thread and a thread for
-    /// the executions' final plans when there are fewer logs than threads
-    /// (so `--threads 1` uses one core).
+    /// Worker threads (default: all cores). One log is read by one
+    /// thread, plus a decompression thread and a thread for the
+    /// executions' final plans when there are fewer logs than threads (so
+    /// `--threads 1` uses one core); tables are audited, and their layouts
+    /// simulated, one per thread.
     #[arg(long, global = true, value_name = "N", value_parser = cli::positive)]
     threads: Option<usize>,
-    /// An option for the object stores logs are read from (`s3://`,
+    /// An option for the object stores logs and tables are read from (`s3://`,
     /// `s3a://`, `az://`, `abfss://`, `gs://`), as object_store's config
     /// keys name them (delta-rs' storage_options): `aws_endpoint=http://…`,
     /// `aws_allow_http=true`, `aws_region=…`, `azure_storage_account_name=…`.
@@ -65,8 +66,9 @@ enum Command {
         after_help = "Examples:\n  lakeaudit edges /var/log/spark-events\n  lakeaudit edges app-logs/ --window 7d --format csv -o edges.csv\n  lakeaudit edges app-logs/ --explain 'lineitem(l_orderkey) = orders(o_orderkey)'"
     )]
     Edges(edges_cmd::Args),
-    /// Choose Liquid Clustering keys per table within rewrite and storage
-    /// budgets, with the Delta SQL to apply them.
+    /// Choose clustering keys per table within rewrite and storage
+    /// budgets, with the SQL to apply them (Delta Liquid Clustering, Iceberg
+    /// sort orders).
     #[command(
         after_help = "Examples:\n  lakeaudit plan /var/log/spark-events --tables /data/warehouse\n  lakeaudit plan app-logs/ --budget 500GB --cost-per-tb 5 --cost-per-hour 0.50\n  lakeaudit plan app-logs/ --format sql -o plan.sql"
     )]
@@ -94,6 +96,15 @@ enum Command {
         after_help = "Examples:\n  lakeaudit whatif /var/log/spark-events --tables /data/warehouse\n  lakeaudit whatif app-logs/ --tables /data/warehouse --engine all --format csv -o skipping.csv"
     )]
     Whatif(whatif_cmd::Args),
+    /// A completion script for a shell, on standard output.
+    #[command(
+        after_help = "Examples:\n  lakeaudit completions bash > ~/.local/share/bash-completion/completions/lakeaudit\n  lakeaudit completions zsh > ~/.zfunc/_lakeaudit\n  lakeaudit completions fish > ~/.config/fish/completions/lakeaudit.fish"
+    )]
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
@@ -110,10 +121,21 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Queries(a) => queries::run(&a)?,
         Command::Edges(a) => edges_cmd::run(&a)?,
         Command::Plan(a) => plan_cmd::run(&a)?,
-        Command::Drift(a) => analyze::drift(&a)?,
+        Command::Drift(a) => {
+            let d = analyze::drift(&a)?;
+            if !d.failed && d.replan && a.exit_code {
+                return Ok(ExitCode::from(cli::EXIT_REPLAN));
+            }
+            d.failed
+        }
         Command::Analyze(a) => analyze::run(&a)?,
         Command::Tables(a) => tables_cmd::run(&a)?,
         Command::Whatif(a) => whatif_cmd::run(&a)?,
+        Command::Completions { shell } => {
+            let mut cmd = Cli::command();
+            clap_complete::generate(shell, &mut cmd, "lakeaudit", &mut std::io::stdout());
+            false
+        }
     };
     Ok(ExitCode::from(if failed {
         cli::EXIT_INPUT

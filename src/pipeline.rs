@@ -110,7 +110,8 @@ pub fn planning<'a>(
     // `--pricing assumed`); nothing without `--tables`.
     let priced = args.pricing == Pricing::Measured;
     let (whatif, measured) = match tables.read.take() {
-        Some(r) => data.in_memory(|d| skipping::workload::measure(d, r, priced))?,
+        Some(r) => data
+            .in_memory(|d| skipping::workload::measure(d, r, priced, score.allow_outside_table))?,
         None => Default::default(),
     };
     let folded = fold(data, score, &tables.stats, Some(&args.window), keep, also)?;

@@ -1,5 +1,5 @@
 //! `lakeaudit plan`: choose Liquid Clustering keys per table under budgets
-//! and emit the Delta SQL to apply them.
+//! and emit the SQL (Delta or Iceberg) to apply them.
 
 use crate::cli::Inputs;
 use anyhow::{Context, Result};
@@ -35,7 +35,7 @@ pub enum PlanFormat {
     Text,
     /// The plan as JSON.
     Json,
-    /// The Delta SQL to run, with runbook comments.
+    /// The SQL to run (Delta or Iceberg, per table), with runbook comments.
     Sql,
 }
 
@@ -85,7 +85,7 @@ pub struct PlanArgs {
     /// Leave alone every table smaller than this: rewritten it is one file
     /// (Delta OPTIMIZE's 1 GiB `maxFileSize`), and clustering skips files,
     /// not rows inside one. `0` plans every table.
-    #[arg(long, value_name = "BYTES", default_value = "1GiB", value_parser = crate::cli::size)]
+    #[arg(long, value_name = "BYTES", default_value = "1GiB", value_parser = crate::cli::size, allow_hyphen_values = true)]
     pub min_table_size: u64,
     /// How the tables given with `--tables` are priced: `measured` (what
     /// their scans would skip on a min/max engine, simulated from their

@@ -42,7 +42,7 @@ pub struct TablesArgs {
     /// Target file size for every policy (`128MB`, `512MiB`, a byte
     /// count; each derives its other thresholds from it); default: table
     /// property, else engine default.
-    #[arg(long, value_name = "BYTES", value_parser = crate::cli::size, allow_hyphen_values = true)]
+    #[arg(long, value_name = "BYTES", value_parser = crate::cli::positive_size, allow_hyphen_values = true)]
     pub target_size: Option<u64>,
     /// Open deletion-vector blobs and check header, cardinality and CRC;
     /// read partition-scoped Iceberg position delete files to count the rows

@@ -31,6 +31,7 @@ impl WhatifArgs {
             build_rows: self.build_rows,
             sample_rows: self.sample_rows,
             current_only: self.current_only,
+            allow_outside_table: self.allow_outside_table,
         }
     }
 }
@@ -54,7 +55,7 @@ pub struct WhatifArgs {
     pub engine: EngineChoice,
     /// Rows a join's build table may have for its keys to be read (every
     /// row of it); past it, its joins induce no predicate.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_BUILD_ROWS)]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_BUILD_ROWS, allow_hyphen_values = true)]
     pub build_rows: u64,
     /// A layout to simulate: `TABLE=COL[,COL...]` (one column: rows
     /// sorted by it; 2 to 4: a Z-order curve over them); several tables
@@ -62,9 +63,10 @@ pub struct WhatifArgs {
     /// filtered and joined columns are simulated one at a time.
     #[arg(long, value_name = "TABLE=COLS")]
     pub layout: Vec<Layouts>,
-    /// Rows read from each table for the simulation: past it, an evenly
-    /// spread subset of whole data files.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_SAMPLE_ROWS)]
+    /// Rows read from each table for the simulation (at least 1): past
+    /// it, an evenly spread subset of whole data files. `--current-only`
+    /// reads none.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_SAMPLE_ROWS, value_parser = cli::positive_u64, allow_hyphen_values = true)]
     pub sample_rows: u64,
     /// Only the current layout: no simulation (reads no data files).
     #[arg(long, conflicts_with = "layout")]

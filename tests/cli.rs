@@ -91,6 +91,31 @@ fn each_flag_error_names_its_flag_and_exits_64() {
             "--cost-per-tb <PRICE>",
             "number",
         ),
+        // Issue 32.2: a target size of 0 divided by zero in the planner.
+        (
+            &["tables", &warehouse, "--target-size", "0"],
+            "--target-size <BYTES>",
+            "at least 1 byte",
+        ),
+        // Issue 32.9: 2^64 was capped to 2^64 - 1 while 2^64 + 1 was refused.
+        (
+            &["plan", &weekly, "--budget", "18446744073709551616"],
+            "--budget <BYTES>",
+            "500GB",
+        ),
+        // Issue 29: 0 rows silently dropped every candidate layout.
+        (
+            &[
+                "whatif",
+                &weekly,
+                "--tables",
+                &warehouse,
+                "--sample-rows",
+                "0",
+            ],
+            "--sample-rows <N>",
+            "--current-only",
+        ),
     ];
     for (args, flag, forms) in cases {
         let o = run(args);
@@ -150,6 +175,88 @@ fn each_flag_error_names_its_flag_and_exits_64() {
         let o = run(args);
         assert!(o.status.success(), "{args:?}: {}", stderr(&o));
     }
+}
+
+/// Every numeric flag at 0, at a negative value and at the largest value
+/// either runs or is refused as a usage error: none panics (issue 32.2).
+#[test]
+fn numeric_flags_at_their_edges_never_panic() {
+    let weekly = logs("weekly");
+    let warehouse = sample("warehouse");
+    let huge = "18446744073709551615";
+    let flags: &[(&str, &[&str])] = &[
+        ("tables", &["--target-size"]),
+        (
+            "plan",
+            &[
+                "--budget",
+                "--storage-budget",
+                "--scan-reduction",
+                "--horizon",
+                "--discount",
+                "--retention-factor",
+                "--cost-per-tb",
+                "--cost-per-hour",
+                "--min-table-size",
+            ],
+        ),
+        ("drift", &["--threshold"]),
+        ("whatif", &["--build-rows", "--sample-rows"]),
+    ];
+    for (cmd, names) in flags {
+        for flag in *names {
+            for value in ["0", "-1", huge, "1e308"] {
+                let mut args = vec![*cmd, weekly.as_str()];
+                if *cmd == "tables" {
+                    args[1] = warehouse.as_str();
+                }
+                if *cmd == "whatif" {
+                    args.extend(["--tables", warehouse.as_str()]);
+                }
+                args.extend([*flag, value]);
+                let o = run(&args);
+                let code = o.status.code();
+                assert!(
+                    matches!(code, Some(0) | Some(2) | Some(64)),
+                    "{args:?}: exit {code:?}\n{}",
+                    stderr(&o)
+                );
+                if code == Some(64) {
+                    assert!(stderr(&o).contains(flag), "{args:?}: {}", stderr(&o));
+                }
+            }
+        }
+    }
+}
+
+/// An output file whose extension names no format is refused unless
+/// `--format` says which (it was written as JSON lines; issue 32.9).
+#[test]
+fn an_unknown_output_extension_is_a_usage_error() {
+    let weekly = logs("weekly");
+    let dir = tempdir("ext");
+    let out = format!("{dir}/out.xyz");
+    let o = run(&["queries", &weekly, "-o", &out]);
+    assert_eq!(o.status.code(), Some(64), "{}", stderr(&o));
+    assert!(stderr(&o).contains(".xyz"), "{}", stderr(&o));
+    assert!(!std::path::Path::new(&out).exists());
+    ok(&["queries", &weekly, "-o", &out, "--format", "csv"]);
+    assert!(std::fs::read_to_string(&out)
+        .unwrap()
+        .starts_with("app_id,"));
+}
+
+/// `lakeaudit completions SHELL` prints a completion script that knows
+/// every command and flag (issue 32.10).
+#[test]
+fn completions_know_every_command() {
+    for shell in ["bash", "zsh", "fish"] {
+        let script = ok(&["completions", shell]);
+        for word in ["whatif", "analyze", "exit-code", "sample-rows", "tables"] {
+            assert!(script.contains(word), "{shell}: no {word}");
+        }
+    }
+    assert_eq!(run(&["completions", "tcsh"]).status.code(), Some(64));
 }
 
 /// Usage errors (64) and input failures (2) are told apart; help is 0.
@@ -239,6 +346,14 @@ fn drift_default_on_the_samples() {
             && verdict.contains("4 empty window(s)"),
         "{err}"
     );
+    // --exit-code: 1 when a re-plan is due, 0 when not, as git diff does;
+    // without it, 0 either way.
+    assert_eq!(o.status.code(), Some(0));
+    let o = run(&["drift", &sample(""), "--exit-code"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(jsonl(&String::from_utf8_lossy(&o.stdout)), rows);
+    let o = run(&["drift", &sample(""), "--exit-code", "--threshold", "100"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
 
 /// report.md says which range each section covers, the saving of each

@@ -8,6 +8,11 @@
 //! `LAKEAUDIT_BIN` runs another build of the binary (an older one, to see
 //! the cases fail).
 
+#[path = "hostile/data_files.rs"]
+mod data_files;
+#[path = "common/parquet.rs"]
+mod parquet_surgery;
+
 use serde_json::Value;
 use std::fs;
 use std::io::Write;

@@ -116,3 +116,22 @@ fn the_spark_maps_records_follow_the_one_schema() {
     expected.push(("date".into(), "StringType".into()));
     assert_eq!(fields, expected);
 }
+
+/// Records with no rows are valid input whatever wrote them: a zero-row
+/// table by pyarrow (`scripts/make_empty_records.py`) was refused as "the
+/// footer places the column chunk outside the file's data" (issue 29.8).
+#[test]
+fn a_zero_row_records_file_by_pyarrow_is_read() {
+    let empty = testdata::data("records/empty-pyarrow.parquet")
+        .to_string_lossy()
+        .into_owned();
+    assert_eq!(ok(&["queries", "--records", &empty]), "");
+    let dir = tempdir("records-empty");
+    ok(&[
+        "analyze",
+        "--records",
+        &empty,
+        "--out",
+        &format!("{dir}/out"),
+    ]);
+}

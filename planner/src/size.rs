@@ -16,23 +16,33 @@ pub fn parse_size(s: &str) -> Result<u64> {
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
-    let n: f64 = num.parse().map_err(|_| err("not a number"))?;
-    let mult: f64 = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 1.0,
-        "kb" | "k" => 1e3,
-        "mb" | "m" => 1e6,
-        "gb" | "g" => 1e9,
-        "tb" | "t" => 1e12,
-        "pb" | "p" => 1e15,
-        "kib" => 1024.0,
-        "mib" => 1024f64.powi(2),
-        "gib" => 1024f64.powi(3),
-        "tib" => 1024f64.powi(4),
-        "pib" => 1024f64.powi(5),
+    let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "kb" | "k" => 1_000,
+        "mb" | "m" => 1_000_000,
+        "gb" | "g" => 1_000_000_000,
+        "tb" | "t" => 1_000_000_000_000,
+        "pb" | "p" => 1_000_000_000_000_000,
+        "kib" => 1 << 10,
+        "mib" => 1 << 20,
+        "gib" => 1 << 30,
+        "tib" => 1 << 40,
+        "pib" => 1 << 50,
         _ => return Err(err("unknown unit")),
     };
-    let bytes = (n * mult).round();
-    if !bytes.is_finite() || bytes < 0.0 || bytes > u64::MAX as f64 {
+    // Whole numbers exactly (an f64 holds integers exactly only to 2^53,
+    // and 2^64 rounds to u64::MAX); fractions through f64.
+    if !num.contains('.') {
+        let n: u128 = num.parse().map_err(|_| err("not a number"))?;
+        return n
+            .checked_mul(u128::from(mult))
+            .and_then(|b| u64::try_from(b).ok())
+            .ok_or_else(|| err("out of range"));
+    }
+    let n: f64 = num.parse().map_err(|_| err("not a number"))?;
+    let bytes = (n * mult as f64).round();
+    // u64::MAX as f64 is 2^64: anything from it on does not fit.
+    if !bytes.is_finite() || bytes < 0.0 || bytes >= u64::MAX as f64 {
         return Err(err("out of range"));
     }
     Ok(bytes as u64)
@@ -66,5 +76,19 @@ mod tests {
         assert_eq!(human(12.0), "12 B");
         assert_eq!(human_budget(None), "no limit");
         assert_eq!(human_budget(Some(2048)), "2.0 KiB");
+    }
+
+    #[test]
+    fn sizes_past_u64_are_refused_not_capped() {
+        assert_eq!(parse_size("18446744073709551615").unwrap(), u64::MAX);
+        assert!(parse_size("18446744073709551616").is_err());
+        assert!(parse_size("16384PiB").is_err());
+        assert_eq!(parse_size("16383PiB").unwrap(), 16383 << 50);
+        assert!(parse_size("18446744073709551616.0").is_err());
+        // Whole numbers past 2^53 are exact.
+        assert_eq!(
+            parse_size("9007199254740993").unwrap(),
+            9_007_199_254_740_993
+        );
     }
 }

@@ -27,8 +27,6 @@ use crate::time::TimeRange;
 use parsers::events::{kept_copies, AppCopy, AppSummary};
 use parsers::record::QueryRecord;
 use polars::prelude::{Column, DataFrame};
-use polars_io::prelude::ParquetReader;
-use polars_io::SerReader;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -607,17 +605,24 @@ fn read_parquet<R: polars_io::mmap::MmapBytesReader>(
     columns: &[&str],
     kind: &str,
 ) -> Result<DataFrame> {
+    use tables::parquet_guard::{read_columns, ReadError, MAX_DECODED_RECORDS};
     let not_records =
         |why: &dyn std::fmt::Display| bad(path, format!("not a {kind} Parquet file: {why}"));
-    tables::parquet_footer::read_checked(&mut file, len).map_err(|e| not_records(&e))?;
-    // polars' page decoders panic on malformed pages: caught and named.
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        ParquetReader::new(file)
-            .with_columns(Some(columns.iter().map(|c| c.to_string()).collect()))
-            .finish()
+    // The footer and every page of the columns read are checked before
+    // polars decodes them (tables::parquet_guard); polars' page decoders
+    // panic on some malformed pages that pass: caught and named.
+    let df = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        read_columns(&mut file, len, columns, MAX_DECODED_RECORDS)
     }))
     .map_err(|_| not_records(&"malformed page data (the decoder panicked)"))?
-    .map_err(|e| not_records(&e))
+    .map_err(|e| match e {
+        ReadError::Refused(why) | ReadError::Failed(why) => not_records(&why),
+    })?;
+    // A column the file lacks is an error, as polars' projection made it.
+    if let Some(missing) = columns.iter().find(|c| df.column(c).is_err()) {
+        return Err(not_records(&format!("no column {missing}")));
+    }
+    Ok(df)
 }
 
 /// A records file (or a row of one) that is not what the reader expects.

@@ -16,6 +16,7 @@ pub mod error;
 mod iceberg;
 pub mod model;
 pub mod parquet_footer;
+pub mod parquet_guard;
 pub mod scope;
 pub mod source;
 mod stats;
@@ -47,21 +48,27 @@ pub struct ReadOptions {
     pub stats_columns: Option<std::sync::Arc<std::collections::BTreeSet<String>>>,
 }
 
-/// Open a data file `path` of the table in `table_dir` for reading: the
-/// path must resolve (through any link) inside the table directory and be
-/// a regular file (a FIFO is never opened), as every file the metadata
-/// names. A table on an object store: the object must lie under the
-/// table's URL, and is read whole (at most [`MAX_REMOTE_DATA_FILE`] bytes,
-/// its size checked first), so that polars reads it from memory.
-pub fn open_data_file(table_dir: &std::path::Path, path: &std::path::Path) -> Result<Source> {
-    let scope = scope::Scope::new(table_dir, false)?;
+/// Open a data file `path` of the table in `table_dir` for reading, with
+/// its length: the path must resolve (through any link) inside the table
+/// directory, or anywhere with `allow_outside_table`, and be a regular
+/// file (a FIFO is never opened), as every file the metadata names. A
+/// table on an object store: the object must lie under the table's URL
+/// (or on any store with `allow_outside_table`, never a local file), and
+/// is read whole (at most [`MAX_REMOTE_DATA_FILE`] bytes, its size checked
+/// first), so that polars reads it from memory. Check it with
+/// [`parquet_guard::check_data_file`] before polars decodes it.
+pub fn open_data_file(
+    table_dir: &std::path::Path,
+    path: &std::path::Path,
+    allow_outside_table: bool,
+) -> Result<(Source, u64)> {
+    let scope = scope::Scope::new(table_dir, allow_outside_table)?;
     if scope.is_remote() {
         let bytes = scope.read(path, "data file", table_dir, MAX_REMOTE_DATA_FILE)?;
-        return Ok(Source::memory(bytes));
+        let len = bytes.len() as u64;
+        return Ok((Source::memory(bytes), len));
     }
-    scope
-        .open(path, "data file", table_dir, u64::MAX)
-        .map(|(f, _)| f)
+    scope.open(path, "data file", table_dir, u64::MAX)
 }
 
 /// Read one table found by [`fn@discover`].

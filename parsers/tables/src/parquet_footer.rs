@@ -325,7 +325,11 @@ pub fn check(meta: &FileMetadata, data_end: u64) -> Result<(), String> {
                 )));
             }
             let end = start.checked_add(size);
-            if data < start || end.is_none_or(|e| e > data_end) {
+            // A chunk of no values may have no data page: pyarrow writes
+            // a zero-row table's chunks as a dictionary page alone, with a
+            // data page offset of 0.
+            let no_data_page = c.num_values() == 0 && data == 0;
+            if (data < start && !no_data_page) || end.is_none_or(|e| e > data_end) {
                 return Err(bad(
                     "the footer places the column chunk outside the file's data",
                 ));
@@ -364,6 +368,18 @@ mod tests {
         let mut f = File::open(&p).unwrap();
         let r = read_checked(&mut f, b.len() as u64);
         (p, r)
+    }
+
+    /// A zero-row table by pyarrow: its chunks are a dictionary page with
+    /// no data page (data_page_offset 0); it was refused as "outside the
+    /// file's data" (issue 29.8).
+    #[test]
+    fn a_zero_row_table_written_by_pyarrow_is_read() {
+        let src = testdata::data("records/empty-pyarrow.parquet");
+        let len = std::fs::metadata(&src).unwrap().len();
+        let meta = read_checked(&mut File::open(&src).unwrap(), len).unwrap();
+        assert_eq!(meta.num_rows, 0);
+        assert_eq!(meta.row_groups.len(), 1);
     }
 
     #[test]

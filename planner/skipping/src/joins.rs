@@ -29,7 +29,7 @@
 //! join the table with more rows (engines build their hash table on the
 //! smaller side).
 
-use crate::sample::{file_literals, Sample};
+use crate::sample::{file_literals, FileError, Sample};
 use graph::relationships::{Relation, Relationship};
 use plan::node::{JoinType, Side};
 use plan::predicate::{compare, CmpOp, ColumnStats, ColumnType, Literal, Predicate};
@@ -352,19 +352,21 @@ impl Acc {
 /// columns), skipped unread when its statistics show that no request's
 /// scans can match a row of it. Per request, `Ok(None)` when no row
 /// passes; all `Err` (naming why) when the table has more than `max_rows`
-/// rows or a file cannot be read.
+/// rows or a file cannot be read. `allow_outside`: read files the metadata
+/// names outside the table (`--allow-outside-table`).
 pub fn build_sides(
     t: &TableState,
     requests: &[BuildRequest],
     max_rows: u64,
-) -> Vec<Result<Option<BuildSide>, String>> {
-    let fail = |e: String| requests.iter().map(|_| Err(e.clone())).collect();
+    allow_outside: bool,
+) -> Vec<Result<Option<BuildSide>, FileError>> {
+    let fail = |e: FileError| requests.iter().map(|_| Err(e.clone())).collect();
     let rows_total = table_rows(t);
     if rows_total > max_rows {
-        return fail(format!(
+        return fail(FileError::unreadable(format!(
             "{}: {rows_total} rows, more than the {max_rows} read for a join's build side (--build-rows)",
             t.location.display()
-        ));
+        )));
     }
     let name = |c: &str| {
         t.columns
@@ -434,7 +436,7 @@ pub fn build_sides(
             values: vec![Vec::new(); cols.len()],
             ..Sample::default()
         };
-        if let Err(e) = file_literals(t, f, &cols, &mut sample) {
+        if let Err(e) = file_literals(t, f, &cols, &mut sample, allow_outside) {
             return fail(e);
         }
         let vals = &sample.values;
@@ -457,7 +459,11 @@ pub fn build_sides(
         .zip(&keys)
         .zip(requests)
         .map(|((a, k), r)| match k {
-            None => Err(format!("{}: no column {}", t.location.display(), r.key)),
+            None => Err(FileError::unreadable(format!(
+                "{}: no column {}",
+                t.location.display(),
+                r.key
+            ))),
             Some(_) => Ok(a.finish()),
         })
         .collect()

@@ -4,8 +4,6 @@
 
 use plan::predicate::{ColumnType, Literal};
 use polars::prelude::*;
-use polars_io::prelude::ParquetReader;
-use polars_io::SerReader;
 use std::path::{Component, Path, PathBuf};
 use tables::{DataFile, TableState};
 
@@ -29,6 +27,29 @@ pub struct Sample {
     pub rows_total: u64,
     /// Files that could not be read, each named with its reason.
     pub warnings: Vec<String>,
+    /// Files refused as malformed or lying about their contents (each
+    /// named with its reason): bad input, left out of the sample.
+    pub errors: Vec<String>,
+}
+
+/// Why a data file was not read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileError {
+    /// The file (or the table) and why.
+    pub message: String,
+    /// The file is malformed or lies about what it holds
+    /// ([`tables::parquet_guard`]): bad input, reported as an error; else
+    /// it could not be read (gone, outside the table): a warning.
+    pub refused: bool,
+}
+
+impl FileError {
+    pub(crate) fn unreadable(message: String) -> FileError {
+        FileError {
+            message,
+            refused: false,
+        }
+    }
 }
 
 impl Sample {
@@ -60,8 +81,10 @@ fn percent_decode(p: &str) -> String {
 
 /// The local file of a data file's path, inside the table directory only:
 /// a Delta path relative to the table, or an absolute one (Iceberg) under
-/// the location the table declares.
-fn local_file(t: &TableState, f: &DataFile) -> Result<PathBuf, String> {
+/// the location the table declares; with `allow_outside`, an absolute path
+/// elsewhere is taken as it is (the table's scope still checks it: never a
+/// local file for a table on a store).
+fn local_file(t: &TableState, f: &DataFile, allow_outside: bool) -> Result<PathBuf, String> {
     let Some(p) = f.path.as_deref() else {
         return Err("the metadata gives no path".into());
     };
@@ -82,6 +105,15 @@ fn local_file(t: &TableState, f: &DataFile) -> Result<PathBuf, String> {
         let (d, q) = (strip(&declared), strip(p));
         match q.strip_prefix(&d) {
             Some(rest) => rest.trim_start_matches('/').to_string(),
+            None if allow_outside => {
+                return Ok(PathBuf::from(
+                    if p.contains("://") && !p.starts_with("file:") {
+                        p.to_string()
+                    } else {
+                        q
+                    },
+                ))
+            }
             None => return Err(format!("{p} is outside the table's location {declared}")),
         }
     } else {
@@ -179,9 +211,11 @@ fn literals(s: &Series) -> Option<Vec<Option<Literal>>> {
 /// Read `columns` (the table's names) of `t`'s data files: every file, or
 /// past `max_rows` rows an evenly spread subset of whole files holding
 /// about `max_rows`. A file that cannot be read is named in
-/// [`Sample::warnings`] and left out; a column a file lacks is null there
-/// (it never skips).
-pub fn sample(t: &TableState, columns: &[String], max_rows: u64) -> Sample {
+/// [`Sample::warnings`] (or, refused as malformed, [`Sample::errors`]) and
+/// left out; a column a file lacks is null there (it never skips).
+/// `allow_outside`: read files the metadata names outside the table
+/// (`--allow-outside-table`).
+pub fn sample(t: &TableState, columns: &[String], max_rows: u64, allow_outside: bool) -> Sample {
     let cols: Vec<(String, ColumnType)> = columns
         .iter()
         .filter_map(|c| t.columns.iter().find(|(n, _)| n == c).cloned())
@@ -206,8 +240,10 @@ pub fn sample(t: &TableState, columns: &[String], max_rows: u64) -> Sample {
         if ((i + 1) as f64 * share).floor() <= (i as f64 * share).floor() {
             continue;
         }
-        if let Err(e) = file_literals(t, f, &names, &mut s) {
-            s.warnings.push(e);
+        match file_literals(t, f, &names, &mut s, allow_outside) {
+            Ok(()) => {}
+            Err(e) if e.refused => s.errors.push(e.message),
+            Err(e) => s.warnings.push(e.message),
         }
     }
     s
@@ -222,11 +258,15 @@ pub(crate) fn file_literals(
     f: &DataFile,
     names: &[String],
     s: &mut Sample,
-) -> Result<(), String> {
-    let path = local_file(t, f).map_err(|e| format!("{}: {e}", t.location.display()))?;
+    allow_outside: bool,
+) -> Result<(), FileError> {
+    let path = local_file(t, f, allow_outside)
+        .map_err(|e| FileError::unreadable(format!("{}: {e}", t.location.display())))?;
     let small: Vec<PlSmallStr> = names.iter().map(|c| c.as_str().into()).collect();
-    let df =
-        read_file(&t.location, &path, &small).map_err(|e| format!("{}: {e}", path.display()))?;
+    let df = read_file(&t.location, &path, &small, allow_outside).map_err(|e| FileError {
+        message: format!("{}: {}", path.display(), e.message),
+        refused: e.refused,
+    })?;
     let rows = df.height();
     for (k, name) in names.iter().enumerate() {
         let vals = df
@@ -244,19 +284,35 @@ pub(crate) fn file_literals(
 
 /// The `names` columns of one Parquet data file of the table in
 /// `table_dir` (those it has); the file is opened as every file the
-/// metadata names ([`tables::open_data_file`]: inside the table, regular).
-fn read_file(table_dir: &Path, path: &Path, names: &[PlSmallStr]) -> Result<DataFrame, String> {
-    let file = tables::open_data_file(table_dir, path).map_err(|e| e.to_string())?;
-    let mut r = ParquetReader::new(file);
-    let schema = r.schema().map_err(|e| e.to_string())?;
-    let present: Vec<String> = names
-        .iter()
-        .filter(|n| schema.contains(n))
-        .map(|n| n.to_string())
-        .collect();
-    r.with_columns(Some(present))
-        .finish()
-        .map_err(|e| e.to_string())
+/// metadata names ([`tables::open_data_file`]: inside the table, regular)
+/// and checked page by page ([`tables::parquet_guard::check_data_file`])
+/// before polars decodes it.
+fn read_file(
+    table_dir: &Path,
+    path: &Path,
+    names: &[PlSmallStr],
+    allow_outside: bool,
+) -> Result<DataFrame, FileError> {
+    // Fault injection for the tests (debug builds only): a data file
+    // whose path contains LAKEAUDIT_TEST_PANIC_ON panics as it is read,
+    // as a dependency's bug on some file would.
+    #[cfg(debug_assertions)]
+    if std::env::var("LAKEAUDIT_TEST_PANIC_ON")
+        .is_ok_and(|p| !p.is_empty() && path.to_string_lossy().contains(p.as_str()))
+    {
+        panic!("injected panic for {}", path.display());
+    }
+    let (file, len) = tables::open_data_file(table_dir, path, allow_outside)
+        .map_err(|e| FileError::unreadable(e.to_string()))?;
+    let wanted: Vec<&str> = names.iter().map(PlSmallStr::as_str).collect();
+    let max = tables::parquet_guard::MAX_DECODED;
+    tables::parquet_guard::read_columns(file, len, &wanted, max).map_err(|e| match e {
+        tables::parquet_guard::ReadError::Refused(message) => FileError {
+            message,
+            refused: true,
+        },
+        tables::parquet_guard::ReadError::Failed(message) => FileError::unreadable(message),
+    })
 }
 
 #[cfg(test)]
@@ -280,17 +336,17 @@ mod tests {
             stats: None,
         };
         assert_eq!(
-            local_file(&t, &f("d%3D1/part-0.parquet")).unwrap(),
+            local_file(&t, &f("d%3D1/part-0.parquet"), false).unwrap(),
             PathBuf::from("/w/t/d=1/part-0.parquet")
         );
-        assert!(local_file(&t, &f("../secret")).is_err());
-        assert!(local_file(&t, &f("/etc/passwd")).is_err());
+        assert!(local_file(&t, &f("../secret"), false).is_err());
+        assert!(local_file(&t, &f("/etc/passwd"), false).is_err());
         t.declared_location = Some("s3://b/t".into());
         assert_eq!(
-            local_file(&t, &f("s3://b/t/data/x.parquet")).unwrap(),
+            local_file(&t, &f("s3://b/t/data/x.parquet"), false).unwrap(),
             PathBuf::from("/w/t/data/x.parquet")
         );
-        assert!(local_file(&t, &f("s3://b/other/x.parquet")).is_err());
+        assert!(local_file(&t, &f("s3://b/other/x.parquet"), false).is_err());
     }
 
     #[test]
@@ -319,7 +375,10 @@ mod tests {
             deletes: None,
             stats: None,
         };
-        assert_eq!(local_file(&t, &f).unwrap(), rel.join("data/x.parquet"));
+        assert_eq!(
+            local_file(&t, &f, false).unwrap(),
+            rel.join("data/x.parquet")
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 

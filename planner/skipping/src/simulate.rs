@@ -333,7 +333,7 @@ mod tests {
             files_read: 1,
             files_total: 1,
             rows_total: 100,
-            warnings: Vec::new(),
+            ..Sample::default()
         };
         let mut s = s;
         let ranked = rank_all(&mut s);
@@ -363,7 +363,7 @@ mod tests {
             files_read: 2,
             files_total: 2,
             rows_total: 40,
-            warnings: Vec::new(),
+            ..Sample::default()
         };
         let ranked = rank_all(&mut s);
         let files = layout(&s, &ranked, &["k".to_string()], 15, false);

@@ -11,6 +11,7 @@
 //! filtered and joined columns ([`MAX_CANDIDATES`] single ones, then the
 //! two and three most used together, along a Z-order curve).
 
+use crate::sample::FileError;
 use crate::{Engine, ScanRow};
 use graph::tables::short_table;
 use parsers::record::QueryRecord;
@@ -106,6 +107,9 @@ pub struct Options {
     pub sample_rows: u64,
     /// Only the current layout: no simulation.
     pub current_only: bool,
+    /// Read data files the metadata names outside their table
+    /// (`--allow-outside-table`).
+    pub allow_outside_table: bool,
 }
 
 /// Every column the workload's scans name, and the `layouts`' columns:
@@ -183,8 +187,9 @@ pub fn rows_of(
         let id = locations.identify_root(&t.name, &t.location);
         by_id.insert(id, t);
     }
-    let (induced, warnings) = induced(data, &locations, &by_id, opts.build_rows);
+    let (induced, warnings, errors) = induced(data, &locations, &by_id, opts);
     data.warnings.extend(warnings);
+    data.errors.extend(errors);
     let usage = Usage::of(data, &locations);
     // Layout quality on every column the workload filters or joins on.
     for (id, t) in &by_id {
@@ -230,37 +235,62 @@ pub fn rows_of(
             jobs.push((id.as_str(), t, keys, needed.into_iter().collect::<Vec<_>>()));
         }
     }
-    let done: Vec<(&str, Simulated, Vec<String>)> = jobs
+    // Each table's simulation inside its own panic boundary: a panic in
+    // a dependency reading one table's files costs that table's
+    // simulated layouts, never the run.
+    let done: Vec<(&str, Simulated, Vec<String>, Vec<String>)> = jobs
         .into_par_iter()
         .map(|(id, t, keys, needed)| {
-            let mut sample = crate::simulate::sample(t, &needed, opts.sample_rows);
-            let warnings = std::mem::take(&mut sample.warnings);
-            if sample.rows() == 0 {
-                return (id, Vec::new(), warnings);
-            }
-            let per_file = crate::simulate::rows_per_file(t, &sample);
-            let ranked = crate::simulate::rank_all(&mut sample);
-            let sim = |k: &[String], half| {
-                let files = crate::simulate::layout(&sample, &ranked, k, per_file, half);
-                crate::simulate::simulated_table(t, &sample, files)
+            let simulate = || {
+                let mut sample = crate::simulate::sample(
+                    t,
+                    &needed,
+                    opts.sample_rows,
+                    opts.allow_outside_table,
+                );
+                let warnings = std::mem::take(&mut sample.warnings);
+                let errors = std::mem::take(&mut sample.errors);
+                if sample.rows() == 0 {
+                    return (Vec::new(), warnings, errors);
+                }
+                let per_file = crate::simulate::rows_per_file(t, &sample);
+                let ranked = crate::simulate::rank_all(&mut sample);
+                let sim = |k: &[String], half| {
+                    let files = crate::simulate::layout(&sample, &ranked, k, per_file, half);
+                    crate::simulate::simulated_table(t, &sample, files)
+                };
+                let sims = keys
+                    .iter()
+                    .map(|k| {
+                        (
+                            k.join(","),
+                            sim(k, false),
+                            sim(k, true),
+                            sample.rows() as u64,
+                        )
+                    })
+                    .collect();
+                (sims, warnings, errors)
             };
-            let sims = keys
-                .iter()
-                .map(|k| {
-                    (
-                        k.join(","),
-                        sim(k, false),
-                        sim(k, true),
-                        sample.rows() as u64,
-                    )
-                })
-                .collect();
-            (id, sims, warnings)
+            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(simulate)) {
+                Ok((sims, warnings, errors)) => (id, sims, warnings, errors),
+                Err(p) => (
+                    id,
+                    Vec::new(),
+                    Vec::new(),
+                    vec![format!(
+                        "{}: reading its data files for the layout simulation failed ({}); its layouts are not simulated",
+                        t.location.display(),
+                        panic_text(&p)
+                    )],
+                ),
+            }
         })
         .collect();
     let mut simulated: BTreeMap<&str, Simulated> = BTreeMap::new();
-    for (id, sims, warnings) in done {
+    for (id, sims, warnings, errors) in done {
         data.warnings.extend(warnings);
+        data.errors.extend(errors);
         simulated.insert(id, sims);
     }
     for (k, e) in data.records.iter().enumerate() {
@@ -329,14 +359,15 @@ type InducedByScan = BTreeMap<(usize, usize, String), Vec<crate::joins::Induced>
 /// filters (the probe: a semi-join's preserved side, an inner join's larger
 /// table, scanned once in the execution) takes the keys of the other
 /// side's rows that pass that side's scans' filters. Build sides are
-/// computed once per (table, key, filters), in parallel. Returns them and
-/// the warnings of build sides that could not be read.
+/// computed once per (table, key, filters), in parallel. Returns them, the
+/// warnings of build sides that could not be read and the errors of data
+/// files refused as malformed.
 fn induced(
     data: &Ingested<Exec>,
     locations: &Locations,
     by_id: &BTreeMap<String, tables::TableState>,
-    build_rows: u64,
-) -> (InducedByScan, Vec<String>) {
+    opts: &Options,
+) -> (InducedByScan, Vec<String>, Vec<String>) {
     type Build<'a> = (&'a str, String, Vec<Filters<'a>>);
     let mut builds: BTreeMap<Build, usize> = BTreeMap::new();
     let mut wanted: Vec<((usize, usize, String), String, usize)> = Vec::new();
@@ -419,12 +450,26 @@ fn induced(
             },
         ));
     }
-    type Built = Result<Option<crate::joins::BuildSide>, String>;
+    type Built = Result<Option<crate::joins::BuildSide>, FileError>;
     let done: Vec<Vec<(usize, Built)>> = per_table
         .into_par_iter()
         .map(|(id, requests)| {
+            let t = &by_id[id];
             let (slots, requests): (Vec<usize>, Vec<_>) = requests.into_iter().unzip();
-            let sides = crate::joins::build_sides(&by_id[id], &requests, build_rows);
+            let sides = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                crate::joins::build_sides(t, &requests, opts.build_rows, opts.allow_outside_table)
+            }))
+            .unwrap_or_else(|p| {
+                let e = FileError {
+                    message: format!(
+                        "{}: reading its data files for a join's build side failed ({})",
+                        t.location.display(),
+                        panic_text(&p)
+                    ),
+                    refused: true,
+                };
+                requests.iter().map(|_| Err(e.clone())).collect()
+            });
             slots.into_iter().zip(sides).collect()
         })
         .collect();
@@ -432,13 +477,18 @@ fn induced(
     for (slot, side) in done.into_iter().flatten() {
         computed[slot] = side;
     }
-    let mut warnings = BTreeSet::new();
+    let (mut warnings, mut errors) = (BTreeSet::new(), BTreeSet::new());
     let computed: Vec<Option<Arc<crate::joins::BuildSide>>> = computed
         .into_iter()
         .map(|c| match c {
             Ok(b) => b.map(Arc::new),
             Err(e) => {
-                warnings.insert(format!("{e}; its joins induce no predicate"));
+                let line = format!("{}; its joins induce no predicate", e.message);
+                if e.refused {
+                    errors.insert(line);
+                } else {
+                    warnings.insert(line);
+                }
                 None
             }
         })
@@ -456,7 +506,19 @@ fn induced(
             }
         }
     }
-    (out, warnings.into_iter().collect())
+    (
+        out,
+        warnings.into_iter().collect(),
+        errors.into_iter().collect(),
+    )
+}
+
+/// A panic's message, for the error that names the input it cost.
+fn panic_text(p: &Box<dyn std::any::Any + Send>) -> String {
+    p.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".into())
 }
 
 /// A table's simulated layouts: name, the table laid out from the whole
@@ -525,12 +587,14 @@ pub fn measure(
     data: &mut Ingested<Exec>,
     read: ReadTables,
     priced: bool,
+    allow_outside_table: bool,
 ) -> (Whatif, Vec<planner::MeasuredKey>) {
     let opts = Options {
         engines: Engines::Auto,
         build_rows: DEFAULT_BUILD_ROWS,
         sample_rows: DEFAULT_SAMPLE_ROWS,
         current_only: false,
+        allow_outside_table,
     };
     let w = rows_of(data, &opts, &[], read, false);
     let m = if priced {

@@ -57,16 +57,22 @@ pub fn default_for(out: Option<&Path>) -> Format {
 /// so is Parquet to a terminal ([`Error::Usage`]); both before any input
 /// is read.
 pub fn resolve(given: Option<Format>, path: Option<&Path>, default: Format) -> Result<Format> {
-    let by_ext = path
+    let ext = path
         .and_then(|p| p.extension())
-        .and_then(|e| e.to_str())
-        .and_then(|e| match e.to_ascii_lowercase().as_str() {
-            "jsonl" | "json" | "ndjson" => Some(Format::Jsonl),
-            "csv" => Some(Format::Csv),
-            "parquet" | "pq" => Some(Format::Parquet),
-            "txt" => Some(Format::Table),
-            _ => None,
-        });
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    let by_ext = ext.as_deref().and_then(|e| match e {
+        "jsonl" | "json" | "ndjson" => Some(Format::Jsonl),
+        "csv" => Some(Format::Csv),
+        "parquet" | "pq" => Some(Format::Parquet),
+        "txt" => Some(Format::Table),
+        _ => None,
+    });
+    if let (None, Some(e), None) = (given, &ext, by_ext) {
+        return Err(Error::Usage(format!(
+            "-o {}: no format has the extension .{e}; name the file .jsonl, .csv, .parquet or .txt, or give --format",
+            path.map(|p| p.display().to_string()).unwrap_or_default()
+        )));
+    }
     let format = match (given, by_ext) {
         (Some(g), Some(e)) if g != e => {
             return Err(Error::Usage(format!(
