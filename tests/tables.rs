@@ -263,17 +263,24 @@ fn compaction_on_real_tables_sits_on_the_file_count_triggers() {
             .contains("fewer than 5 files"));
     }
     assert!(rows.iter().all(|r| r["policy"] == "iceberg"));
-    // Amoro: the table holds exactly 12 fragment files, its minor trigger.
+    // Amoro: the table holds 12 fragment files, its minor trigger, but the
+    // trigger counts one partition's (apache/amoro 96a4d781,
+    // AbstractOptimizingEvaluator.java:130-134, one evaluator per partition;
+    // CommonPartitionEvaluator.java:407-411): 4 each, nothing runs.
     let rows = compaction(&["--policy", "amoro"]);
-    let eu = rows.iter().find(|r| r["partition"] == "region=eu").unwrap();
-    assert_eq!(
-        (
-            eu["candidate_files"].as_u64(),
-            eu["files_after_est"].as_u64()
-        ),
-        (Some(4), Some(1))
-    );
-    assert_eq!(eu["rows_purged"], 5);
+    let ice: Vec<&Value> = rows.iter().filter(|r| r["table"] == "ice.events").collect();
+    assert_eq!(ice.len(), 3);
+    for r in &ice {
+        assert_eq!(
+            (r["candidate_files"].as_u64(), r["files_after_est"].as_u64()),
+            (Some(0), Some(4)),
+            "{r}"
+        );
+        assert!(
+            reasons(r).starts_with("4 fragment + equality-delete files in the partition < 12"),
+            "{r}"
+        );
+    }
     // Delta: nine small files per later day become one; the compacted day
     // is a single file and its bin is dropped.
     let rows = compaction(&["--policy", "delta"]);
@@ -895,7 +902,7 @@ fn iceberg_rewrite_sits_on_min_max_and_five_input_files() {
     let lo = r("ice.sizes", "part=lo", "amoro");
     assert_eq!(lo["target_size"], 24000);
     assert!(
-        reasons(lo).starts_with("6 fragment + equality-delete files in the table < 12"),
+        reasons(lo).starts_with("2 fragment + equality-delete files in the partition < 12"),
         "{}",
         reasons(lo)
     );
@@ -911,12 +918,18 @@ fn iceberg_rewrite_sits_on_min_max_and_five_input_files() {
     let four = r("ice.counts", "part=four", "iceberg");
     assert_eq!(plan(four), (0, 0, 4));
     assert!(reasons(four).contains("fewer than 5 files"));
-    // 2 + 4 + 5 = 11 fragments: one short of Amoro's minor trigger (the
-    // warehouse's ice.events holds exactly 12 and runs).
-    for p in ["part=two", "part=four", "part=five"] {
+    // 2, 4 and 5 fragments: short of Amoro's minor trigger of 12, which
+    // counts one partition's files.
+    for (p, n) in [("part=two", 2), ("part=four", 4), ("part=five", 5)] {
         let a = r("ice.counts", p, "amoro");
         assert_eq!(a["candidate_files"], 0);
-        assert!(reasons(a).starts_with("11 fragment + equality-delete files in the table < 12"));
+        assert!(
+            reasons(a).starts_with(&format!(
+                "{n} fragment + equality-delete files in the partition < 12"
+            )),
+            "{}",
+            reasons(a)
+        );
     }
 }
 
@@ -988,8 +1001,17 @@ fn iceberg_position_delete_ratios_sit_on_point_three_and_point_one() {
         reasons(r("part=del29")),
         "every file within [1425, 3420] bytes"
     );
-    // Amoro rewrites a segment file (≥ target / 8 = 1 byte here) whose
-    // position deletes exceed 0.1 of its rows.
+    // Amoro rewrites a segment file (> target / 8 = 1 byte here) whose
+    // position deletes exceed 0.1 of its rows, alone in its partition and
+    // with no fragment beside it (issue 32, item 12): apache/amoro
+    // 96a4d781aac60c4080b3f4a41322848e2308649a, optimizing/plan/
+    // CommonPartitionEvaluator.java:199-208 and :270-271 (position delete
+    // records > records × duplicate-ratio 0.1) make it a rewrite segment,
+    // :403-405 the partition major-necessary; AbstractPartitionPlan.java
+    // :386-392 packs it into a task and IcebergPartitionPlan.java:74-80
+    // keeps a one-file task that carries delete files. At 10 % its deletes
+    // alone would be rewritten (CommonPartitionEvaluator.java:291-293),
+    // which triggers nothing.
     let rows = &audit(
         &thresholds(),
         "posratio8",
@@ -1015,6 +1037,13 @@ fn iceberg_position_delete_ratios_sit_on_point_three_and_point_one() {
             ("part=del30", 1)
         ]
     );
+    for (p, n) in [("part=del29", 29), ("part=del30", 30)] {
+        // One task rewriting the file into files of the 8-byte target.
+        let r = row(rows, "ice.pos_ratio", p, "amoro");
+        let bytes = r["bytes_to_rewrite"].as_u64().unwrap();
+        assert_eq!(plan(r), (1, 1, bytes.div_ceil(8)), "{}", reasons(r));
+        assert_eq!(r["rows_purged"], n);
+    }
 }
 
 #[test]

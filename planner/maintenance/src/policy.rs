@@ -17,20 +17,25 @@
 //!   than one file and ≥ `min-input-files` 5, or more than one file and more
 //!   bytes than the target, or more bytes than max, or a delete-ratio file;
 //!   output count from `expectedOutputFiles`.
-//! * Amoro self-optimizing — `configurations.md`: target 128 MiB
-//!   (`self-optimizing.target-size`), fragment files below target / 8
-//!   (`self-optimizing.fragment-ratio`); minor optimizing once fragment
-//!   files plus equality-delete files reach 12
-//!   (`self-optimizing.minor.trigger.file-count`) — its 1 h interval trigger
-//!   is runtime state metadata does not show; a segment file is rewritten
-//!   when its position deletes exceed 0.1 of its rows. Undersized segment
-//!   files (`CommonPartitionEvaluator.isUndersizedSegmentFile` in
-//!   apache/amoro: above the fragment size, at most
-//!   `self-optimizing.min-target-size-ratio` (0.75) × target) are
-//!   rewritten by major optimizing when a partition has enough of them
-//!   (`enoughContent`: together at least the target, and the two smallest
-//!   fit in one target file); fragments are files of at most target / 8
-//!   (`isFragmentFile`).
+//! * Amoro self-optimizing — apache/amoro at
+//!   96a4d781aac60c4080b3f4a41322848e2308649a (`CommonPartitionEvaluator`,
+//!   `AbstractPartitionPlan`, `IcebergPartitionPlan`, `TableProperties`):
+//!   target 128 MiB (`self-optimizing.target-size`); fragment files of at
+//!   most target / 8 (`self-optimizing.fragment-ratio`), undersized
+//!   segment files up to `self-optimizing.min-target-size-ratio` (0.75) ×
+//!   target. Per partition: minor optimizing once its fragment files plus
+//!   the equality-delete files on its files reach 12
+//!   (`self-optimizing.minor.trigger.file-count`; its 1 h interval
+//!   trigger is runtime state metadata does not show), or a segment file
+//!   has several position delete files; major optimizing when a segment
+//!   file's position delete records exceed 0.1
+//!   (`self-optimizing.major.trigger.duplicate-ratio`) of its rows, or
+//!   its undersized segments hold the target and the two smallest fit in
+//!   one file (`enoughContent`). A partition that runs rewrites all its
+//!   fragments and segments over the ratio, and its undersized segments
+//!   in bins of two or more, in tasks of max(target,
+//!   `self-optimizing.max-task-size-bytes` = 128 MiB) bytes; a task of one
+//!   data file without deletes is dropped (see `amoro` below).
 
 use crate::{GIB, MIB};
 use serde::Serialize;
@@ -125,6 +130,13 @@ pub struct Settings {
     /// (target × `self-optimizing.min-target-size-ratio`); the other
     /// policies: `min`.
     pub min_target: u64,
+    /// Amoro: the bytes of data files one task packs, max(target,
+    /// `self-optimizing.max-task-size-bytes`); the other policies: `max`.
+    pub task_size: u64,
+    /// Amoro: fragment plus equality-delete files of a partition that
+    /// trigger minor optimizing (`self-optimizing.minor.trigger.file-count`);
+    /// unused by the other policies.
+    pub minor_files: u64,
     /// Where the target came from (`default`, a property, `--target-size`).
     pub target_source: String,
 }
@@ -155,6 +167,8 @@ impl Settings {
                 max: target,
                 delete_ratio: 0.05,
                 min_target: target,
+                task_size: target,
+                minor_files: 0,
                 target_source,
             },
             Policy::Iceberg => Settings {
@@ -163,6 +177,8 @@ impl Settings {
                 max: (target as f64 * 1.8) as u64,
                 delete_ratio: 0.3,
                 min_target: (target as f64 * 0.75) as u64,
+                task_size: (target as f64 * 1.8) as u64,
+                minor_files: 0,
                 target_source,
             },
             Policy::Amoro => {
@@ -175,12 +191,25 @@ impl Settings {
                     .and_then(|v| v.trim().parse::<f64>().ok())
                     .filter(|r| r.is_finite() && (0.0..=1.0).contains(r))
                     .unwrap_or(0.75);
+                // `self-optimizing.major.trigger.duplicate-ratio` (0.1),
+                // `self-optimizing.max-task-size-bytes` (128 MiB) and
+                // `self-optimizing.minor.trigger.file-count` (12):
+                // `TableProperties`, read by `TableConfigurations`.
+                let duplicate_ratio = t
+                    .properties
+                    .get("self-optimizing.major.trigger.duplicate-ratio")
+                    .and_then(|v| v.trim().parse::<f64>().ok())
+                    .filter(|r| r.is_finite() && *r >= 0.0)
+                    .unwrap_or(0.1);
+                let task = prop(t, "self-optimizing.max-task-size-bytes").unwrap_or(128 * MIB);
                 Settings {
                     target,
                     min: target / ratio,
                     max: target,
-                    delete_ratio: 0.1,
+                    delete_ratio: duplicate_ratio,
                     min_target: (target as f64 * min_target_ratio) as u64,
+                    task_size: target.max(task),
+                    minor_files: prop(t, "self-optimizing.minor.trigger.file-count").unwrap_or(12),
                     target_source,
                 }
             }
@@ -214,6 +243,14 @@ struct F {
     deleted: u64,
     /// Rows deleted by deletes scoped to this file alone.
     scoped: u64,
+    /// Amoro's count (`CommonPartitionEvaluator.getPosDeletesRecordCount`):
+    /// the records of the position delete files that apply, whatever other
+    /// files they also cover, or the DV's cardinality.
+    amoro_pos: u64,
+    /// Position delete files (a DV counts as one) that apply.
+    pos_files: u32,
+    /// Equality delete files that apply.
+    eq_files: u32,
 }
 
 impl F {
@@ -226,6 +263,15 @@ impl F {
                 .deletes
                 .as_ref()
                 .map_or(0, |x| x.file_scoped_deleted_rows()),
+            amoro_pos: d.deletes.as_ref().map_or(0, |x| match &x.dv {
+                Some(dv) => dv.cardinality,
+                None => x.pos_rows,
+            }),
+            pos_files: d
+                .deletes
+                .as_ref()
+                .map_or(0, |x| x.pos_files.saturating_add(u32::from(x.dv.is_some()))),
+            eq_files: d.deletes.as_ref().map_or(0, |x| x.eq_files),
         }
     }
 
@@ -236,14 +282,6 @@ impl F {
             return 0.0;
         }
         1.0 - (self.rows.saturating_sub(self.deleted)) as f64 / self.rows as f64
-    }
-
-    /// Amoro's ratio: known deleted / rows.
-    fn ratio(&self) -> f64 {
-        if self.rows == 0 {
-            return 0.0;
-        }
-        self.deleted.min(self.rows) as f64 / self.rows as f64
     }
 
     /// Iceberg's ratio (`BinPackRewriteFilePlanner.tooHighDeleteRatio`):
@@ -397,13 +435,15 @@ pub fn compaction(t: &TableState, policy: Policy, s: &Settings) -> Vec<Compactio
     for f in &t.files {
         by_part.entry(f.partition).or_default().push(F::of(f));
     }
-    // Amoro's minor trigger counts the whole table; a fragment is a file
-    // of at most target / fragment-ratio (`isFragmentFile`).
-    let amoro_fragments = t.files.iter().filter(|f| f.size <= s.min).count() as u64
-        + t.delete_files
-            .iter()
-            .filter(|d| d.kind == tables::DeleteKind::Equality)
-            .count() as u64;
+    // Amoro's minor trigger counts per partition (one
+    // `CommonPartitionEvaluator` each) the equality-delete files that apply
+    // to its data files (`addDelete`, distinct paths).
+    let mut amoro_eq: BTreeMap<u32, u64> = BTreeMap::new();
+    for d in &t.delete_files {
+        if d.kind == tables::DeleteKind::Equality && d.applied_to > 0 {
+            *amoro_eq.entry(d.partition).or_default() += 1;
+        }
+    }
     let mut rows: Vec<CompactionRow> = by_part
         .into_iter()
         .map(|(idx, mut files)| {
@@ -413,7 +453,7 @@ pub fn compaction(t: &TableState, policy: Policy, s: &Settings) -> Vec<Compactio
                 Policy::Delta => delta(&files, s, false),
                 Policy::Fabric => delta(&files, s, true),
                 Policy::Iceberg => iceberg(&files, s),
-                Policy::Amoro => amoro(&files, s, amoro_fragments),
+                Policy::Amoro => amoro(&files, s, amoro_eq.get(&idx).copied().unwrap_or(0)),
             };
             let candidate_files: u64 = chosen.iter().map(|b| b.files.len() as u64).sum();
             let outputs: u64 = chosen.iter().map(|b| b.outputs).sum();
@@ -563,81 +603,193 @@ fn iceberg(files: &[F], s: &Settings) -> (Vec<Bin>, Vec<String>) {
     )
 }
 
-/// `files` packed into bins of at most `target` bytes, each written as
-/// files of the target size (Amoro's minor and major optimizing).
-fn packed_bins(files: &[F], target: u64) -> impl Iterator<Item = Bin> {
-    pack(files, target).into_iter().map(move |bin| {
-        let bytes: u64 = bin.iter().map(|f| f.size).sum();
-        Bin {
-            files: bin,
-            outputs: bytes.div_ceil(target).max(1),
+/// Amoro's bin-packing of a task's files (`AbstractPartitionPlan`
+/// `BinPackingTaskSplitter.genSplitTasks`: Iceberg's `BinPacking.ListPacker`
+/// with a lookback of `Integer.MAX_VALUE`, so first fit over every bin
+/// opened so far; a file that fits no bin opens one). Amoro feeds the files
+/// in a hash map's order; this takes them in the order given (ascending
+/// sizes), so the count is deterministic. The files fit one bin whenever
+/// they sum to at most the capacity, whatever the order.
+fn first_fit(files: &[(F, bool)], capacity: u64) -> Vec<Vec<(F, bool)>> {
+    let mut bins: Vec<(u64, Vec<(F, bool)>)> = Vec::new();
+    for &(f, rewrite) in files {
+        match bins
+            .iter_mut()
+            .find(|(w, _)| w.saturating_add(f.size) <= capacity)
+        {
+            Some((w, items)) => {
+                *w += f.size;
+                items.push((f, rewrite));
+            }
+            None => bins.push((f.size, vec![(f, rewrite)])),
         }
-    })
+    }
+    bins.into_iter().map(|(_, items)| items).collect()
 }
 
-fn amoro(files: &[F], s: &Settings, table_fragments: u64) -> (Vec<Bin>, Vec<String>) {
+/// A task of Amoro's: the data files it rewrites, written as files of the
+/// target size.
+fn amoro_task(files: Vec<F>, target: u64) -> Bin {
+    let bytes: u64 = files.iter().map(|f| f.size).sum();
+    Bin {
+        files,
+        outputs: bytes.div_ceil(target.max(1)).max(1),
+    }
+}
+
+/// One partition under Amoro's self-optimizing, as apache/amoro plans it
+/// (commit 96a4d781aac60c4080b3f4a41322848e2308649a; paths under
+/// `amoro-format-iceberg/src/main/java/org/apache/amoro/optimizing/plan/`).
+///
+/// Whether the partition runs is `CommonPartitionEvaluator.isNecessary`
+/// (one evaluator per partition: `AbstractOptimizingEvaluator
+/// .initPartitionPlans`), outside full optimizing (its interval is off by
+/// default):
+/// * minor (`isMinorNecessary`): the partition's fragment files plus the
+///   equality-delete files applying to them reach
+///   `self-optimizing.minor.trigger.file-count`, or a target-size segment
+///   file has more than one position delete file (`segmentShouldRewritePos`
+///   counts it in `combinePosSegmentFileCount`). Its second trigger, two
+///   such files once the 1 h interval has passed since the last minor run,
+///   is runtime state the metadata does not show: taken as not reached.
+/// * major (`isMajorNecessary`): a segment file whose position delete
+///   records exceed `self-optimizing.major.trigger.duplicate-ratio` × its
+///   records (`fileShouldRewrite`), or undersized segments with
+///   `enoughContent`.
+///
+/// What runs is `AbstractPartitionPlan.splitTasks`, whatever trigger fired:
+/// the undersized segments (not over the ratio) are packed first, and a
+/// bin of one of them is not rewritten (`disposeUndersizedSegmentFile`: its
+/// position deletes are, when it has any); then every fragment, every
+/// segment over the ratio and the segments whose deletes alone are
+/// rewritten (`rewritePosDataFiles`) are packed together. Bins hold
+/// max(target, `self-optimizing.max-task-size-bytes`) bytes of data files;
+/// a task of a single data file with no deletes is dropped
+/// (`IcebergPartitionPlan.enoughInputFiles`). A segment file's single
+/// position delete file is taken as not written by Amoro's optimizer (the
+/// `TableFileUtil.isOptimizingPosDeleteFile` name check).
+fn amoro(files: &[F], s: &Settings, eq_deletes: u64) -> (Vec<Bin>, Vec<String>) {
     let mut reasons = Vec::new();
-    let mut out = Vec::new();
-    let frags: Vec<F> = files.iter().copied().filter(|f| f.size <= s.min).collect();
-    if !frags.is_empty() {
-        if table_fragments >= 12 {
-            reasons.push(format!(
-                "minor: {} fragment file(s) ≤ target/8 here, {table_fragments} fragment + equality-delete files in the table ≥ 12",
-                frags.len()
-            ));
-            out.extend(packed_bins(&frags, s.target));
-        } else {
-            reasons.push(format!(
-                "{table_fragments} fragment + equality-delete files in the table < 12 (minor waits for its 1 h interval)"
-            ));
-        }
-    }
-    let heavy: Vec<F> = files
+    let fragment = |f: &F| f.size <= s.min;
+    let undersized = |f: &F| f.size > s.min && f.size <= s.min_target;
+    // `fileShouldRewrite` for a segment file: position delete records
+    // (DVs included) over the duplicate ratio × the file's records.
+    let heavy = |f: &F| !fragment(f) && f.amoro_pos as f64 > f.rows as f64 * s.delete_ratio;
+    // `segmentShouldRewritePos`: any equality or position delete.
+    let pos_rewrite = |f: &F| f.pos_files > 0 || f.eq_files > 0;
+    let frags: Vec<F> = files.iter().copied().filter(|f| fragment(f)).collect();
+    let heavies: Vec<F> = files.iter().copied().filter(|f| heavy(f)).collect();
+    let under: Vec<F> = files
         .iter()
         .copied()
-        .filter(|f| f.size > s.min && f.ratio() > s.delete_ratio)
+        .filter(|f| undersized(f) && !heavy(f))
         .collect();
-    // Undersized segments (not already rewritten for their deletes): major
-    // optimizing merges them when they hold a target's worth together and
-    // the two smallest fit in one target file (`enoughContent`).
-    let undersized: Vec<F> = files
+    let reached_pos: Vec<F> = files
         .iter()
         .copied()
-        .filter(|f| f.size > s.min && f.size <= s.min_target && f.ratio() <= s.delete_ratio)
+        .filter(|f| f.size > s.min_target && !heavy(f) && pos_rewrite(f))
         .collect();
-    if !undersized.is_empty() {
-        let bytes: u64 = undersized.iter().map(|f| f.size).sum();
-        let two: u64 = undersized.iter().take(2).map(|f| f.size).sum();
-        let enough = undersized.len() >= 2 && bytes >= s.target && two <= s.target;
-        if enough {
-            reasons.push(format!(
-                "major: {} undersized segment file(s) (target/8 < size ≤ {} bytes, the min-target-size ratio × target) hold {bytes} bytes ≥ the target, and the two smallest fit in one target file",
-                undersized.len(),
-                s.min_target
-            ));
-            out.extend(packed_bins(&undersized, s.target));
-        } else {
-            reasons.push(format!(
-                "{} undersized segment file(s) hold {bytes} bytes: major optimizing waits until they reach the target and two of them fit in one file",
-                undersized.len()
-            ));
-        }
-    }
-    if !heavy.is_empty() {
+    let combine = reached_pos.iter().filter(|f| f.pos_files > 1).count();
+
+    let small = frags.len() as u64 + eq_deletes;
+    let minor = small >= s.minor_files || combine > 0;
+    if small >= s.minor_files {
         reasons.push(format!(
-            "{} segment file(s) with position deletes > {} of rows",
-            heavy.len(),
+            "minor: {} fragment file(s) ≤ {} bytes and {eq_deletes} equality-delete file(s) in the partition ≥ {}",
+            frags.len(),
+            s.min,
+            s.minor_files
+        ));
+    } else if small > 0 {
+        reasons.push(format!(
+            "{small} fragment + equality-delete files in the partition < {} (minor waits for its 1 h interval)",
+            s.minor_files
+        ));
+    }
+    if combine > 0 {
+        reasons.push(format!(
+            "minor: {combine} segment file(s) with more than one position delete file"
+        ));
+    }
+    let under_bytes: u64 = under.iter().map(|f| f.size).sum();
+    let two: u64 = under.iter().take(2).map(|f| f.size).sum();
+    let enough = under.len() >= 2 && under_bytes >= s.target && two <= s.target;
+    if enough {
+        reasons.push(format!(
+            "major: {} undersized segment file(s) ({} < size ≤ {} bytes, the min-target-size ratio × target) hold {under_bytes} bytes ≥ the target, and the two smallest fit in one target file",
+            under.len(),
+            s.min,
+            s.min_target
+        ));
+    } else if !under.is_empty() && !minor && heavies.is_empty() {
+        reasons.push(format!(
+            "{} undersized segment file(s) hold {under_bytes} bytes: major optimizing waits until they reach the target and two of them fit in one file",
+            under.len()
+        ));
+    }
+    if !heavies.is_empty() {
+        reasons.push(format!(
+            "major: {} segment file(s) with position deletes > {} of rows",
+            heavies.len(),
             s.delete_ratio
         ));
-        for f in heavy {
-            out.push(Bin {
-                files: vec![f],
-                outputs: 1,
-            });
+    }
+    let major = enough || !heavies.is_empty();
+    if !minor && !major {
+        if reasons.is_empty() {
+            reasons.push("no fragment files and no segment file over the delete ratio".into());
+        }
+        return (Vec::new(), reasons);
+    }
+
+    let mut out = Vec::new();
+    let mut pos_only: Vec<F> = reached_pos;
+    let mut lone = 0;
+    let under_items: Vec<(F, bool)> = under.iter().map(|&f| (f, true)).collect();
+    for bin in first_fit(&under_items, s.task_size) {
+        if bin.len() > 1 {
+            out.push(amoro_task(
+                bin.into_iter().map(|(f, _)| f).collect(),
+                s.target,
+            ));
+        } else {
+            lone += 1;
+            pos_only.extend(bin.into_iter().map(|(f, _)| f).filter(|f| pos_rewrite(f)));
         }
     }
-    if reasons.is_empty() {
-        reasons.push("no fragment files and no segment file over the delete ratio".into());
+    if lone > 0 {
+        reasons.push(format!(
+            "{lone} undersized segment file(s) alone in a bin kept"
+        ));
+    }
+    let mut items: Vec<(F, bool)> = frags.iter().chain(&heavies).map(|&f| (f, true)).collect();
+    items.sort_by_key(|(f, _)| f.size);
+    pos_only.sort_by_key(|f| f.size);
+    items.extend(pos_only.iter().map(|&f| (f, false)));
+    let mut dropped = 0;
+    let mut pos_tasks = 0;
+    for bin in first_fit(&items, s.task_size) {
+        let rewrite: Vec<F> = bin.iter().filter(|(_, r)| *r).map(|(f, _)| *f).collect();
+        let has_pos = bin.iter().any(|(_, r)| !*r);
+        let has_deletes = bin.iter().any(|(f, _)| pos_rewrite(f));
+        if rewrite.is_empty() {
+            pos_tasks += 1;
+        } else if rewrite.len() == 1 && !has_pos && !has_deletes {
+            dropped += 1;
+        } else {
+            out.push(amoro_task(rewrite, s.target));
+        }
+    }
+    if dropped > 0 {
+        reasons.push(format!(
+            "{dropped} task(s) of a single data file without deletes dropped"
+        ));
+    }
+    if !pos_only.is_empty() {
+        reasons.push(format!(
+            "{} segment file(s) keep their data, their deletes rewritten ({pos_tasks} task(s) of deletes only)",
+            pos_only.len()
+        ));
     }
     (out, reasons)
 }
@@ -723,6 +875,9 @@ mod tests {
             rows: 100,
             deleted: 5,
             scoped: 5,
+            amoro_pos: 5,
+            pos_files: 1,
+            eq_files: 0,
         };
         assert!(f.delta_ratio() > 0.05);
         let g = F {
@@ -730,6 +885,9 @@ mod tests {
             rows: 1000,
             deleted: 49,
             scoped: 49,
+            amoro_pos: 49,
+            pos_files: 1,
+            eq_files: 0,
         };
         assert!(g.delta_ratio() <= 0.05);
         let t = table(Format::Delta, &[(100, 10, 0), (800, 100, 5)]);
@@ -818,6 +976,8 @@ mod tests {
             max: 180,
             delete_ratio: 0.3,
             min_target: 75,
+            task_size: 180,
+            minor_files: 0,
             target_source: String::new(),
         };
         assert_eq!(expected_output_files(50, &s), 1);
@@ -845,8 +1005,9 @@ mod tests {
             applied_to: 11,
         });
         let r = run(&t, Policy::Amoro);
-        // 11 × 124 bytes pack into bins of ≤ 1000 bytes: 8 + 3.
-        assert_eq!((r.candidate_files, r.bins, r.files_after_est), (11, 2, 2));
+        // 11 × 124 = 1364 bytes: one task (tasks hold max(target,
+        // max-task-size-bytes 128 MiB)), written as two target files.
+        assert_eq!((r.candidate_files, r.bins, r.files_after_est), (11, 1, 2));
         // A segment file (≥ 125 bytes) with 11 % position deletes.
         let t = table(Format::Iceberg, &[(500, 100, 11), (500, 100, 10)]);
         let r = run(&t, Policy::Amoro);
@@ -897,6 +1058,206 @@ mod tests {
         // A fragment is at most target / 8 (125 counts).
         let t = table(Format::Iceberg, &[(125, 1, 0); 12]);
         assert_eq!(run(&t, Policy::Amoro).candidate_files, 12);
+    }
+
+    /// Item 12 of issue 32, first claim. A partition whose only file is a
+    /// segment (above 0.75 × target) with 29, 30 or 31 % of its rows
+    /// deleted by position deletes is rewritten by Amoro, fragments or
+    /// not. apache/amoro 96a4d781aac60c4080b3f4a41322848e2308649a,
+    /// `amoro-format-iceberg/src/main/java/org/apache/amoro/optimizing/plan/`:
+    /// `CommonPartitionEvaluator.java:199-208` counts such a file in
+    /// `rewriteSegmentFileCount` when `fileShouldRewrite` holds, and
+    /// `:270-271` is position delete records > records ×
+    /// `getMajorDuplicateRatio()` (0.1, `TableProperties.java:121-123`);
+    /// `:403-405` `isMajorNecessary` is then true and `:344` makes the
+    /// partition necessary. `AbstractPartitionPlan.java:140-141` puts the
+    /// file in `rewriteDataFiles`, `:386-392` packs it into a task, and
+    /// `IcebergPartitionPlan.java:74-80` keeps a one-file task that
+    /// carries delete files. At exactly 10 % the file only has its deletes
+    /// rewritten (`CommonPartitionEvaluator.java:291-293`), which triggers
+    /// nothing (`:403-412`).
+    #[test]
+    fn amoro_rewrites_a_lone_segment_over_the_duplicate_ratio() {
+        for deleted in [29, 30, 31, 11] {
+            let t = table(Format::Iceberg, &[(900, 100, deleted)]);
+            let r = run(&t, Policy::Amoro);
+            assert_eq!(
+                (r.candidate_files, r.bins, r.rows_purged, r.bytes_to_rewrite),
+                (1, 1, deleted, 900),
+                "{deleted}: {}",
+                r.reasons
+            );
+            assert!(
+                r.reasons
+                    .contains("major: 1 segment file(s) with position deletes > 0.1 of rows"),
+                "{}",
+                r.reasons
+            );
+        }
+        let r = run(&table(Format::Iceberg, &[(900, 100, 10)]), Policy::Amoro);
+        assert_eq!((r.candidate_files, r.bins), (0, 0), "{}", r.reasons);
+        // The ratio is the table's property when set (`TableConfigurations`
+        // reads `self-optimizing.major.trigger.duplicate-ratio`): at 0.3,
+        // 30 % is not over it and 31 % is.
+        for (deleted, files) in [(30, 0), (31, 1)] {
+            let mut t = table(Format::Iceberg, &[(900, 100, deleted)]);
+            t.properties.insert(
+                "self-optimizing.major.trigger.duplicate-ratio".into(),
+                "0.3".into(),
+            );
+            let s = Settings::for_table(&t, Policy::Amoro, Some(T));
+            assert_eq!(compaction(&t, Policy::Amoro, &s)[0].candidate_files, files);
+        }
+    }
+
+    /// Item 12 of issue 32, second claim. Amoro packs a partition's
+    /// fragments and its segments over the duplicate ratio into the same
+    /// tasks, each holding up to max(target,
+    /// `self-optimizing.max-task-size-bytes`) bytes: apache/amoro
+    /// 96a4d781aac60c4080b3f4a41322848e2308649a,
+    /// `AbstractPartitionPlan.java:386-392` (one packing of
+    /// `rewriteDataFiles` and `rewritePosDataFiles`) and `:396-402`
+    /// (`BinPacking.ListPacker` with weight
+    /// `Math.max(config.getTargetSize(), config.getMaxTaskSize())`, 128 MiB
+    /// by default, `TableProperties.java:103-104`). Twelve fragments of
+    /// 34,125 bytes and a 48,875-byte segment with 30 % deleted (target
+    /// 64,000): one task of 83,000 bytes, not a bin of fragments plus a
+    /// bin for the segment (what lakeaudit gave), nor the fragments alone
+    /// (the segment is rewritten: see the test above).
+    #[test]
+    fn amoro_packs_fragments_and_rewritten_segments_in_one_task() {
+        let mut files = vec![(2843, 1, 0); 11];
+        files.push((2852, 1, 0));
+        files.push((48_875, 100, 30));
+        let t = table(Format::Iceberg, &files);
+        let s = Settings::for_table(&t, Policy::Amoro, Some(64_000));
+        assert_eq!(
+            (s.min, s.min_target, s.task_size),
+            (8000, 48_000, 128 * MIB)
+        );
+        let r = compaction(&t, Policy::Amoro, &s).remove(0);
+        assert_eq!(
+            (
+                r.candidate_files,
+                r.bins,
+                r.bytes_to_rewrite,
+                r.files_after_est
+            ),
+            (13, 1, 83_000, 2),
+            "{}",
+            r.reasons
+        );
+        // A smaller max-task-size-bytes still leaves the target as the
+        // floor: at 40,000 the tasks hold 64,000 bytes, first fit over
+        // ascending sizes puts the twelve fragments in one and the segment
+        // in another.
+        let mut t = t;
+        t.properties
+            .insert("self-optimizing.max-task-size-bytes".into(), "40000".into());
+        let s = Settings::for_table(&t, Policy::Amoro, Some(64_000));
+        assert_eq!(s.task_size, 64_000);
+        let r = compaction(&t, Policy::Amoro, &s).remove(0);
+        assert_eq!((r.candidate_files, r.bins), (13, 2), "{}", r.reasons);
+    }
+
+    /// Amoro's minor trigger counts one partition's fragment and
+    /// equality-delete files: apache/amoro
+    /// 96a4d781aac60c4080b3f4a41322848e2308649a,
+    /// `AbstractOptimizingEvaluator.java:130-134` builds one evaluator per
+    /// partition path, and `CommonPartitionEvaluator.java:407-411` compares
+    /// that evaluator's `fragmentFileCount + equalityDeleteFileCount` with
+    /// `self-optimizing.minor.trigger.file-count` (12). Twelve fragments
+    /// split 6 + 6 over two partitions trigger nothing.
+    #[test]
+    fn amoro_minor_trigger_counts_one_partition() {
+        let mut t = table(Format::Iceberg, &[(124, 1, 0); 12]);
+        t.partitions.push(Partition {
+            spec_id: 0,
+            values: vec![Some("y".into())],
+        });
+        for f in &mut t.files[6..] {
+            f.partition = 1;
+        }
+        let s = Settings::for_table(&t, Policy::Amoro, Some(T));
+        let rows = compaction(&t, Policy::Amoro, &s);
+        assert_eq!(rows.len(), 2);
+        for r in &rows {
+            assert_eq!(r.candidate_files, 0, "{}", r.reasons);
+            assert!(
+                r.reasons
+                    .starts_with("6 fragment + equality-delete files in the partition < 12"),
+                "{}",
+                r.reasons
+            );
+        }
+        // The trigger is the table's property when set.
+        t.properties.insert(
+            "self-optimizing.minor.trigger.file-count".into(),
+            "6".into(),
+        );
+        let s = Settings::for_table(&t, Policy::Amoro, Some(T));
+        let rows = compaction(&t, Policy::Amoro, &s);
+        assert!(rows.iter().all(|r| r.candidate_files == 6), "{rows:?}");
+    }
+
+    /// What runs once a partition is necessary does not depend on the
+    /// trigger (apache/amoro 96a4d781aac60c4080b3f4a41322848e2308649a,
+    /// `AbstractPartitionPlan.java:369-394`): every fragment is packed,
+    /// with the segments over the ratio, and undersized segments are
+    /// packed on their own first, a bin of one of them being kept
+    /// (`:277-288`, `:379-383`); a task of a single data file without
+    /// deletes is dropped (`IcebergPartitionPlan.java:74-80`).
+    #[test]
+    fn amoro_tasks_take_every_fragment_of_a_necessary_partition() {
+        // A segment over the ratio makes the partition major; the
+        // 100-byte fragment (no minor trigger) shares its task.
+        let r = run(
+            &table(Format::Iceberg, &[(100, 1, 0), (900, 100, 30)]),
+            Policy::Amoro,
+        );
+        assert_eq!(
+            (r.candidate_files, r.bins, r.bytes_to_rewrite),
+            (2, 1, 1000)
+        );
+        // 300 + 700 undersized (enough content) run; the fragment alone in
+        // its task, without deletes, is dropped.
+        let r = run(
+            &table(Format::Iceberg, &[(100, 1, 0), (300, 1, 0), (700, 1, 0)]),
+            Policy::Amoro,
+        );
+        assert_eq!(
+            (r.candidate_files, r.bins, r.bytes_to_rewrite),
+            (2, 1, 1000)
+        );
+        assert!(
+            r.reasons
+                .contains("1 task(s) of a single data file without deletes dropped"),
+            "{}",
+            r.reasons
+        );
+        // Minor (12 fragments) with one undersized segment: the segment is
+        // alone in its bin and kept.
+        let mut files = vec![(100, 1, 0); 12];
+        files.push((400, 1, 0));
+        let r = run(&table(Format::Iceberg, &files), Policy::Amoro);
+        assert_eq!((r.candidate_files, r.bins), (12, 1), "{}", r.reasons);
+        assert!(
+            r.reasons
+                .contains("1 undersized segment file(s) alone in a bin kept"),
+            "{}",
+            r.reasons
+        );
+        // Two undersized segments short of the target still share a bin
+        // once minor optimizing runs: 12 fragments, 300 + 400 as well.
+        let mut files = vec![(100, 1, 0); 12];
+        files.extend([(300, 1, 0), (400, 1, 0)]);
+        let r = run(&table(Format::Iceberg, &files), Policy::Amoro);
+        assert_eq!(
+            (r.candidate_files, r.bins, r.bytes_to_rewrite),
+            (14, 2, 1900),
+            "{}",
+            r.reasons
+        );
     }
 
     #[test]
