@@ -324,6 +324,13 @@ fn the_plan_prices_audited_tables_by_what_their_scans_would_skip() {
         text.contains("measured (table statistics, minmax engine;"),
         "{text}"
     );
+    // A change for the table's own filters has no join and no JIS: it
+    // serves the executions that scan the table, and saves files and bytes.
+    assert!(!text.contains("its filters  JIS"), "{text}");
+    assert!(
+        text.contains("  serves its filters: 14 execution(s) scan it this window; predicted to read 84 fewer file(s) (240 → 156) and save 7.7 MiB/window"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -274,9 +274,16 @@ fn runbook(out: &mut String, d: &TableDecision, format: &TableFormat) {
         _ => "CLUSTER BY",
     };
     let _ = writeln!(out, "-- to:   {to} ({})", one_line(&d.keys.join(", ")));
+    // What removes the old files: Delta's VACUUM; on Iceberg,
+    // expire_snapshots (files only expired snapshots reference) and
+    // remove_orphan_files (files no snapshot references).
+    let until = match format {
+        TableFormat::Iceberg => "expire_snapshots (and remove_orphan_files)",
+        TableFormat::Delta | TableFormat::Files(_) | TableFormat::Unknown => "VACUUM",
+    };
     let _ = writeln!(
         out,
-        "-- rewrite {}; {} of old files stay until VACUUM; NPV contribution {}",
+        "-- rewrite {}; {} of old files stay until {until}; NPV contribution {}",
         crate::human(d.rewrite_bytes as f64),
         crate::human(d.storage_bytes as f64),
         crate::human(d.npv_contribution)
@@ -317,7 +324,9 @@ fn runbook(out: &mut String, d: &TableDecision, format: &TableFormat) {
                 "-- runbook: run in quiet hours. The sort order applies to new writes; the\n\
                  --   rewrite sorts the existing files (rewrite-all) and commits with\n\
                  --   optimistic concurrency: a conflicting commit fails it, so retry with\n\
-                 --   growing back-off. Old files stay until expire_snapshots. The table keeps\n\
+                 --   growing back-off. Old files stay until CALL ...system.expire_snapshots\n\
+                 --   expires the snapshots that list them; CALL ...system.remove_orphan_files\n\
+                 --   deletes files no snapshot lists (a failed rewrite's). The table keeps\n\
                  --   its partition spec (Iceberg sorts within each partition).\n",
             );
             if let Layout::Partitioned(p) = &d.previous {
@@ -528,6 +537,21 @@ mod tests {
             !text.contains("USING delta CLUSTER BY (`e_custkey`)"),
             "{text}"
         );
+        // Iceberg has no VACUUM: its old files go with expire_snapshots
+        // and remove_orphan_files, which the header and runbook name.
+        let iceberg: Vec<&str> = text
+            .split("-- ==== ")
+            .filter(|b| b.contains("-- format: iceberg"))
+            .collect();
+        assert_eq!(iceberg.len(), 2, "{text}");
+        for block in iceberg {
+            assert!(
+                !block.contains("VACUUM")
+                    && block.contains("stay until expire_snapshots (and remove_orphan_files)")
+                    && block.contains("remove_orphan_files\n--   deletes files no snapshot lists"),
+                "{block}"
+            );
+        }
         insta::assert_snapshot!("ddl_by_format", text);
         let unknown = statements(&plan, &BTreeMap::new());
         assert!(unknown

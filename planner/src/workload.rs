@@ -220,6 +220,9 @@ pub struct PlanJson<'a> {
     /// read now and under it.
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     pub measured: &'a [MeasuredWindow],
+    /// Edges that would pay on their own but are not in the plan, and why
+    /// (the reports list the first few and point here for the rest).
+    pub left_out: &'a [LeftOut],
 }
 
 impl Planned {
@@ -232,6 +235,7 @@ impl Planned {
             table_profiles: &self.profiles,
             budget_curve: &self.curve,
             measured: &self.measured,
+            left_out: &self.left_out,
         }
     }
 }

@@ -31,12 +31,74 @@ fn window_label(ms: i64, all_midnight: bool) -> String {
     }
 }
 
-/// Drift per window (points: red when above the threshold, a re-plan;
-/// green otherwise) against the threshold (dashed).
+/// Drift chart size, margin and y label area, px.
+const DRIFT_SIZE: (u32, u32) = (860, 320);
+const DRIFT_MARGIN: u32 = 14;
+const DRIFT_Y_AREA: u32 = 56;
+const DAY_MS: f64 = 86_400_000.0;
+
+/// Which windows get a date under the axis: from the first, each whose
+/// label (estimated at 0.62 em a character, 13 px, plus 12 px of space)
+/// starts right of the last one drawn. `xs` are the windows' positions in
+/// days, on an axis of `days` days drawn over `px` pixels.
+fn drift_ticks(xs: &[f64], labels: &[String], x0: f64, days: f64, px: f64) -> Vec<f64> {
+    let per_day = px / days.max(1e-9);
+    let mut ticks = Vec::new();
+    let mut right = f64::MIN;
+    for (x, label) in xs.iter().zip(labels) {
+        let w = 0.62 * 13.0 * label.chars().count() as f64 + 12.0;
+        let at = (x - x0) * per_day;
+        if at - w / 2.0 >= right {
+            ticks.push(*x);
+            right = at + w / 2.0;
+        }
+    }
+    ticks
+}
+
+/// The drift chart's x axis: days since the first window's start, its
+/// dates under the windows [`drift_ticks`] chose (plotters would put them
+/// at round numbers of days instead).
+struct TimeAxis {
+    range: std::ops::Range<f64>,
+    ticks: Vec<f64>,
+}
+
+impl Ranged for TimeAxis {
+    type FormatOption = plotters::coord::ranged1d::DefaultFormatting;
+    type ValueType = f64;
+
+    /// As plotters maps an `f64` range.
+    fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
+        let (lo, hi) = (self.range.start, self.range.end);
+        if hi <= lo {
+            return (limit.0 + limit.1) / 2;
+        }
+        let share = (v - lo) / (hi - lo);
+        limit.0 + (f64::from(limit.1 - limit.0) * share + 1e-3).floor() as i32
+    }
+
+    fn key_points<H: plotters::coord::ranged1d::KeyPointHint>(&self, hint: H) -> Vec<f64> {
+        if hint.weight().allow_light_points() {
+            Vec::new()
+        } else {
+            self.ticks.clone()
+        }
+    }
+
+    fn range(&self) -> std::ops::Range<f64> {
+        self.range.clone()
+    }
+}
+
+/// Drift per window against the threshold (dashed), each window at its
+/// start time: windows with empty windows between them lie as far apart
+/// as they are in time, and the line joining them is dashed. Points are
+/// red when above the threshold (a re-plan), green otherwise. The legend
+/// is the page's (the chart has none over its data).
 pub fn drift(rows: &[DriftRow], threshold: f64) -> Result<String> {
     let e = err("drift");
     let mut buf = String::new();
-    let n = rows.len();
     let all_midnight = rows
         .iter()
         .all(|r| format_time(r.window_start_ms).ends_with("T00:00:00Z"));
@@ -47,21 +109,48 @@ pub fn drift(rows: &[DriftRow], threshold: f64) -> Result<String> {
         .fold(threshold * 1.5, f64::max)
         .max(0.1)
         * 1.12;
+    // Days since the first window's start; half a window of room each side.
+    let t0 = rows.first().map_or(0, |r| r.window_start_ms);
+    let xs: Vec<f64> = rows
+        .iter()
+        .map(|r| (r.window_start_ms - t0) as f64 / DAY_MS)
+        .collect();
+    let width = rows
+        .first()
+        .map_or(7.0, |r| {
+            (r.window_end_ms - r.window_start_ms) as f64 / DAY_MS
+        })
+        .max(1.0 / 24.0);
+    let (x0, x1) = (
+        -width / 2.0,
+        xs.last().copied().unwrap_or(0.0) + width / 2.0,
+    );
+    let labels: Vec<String> = rows
+        .iter()
+        .map(|r| window_label(r.window_start_ms, all_midnight))
+        .collect();
+    let plot_px = f64::from(DRIFT_SIZE.0 - 2 * DRIFT_MARGIN - DRIFT_Y_AREA);
+    let ticks = drift_ticks(&xs, &labels, x0, x1 - x0, plot_px);
     {
-        let root = SVGBackend::with_string(&mut buf, (860, 320)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut buf, DRIFT_SIZE).into_drawing_area();
         root.fill(&WHITE).map_err(&e)?;
         let mut chart = ChartBuilder::on(&root)
-            .margin(14)
+            .margin(DRIFT_MARGIN)
             .x_label_area_size(40)
-            .y_label_area_size(56)
-            .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), 0f64..top)
+            .y_label_area_size(DRIFT_Y_AREA)
+            .build_cartesian_2d(
+                TimeAxis {
+                    range: x0..x1,
+                    ticks,
+                },
+                0f64..top,
+            )
             .map_err(&e)?;
         let label = |x: &f64| {
-            let i = x.round();
-            if (x - i).abs() > 1e-6 || i < 0.0 || i as usize >= n {
-                return String::new();
-            }
-            window_label(rows[i as usize].window_start_ms, all_midnight)
+            xs.iter()
+                .position(|w| (w - x).abs() < 1e-9)
+                .map(|i| labels[i].clone())
+                .unwrap_or_default()
         };
         chart
             .configure_mesh()
@@ -69,7 +158,6 @@ pub fn drift(rows: &[DriftRow], threshold: f64) -> Result<String> {
             .max_light_lines(1)
             .light_line_style(GRID.mix(0.5))
             .bold_line_style(GRID)
-            .x_labels(n.clamp(1, 12))
             .x_label_formatter(&label)
             .y_labels(6)
             .y_label_formatter(&|y| format!("{y:.2}"))
@@ -81,33 +169,31 @@ pub fn drift(rows: &[DriftRow], threshold: f64) -> Result<String> {
             .map_err(&e)?;
         chart
             .draw_series(DashedLineSeries::new(
-                [(-0.5, threshold), (n as f64 - 0.5, threshold)],
+                [(x0, threshold), (x1, threshold)],
                 8,
                 5,
                 REPLAN.stroke_width(2),
             ))
-            .map_err(&e)?
-            .label(format!("threshold {threshold}"))
-            .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], REPLAN.stroke_width(2)));
-        chart
-            .draw_series(LineSeries::new(
-                rows.iter().enumerate().map(|(i, r)| (i as f64, r.drift)),
-                LINE.stroke_width(2),
-            ))
             .map_err(&e)?;
+        // Consecutive windows joined by a line, windows across a gap by a
+        // dashed one.
+        for (i, r) in rows.iter().enumerate().skip(1) {
+            let seg = [(xs[i - 1], rows[i - 1].drift), (xs[i], r.drift)];
+            if r.gap_windows > 0 {
+                chart
+                    .draw_series(DashedLineSeries::new(seg, 6, 5, LINE.stroke_width(2)))
+                    .map_err(&e)?;
+            } else {
+                chart
+                    .draw_series(LineSeries::new(seg, LINE.stroke_width(2)))
+                    .map_err(&e)?;
+            }
+        }
         chart
-            .draw_series(rows.iter().enumerate().map(|(i, r)| {
+            .draw_series(rows.iter().zip(&xs).map(|(r, &x)| {
                 let c = if r.replan { REPLAN } else { KEEP };
-                Circle::new((i as f64, r.drift), 5, c.filled())
+                Circle::new((x, r.drift), 5, c.filled())
             }))
-            .map_err(&e)?;
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.9))
-            .border_style(GRID)
-            .label_font((FONT, 13).into_font().color(&INK))
-            .draw()
             .map_err(&e)?;
         root.present().map_err(&e)?;
     }
@@ -116,7 +202,9 @@ pub fn drift(rows: &[DriftRow], threshold: f64) -> Result<String> {
 
 /// NPV against rewrite budget as the step function it is (a plan's NPV
 /// holds from its rewrite cost to the next plan's), each plan a dot, the
-/// chosen one ringed, and the rewrite budget given (if any) dashed.
+/// chosen one ringed, and the rewrite budget given (if any) dashed. The
+/// legend is the page's, beside the chart (inside it, it covered the
+/// curve).
 pub fn budget(curve: &BudgetCurve, given: Option<u64>) -> Result<String> {
     let e = err("budget curve");
     let mut buf = String::new();
@@ -168,7 +256,6 @@ pub fn budget(curve: &BudgetCurve, given: Option<u64>) -> Result<String> {
         chart
             .draw_series(pts.iter().map(|&p| Circle::new(p, 4, LINE.filled())))
             .map_err(&e)?;
-        let mut legend = false;
         if let Some(g) = given {
             let g = g as f64;
             chart
@@ -178,27 +265,11 @@ pub fn budget(curve: &BudgetCurve, given: Option<u64>) -> Result<String> {
                     5,
                     REPLAN.stroke_width(2),
                 ))
-                .map_err(&e)?
-                .label(format!("rewrite budget given: {}", human(g)))
-                .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], REPLAN.stroke_width(2)));
-            legend = true;
+                .map_err(&e)?;
         }
         if let Some(&(x, y)) = curve.chosen.and_then(|i| pts.get(i)) {
             chart
                 .draw_series([Circle::new((x, y), 9, CHOSEN.stroke_width(3))])
-                .map_err(&e)?
-                .label(format!("chosen: rewrite {}, NPV {}", human(x), human(y)))
-                .legend(|(x, y)| Circle::new((x + 10, y), 6, CHOSEN.stroke_width(3)));
-            legend = true;
-        }
-        if legend {
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::LowerRight)
-                .background_style(WHITE.mix(0.9))
-                .border_style(GRID)
-                .label_font((FONT, 13).into_font().color(&INK))
-                .draw()
                 .map_err(&e)?;
         }
         root.present().map_err(&e)?;
@@ -318,4 +389,106 @@ pub fn depth(histogram: &[(u64, u64)]) -> Result<String> {
         x_desc: "depth (files holding the point), up to",
     }
     .draw()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use planner::{CurvePoint, Normalize};
+
+    const WEEK: i64 = 7 * 86_400_000;
+
+    fn row(week: i64, gap: u64, drift: f64) -> DriftRow {
+        DriftRow {
+            prev_window_start_ms: (week - 1 - gap as i64) * WEEK,
+            gap_windows: gap,
+            window_start_ms: week * WEEK,
+            window_end_ms: (week + 1) * WEEK,
+            drift,
+            replan: drift > 0.1,
+            new_edges: vec![],
+            gone_edges: vec![],
+            moved: vec![],
+            edges: 3,
+            executions: 10,
+            normalize: Normalize::Max,
+            cost: String::new(),
+        }
+    }
+
+    /// The centres (`cx`) of the SVG's circles, in order.
+    fn circle_xs(svg: &str) -> Vec<f64> {
+        svg.split("<circle")
+            .skip(1)
+            .filter_map(|c| c.split("cx=\"").nth(1)?.split('"').next()?.parse().ok())
+            .collect()
+    }
+
+    /// Windows lie by time: four empty weeks between the third and the
+    /// fourth window make that step five times the others, and the line
+    /// across the gap is dashed.
+    #[test]
+    fn drift_windows_are_spaced_by_time() {
+        let rows = [
+            row(1, 0, 0.10),
+            row(2, 0, 0.89),
+            row(3, 0, 0.29),
+            row(8, 4, 0.89),
+        ];
+        let svg = drift(&rows, 0.1).unwrap();
+        let x = circle_xs(&svg);
+        assert_eq!(x.len(), 4, "{svg}");
+        let step = x[1] - x[0];
+        assert!((x[2] - x[1] - step).abs() <= 1.0, "{x:?}");
+        assert!((x[3] - x[2] - 5.0 * step).abs() <= 2.0, "{x:?}");
+    }
+
+    /// No legend inside a chart (the page draws it beside the chart, where
+    /// it cannot cover data).
+    #[test]
+    fn charts_draw_no_legend_over_their_data() {
+        let svg = drift(&[row(1, 0, 0.1), row(2, 0, 0.2)], 0.1).unwrap();
+        assert!(!svg.contains("threshold"), "{svg}");
+        let curve = BudgetCurve {
+            storage_budget: None,
+            cheapest_change: 10,
+            points: vec![
+                CurvePoint {
+                    budget: 100,
+                    npv: 500.0,
+                    storage_cost: 100,
+                    tables_changed: 1,
+                    edges_served: 1,
+                    chosen: false,
+                },
+                CurvePoint {
+                    budget: 300,
+                    npv: 900.0,
+                    storage_cost: 300,
+                    tables_changed: 2,
+                    edges_served: 2,
+                    chosen: true,
+                },
+            ],
+            chosen: Some(1),
+            exact: true,
+        };
+        let svg = budget(&curve, Some(200)).unwrap();
+        assert!(!svg.contains("chosen") && !svg.contains("given"), "{svg}");
+    }
+
+    /// Dates under the drift axis never overlap: with many windows close
+    /// together only every few gets its date.
+    #[test]
+    fn drift_dates_do_not_crowd() {
+        let xs: Vec<f64> = (0..52).map(|w| 7.0 * w as f64).collect();
+        let labels = vec!["2026-10-05T05:59:33Z".to_string(); 52];
+        let ticks = drift_ticks(&xs, &labels, -3.5, 52.0 * 7.0, 776.0);
+        let px = |x: f64| (x + 3.5) * 776.0 / (52.0 * 7.0);
+        let w = 0.62 * 13.0 * 20.0 + 12.0;
+        assert!(ticks.len() >= 3, "{ticks:?}");
+        for p in ticks.windows(2) {
+            assert!(px(p[1]) - px(p[0]) >= w - 1e-9, "{ticks:?}");
+        }
+    }
 }

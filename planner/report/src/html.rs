@@ -37,20 +37,22 @@ svg { max-width: 100%; height: auto; }
 .legend svg { border: 0; }
 table { border-collapse: collapse; margin: 8px 0 12px; font-size: 13.5px; background: #fff; }
 th, td { border: 1px solid var(--rule); padding: 4px 8px; vertical-align: top; text-align: left; }
-th { background: #f2f3f4; white-space: nowrap; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-td.name { overflow-wrap: anywhere; max-width: 520px; }
+th { background: #f2f3f4; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num { white-space: nowrap; }
+td.name { max-width: 520px; }
+.table-wrap { max-width: 100%; overflow-x: auto; }
 table.sortable th { cursor: pointer; user-select: none; }
 table.sortable th::after { content: " \2195"; color: #aab7b8; }
 table.sortable th[aria-sort=ascending]::after { content: " \2191"; color: var(--ink); }
 table.sortable th[aria-sort=descending]::after { content: " \2193"; color: var(--ink); }
 code, pre { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, "Liberation Mono", monospace; font-size: 12.5px; }
-pre { background: #f4f6f6; border: 1px solid var(--rule); border-radius: 6px; padding: 10px 12px; overflow-x: auto; white-space: pre-wrap; overflow-wrap: anywhere; }
+pre { background: #f4f6f6; border: 1px solid var(--rule); border-radius: 6px; padding: 10px 12px; overflow-x: auto; white-space: pre-wrap; overflow-wrap: break-word; }
 .nowrap { white-space: nowrap; }
 .replan { color: #c0392b; font-weight: 600; }
 .keep { color: #1e8449; }
 .changed { color: var(--accent); font-weight: 600; }
-ul.problems li { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12.5px; overflow-wrap: anywhere; }
+ul.problems li { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12.5px; overflow-wrap: break-word; }
 tr.chosen td { background: #fef5e7; }
 "#;
 
@@ -99,7 +101,118 @@ const SCRIPT: &str = r#"
     g.setAttribute('data-outside', String(out.length));
     if (out.length) { g.setAttribute('data-outside-names', out.join(' | ')); }
   }
+  // With `#check` in the address (the browser check, `make report-check`),
+  // the page also measures its own layout: anything wider than the window
+  // or scrolling inside its box (data-overflow), text boxes in a picture
+  // that overlap one another or a chart's data (data-overlaps), and lines
+  // broken between two letters of a word (data-broken-words).
+  if (location.hash === '#check') { check(); }
   document.documentElement.setAttribute('data-script', 'ran');
+
+  function check() {
+    var root = document.documentElement, vw = root.clientWidth;
+    function what(el) {
+      var id = el.closest('[id]');
+      return el.tagName.toLowerCase() + (id ? ' in #' + id.id : '');
+    }
+    function mark(name, list) {
+      root.setAttribute('data-' + name, String(list.length));
+      if (list.length) { root.setAttribute('data-' + name + '-what', list.slice(0, 20).join(' | ')); }
+    }
+    var overflow = [];
+    if (root.scrollWidth > vw) { overflow.push('page ' + root.scrollWidth + ' > ' + vw); }
+    document.querySelectorAll('body *').forEach(function (el) {
+      if (el.closest('svg') && el.tagName.toLowerCase() !== 'svg') { return; }
+      var r = el.getBoundingClientRect();
+      if (r.width > 0 && r.right > vw + 0.5) { overflow.push(what(el) + ' ends at ' + Math.round(r.right)); }
+      var st = getComputedStyle(el);
+      if ((st.overflowX === 'auto' || st.overflowX === 'scroll' || st.overflowX === 'hidden') &&
+          el.scrollWidth > el.clientWidth + 1) {
+        overflow.push(what(el) + ' hides ' + (el.scrollWidth - el.clientWidth) + ' px');
+      }
+    });
+    mark('overflow', overflow);
+
+    function boxOf(el) { var r = el.getBoundingClientRect(); return { l: r.left, t: r.top, r: r.right, b: r.bottom }; }
+    function meet(a, b) { return a.l < b.r - 0.5 && b.l < a.r - 0.5 && a.t < b.b - 0.5 && b.t < a.b - 0.5; }
+    function inside(p, a) { return p.x > a.l && p.x < a.r && p.y > a.t && p.y < a.b; }
+    var overlaps = [];
+    document.querySelectorAll('svg').forEach(function (svg) {
+      if (svg.closest('.legend')) { return; }
+      var name = what(svg);
+      var texts = Array.prototype.filter.call(svg.querySelectorAll('text'), function (t) { return t.textContent.trim() !== ''; });
+      var boxes = texts.map(boxOf);
+      for (var i = 0; i < texts.length; i++) {
+        for (var j = i + 1; j < texts.length; j++) {
+          if (meet(boxes[i], boxes[j])) {
+            overlaps.push(name + ': "' + texts[i].textContent + '" on "' + texts[j].textContent + '"');
+          }
+        }
+      }
+      var m = svg.getScreenCTM();
+      function pt(x, y) { var p = svg.createSVGPoint(); p.x = x; p.y = y; return p.matrixTransform(m); }
+      // Marks no text may cover: tables in the join graph; the data
+      // (lines and points) in a chart.
+      var marks = [];
+      svg.querySelectorAll('circle').forEach(function (c) { marks.push({ box: boxOf(c), el: c }); });
+      if (!svg.classList.contains('joingraph')) {
+        svg.querySelectorAll('polyline').forEach(function (l) {
+          var pts = l.points, seg = [];
+          for (var k = 0; k < pts.numberOfItems; k++) { var q = pts.getItem(k); seg.push(pt(q.x, q.y)); }
+          marks.push({ line: seg, el: l });
+        });
+      }
+      // A chart's framed box (plotters draws a legend's frame as a
+      // translucent or unfilled rect) is a label box too; the marks drawn
+      // after it are its own samples.
+      var labels = texts.map(function (t, i) { return { el: t, box: boxes[i], what: '"' + t.textContent + '"' }; });
+      if (!svg.classList.contains('joingraph')) {
+        svg.querySelectorAll('rect').forEach(function (r, k) {
+          if (k > 0 && (r.getAttribute('fill') === 'none' || parseFloat(r.getAttribute('opacity') || '1') < 1)) {
+            labels.push({ el: r, box: boxOf(r), what: 'a framed box' });
+          }
+        });
+      }
+      labels.forEach(function (t) {
+        var a = t.box;
+        marks.forEach(function (mk) {
+          if (t.el.compareDocumentPosition(mk.el) & Node.DOCUMENT_POSITION_FOLLOWING && t.el.tagName === 'rect') { return; }
+          var hit = false;
+          if (mk.box) { hit = meet(a, mk.box); }
+          else {
+            for (var k = 1; k < mk.line.length && !hit; k++) {
+              var p = mk.line[k - 1], q = mk.line[k];
+              var n = Math.max(1, Math.ceil(Math.hypot(q.x - p.x, q.y - p.y) / 2));
+              for (var s = 0; s <= n && !hit; s++) {
+                hit = inside({ x: p.x + (q.x - p.x) * s / n, y: p.y + (q.y - p.y) * s / n }, a);
+              }
+            }
+          }
+          if (hit) { overlaps.push(name + ': ' + t.what + ' on a ' + mk.el.tagName); }
+        });
+      });
+    });
+    mark('overlaps', overlaps);
+
+    var broken = [], range = document.createRange();
+    var walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT), node;
+    var word = /[A-Za-z0-9_]/;
+    while ((node = walk.nextNode())) {
+      if (node.parentElement.closest('svg, script, style')) { continue; }
+      var text = node.data, prev = null;
+      for (var i = 0; i < text.length; i++) {
+        range.setStart(node, i); range.setEnd(node, i + 1);
+        var rs = range.getClientRects();
+        if (!rs.length) { prev = null; continue; }
+        var top = rs[0].top;
+        if (prev !== null && top > prev + 2 && word.test(text[i - 1]) && word.test(text[i])) {
+          broken.push(text.slice(Math.max(0, i - 12), i) + '\u23CE' + text.slice(i, i + 12));
+        }
+        prev = top;
+      }
+    }
+    mark('broken-words', broken);
+  }
 })();
 "#;
 
@@ -122,6 +235,112 @@ pub fn content_security_policy() -> String {
     )
 }
 
+/// The parts of a name a line may break between: after each `.`, `/` and
+/// `,` (`spark_catalog.`, `default.`, `lineitem(l_orderkey)`), never inside
+/// an identifier.
+fn name_parts(s: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut start = 0;
+    for (i, c) in s.char_indices() {
+        if matches!(c, '.' | '/' | ',') {
+            parts.push(&s[start..i + 1]);
+            start = i + 1;
+        }
+    }
+    if start < s.len() || parts.is_empty() {
+        parts.push(&s[start..]);
+    }
+    parts
+}
+
+/// A name from the logs, escaped, with a `<wbr>` at each place
+/// [`name_parts`] allows a break: a narrow cell wraps it there (the page
+/// never breaks inside a word: no `overflow-wrap: anywhere`).
+fn name(s: &str) -> Markup {
+    html! { @for (k, part) in name_parts(s).into_iter().enumerate() { @if k > 0 { wbr; } (part) } }
+}
+
+/// A legend entry's sample: a line (colour, dash), a dot or a ring.
+enum Swatch {
+    Line(&'static str, Option<&'static str>),
+    Dot(&'static str),
+    Ring(&'static str),
+}
+
+/// A chart's legend, beside the chart (inside it, a legend covers data).
+fn chart_legend(items: &[(Swatch, String)]) -> Markup {
+    html! {
+        ul class="legend" {
+            @for (swatch, text) in items {
+                li {
+                    svg width="30" height="14" viewBox="0 0 30 14" aria-hidden="true" {
+                        @match swatch {
+                            Swatch::Line(colour, dash) => {
+                                line x1="2" y1="7" x2="28" y2="7" stroke=(colour) stroke-width="2" stroke-dasharray=[*dash] {}
+                            }
+                            Swatch::Dot(colour) => { circle cx="15" cy="7" r="5" fill=(colour) {} }
+                            Swatch::Ring(colour) => {
+                                circle cx="15" cy="7" r="5" fill="none" stroke=(colour) stroke-width="3" {}
+                            }
+                        }
+                    }
+                    " " (text)
+                }
+            }
+        }
+    }
+}
+
+/// The budget curve's legend (colours as in `charts`).
+fn budget_legend(curve: &planner::BudgetCurve, given: Option<u64>) -> Vec<(Swatch, String)> {
+    let mut items = vec![(
+        Swatch::Dot("#34495e"),
+        "a plan: its rewrite and NPV (the NPV holds until the next step)".to_string(),
+    )];
+    if let Some(p) = curve.chosen_point() {
+        items.push((
+            Swatch::Ring("#ca6f1e"),
+            format!(
+                "chosen: rewrite {}, NPV {}",
+                human(p.budget as f64),
+                human(p.npv)
+            ),
+        ));
+    }
+    if let Some(g) = given {
+        items.push((
+            Swatch::Line("#c0392b", Some("8 5")),
+            format!("rewrite budget given: {}", human(g as f64)),
+        ));
+    }
+    items
+}
+
+/// The drift chart's legend (colours as in `charts`).
+fn drift_legend(rows: &[planner::DriftRow], threshold: f64) -> Vec<(Swatch, String)> {
+    let mut items = vec![
+        (
+            Swatch::Line("#c0392b", Some("8 5")),
+            format!("threshold {threshold}"),
+        ),
+        (Swatch::Dot("#c0392b"), "re-plan".to_string()),
+        (Swatch::Dot("#1e8449"), "keep the plan".to_string()),
+    ];
+    if rows.iter().any(|r| r.gap_windows > 0) {
+        items.push((
+            Swatch::Line("#34495e", Some("6 5")),
+            "compared across empty windows".to_string(),
+        ));
+    }
+    items
+}
+
+/// A time, kept on one line (a line may break between two times, not
+/// inside one's date).
+fn time(ms: i64) -> Markup {
+    html! { span class="nowrap" { (format_time(ms)) } }
+}
+
 /// A right-aligned number cell that sorts by `v`.
 fn num(v: f64, shown: String) -> Markup {
     html! { td class="num" data-v=(format!("{v}")) { (shown) } }
@@ -132,8 +351,8 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
     let plan = &d.planned.plan;
     let i = &d.inputs;
     let span = match i.span {
-        Some((a, b)) => format!("{} .. {}", format_time(a), format_time(b)),
-        None => "unknown".into(),
+        Some((a, b)) => html! { (time(a)) " .. " (time(b)) },
+        None => html! { "unknown" },
     };
     let jg = joingraph::build(d);
     let drift_svg = if d.drift.is_empty() {
@@ -238,11 +457,15 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                             }
                             "). Line width is the edge's JIS over the whole input; the plan's status is that of the "
                             @if let Some((a, b)) = d.planned.window {
-                                "window planned for, " (format_time(a)) " .. " (format_time(b))
+                                "window planned for, " (time(a)) " .. " (time(b))
                             } @else {
                                 "whole input"
                             }
                             ". Hover a table or an edge for its figures."
+                            @let unlabelled = joingraph::unlabelled(&jg);
+                            @if unlabelled > 0 {
+                                " " (unlabelled) " edge label(s) found no free spot and are not drawn (hover the edge)."
+                            }
                         }
                     }
                     (joingraph::legend())
@@ -250,12 +473,12 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                 section id="plan" {
                     h2 { "Layout plan" }
                     @if let Some((a, b)) = d.planned.window {
-                        p { "For the most recent " (d.window) " window of the input, " (format_time(a)) " .. " (format_time(b)) " (it ends at the last execution); the JIS and savings in this section are that window's." }
+                        p { "For the most recent " (d.window) " window of the input, " (time(a)) " .. " (time(b)) " (it ends at the last execution); the JIS and savings in this section are that window's." }
                     }
                     @if changed.is_empty() {
                         p { "No layout change pays for itself within the budgets." }
                     } @else {
-                        table class="sortable" id="plan-tables" {
+                        div class="table-wrap" { table class="sortable" id="plan-tables" {
                             thead { tr {
                                 th { "table" } th { "change" } th { "now" }
                                 th class="num" { "rewrite" } th class="num" { "storage kept" }
@@ -266,9 +489,9 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                             tbody {
                                 @for t in &changed {
                                     tr data-table=(t.table) {
-                                        td class="name" { code { (t.table) } }
+                                        td class="name" { code { (name(&t.table)) } }
                                         td class="name changed" title=(d.planned_layout(t)) { (d.planned_layout_short(t))
-                                            @if t.replace { " (partitioned: replace)" }
+                                            @if let Some(note) = crate::plan_text::layout_note(t, d.format(&t.table)) { " (" (note) ")" }
                                             @if let Some(k) = t.key_drift() { " (key drift from (" (k.join(", ")) "))" } }
                                         td class="name" { (layout_text(&t.previous)) }
                                         (num(t.rewrite_bytes as f64, human(t.rewrite_bytes as f64)))
@@ -282,12 +505,12 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                                     }
                                 }
                             }
-                        }
+                        } }
                     }
                     @if changed.iter().any(|t| d.planned.measured.iter().any(|w| w.table == t.table)) {
                         h3 { "Measured on the audited tables" }
                         p { "File statistics of the tables, and the files a rewrite would write simulated from their rows; engine: " (engines.join(", ")) "; per scan in " code { "skipping.csv" } "." }
-                        table class="sortable" id="measured" {
+                        div class="table-wrap" { table class="sortable" id="measured" {
                             thead { tr {
                                 th { "table" } th { "key" } th class="num" { "executions" }
                                 th class="num" { "read now" } th class="num" { "skipped now" }
@@ -300,8 +523,8 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                                         @let r = &w.reads;
                                         @let pct = |read: u64| r.skipped_pct(read);
                                         tr {
-                                            td class="name" { code { (t.table) } }
-                                            td class="name" { (t.keys.join(", ")) }
+                                            td class="name" { code { (name(&t.table)) } }
+                                            td class="name" { (name(&t.keys.join(", "))) }
                                             (num(w.executions as f64, w.executions.to_string()))
                                             (num(r.bytes_now as f64, human(r.bytes_now as f64)))
                                             (num(pct(r.bytes_now), format!("{:.1}%", pct(r.bytes_now))))
@@ -313,7 +536,7 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                                     }
                                 }
                             }
-                        }
+                        } }
                         @for (table, svg, depth) in &skipping_svgs {
                             figure class="chart" {
                                 (PreEscaped(svg))
@@ -341,36 +564,43 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                         }
                         ul id="served" {
                             @for t in &changed { @for e in &t.edges_served {
-                                li { code { (t.table) } " serves " (e.edge.label) " (JIS " (format!("{:.3}", e.edge.jis)) ")" }
+                                li { code { (name(&t.table)) } " serves " (name(&e.edge.label)) " (JIS " (format!("{:.3}", e.edge.jis)) ")" }
                             } }
                         }
                     }
                     @if !plan.left_alone.is_empty() {
                         h3 { "Left alone" }
-                        ul id="left-alone" { @for l in &plan.left_alone { li { code { (l.table) } ": " (l.reason.to_string()) } } }
+                        ul id="left-alone" { @for l in &plan.left_alone { li { code { (name(&l.table)) } ": " (l.reason.to_string()) } } }
                     }
                     @if !d.planned.left_out.is_empty() {
                         h3 { "Edges left out of the plan, and why" }
-                        table class="sortable" id="left-out" {
+                        div class="table-wrap" { table class="sortable" id="left-out" {
                             thead { tr { th { "edge" } th class="num" { "rewrite needed" } th class="num" { "stand-alone NPV" } th { "why" } } }
                             tbody {
                                 @for m in &d.planned.left_out {
                                     tr {
-                                        td class="name" { (m.label) }
+                                        td class="name" { (name(&m.label)) }
                                         (num(m.rewrite_bytes, human(m.rewrite_bytes)))
                                         (num(m.standalone_npv, human(m.standalone_npv)))
                                         td { (m.reason.to_string()) }
                                     }
                                 }
                             }
-                        }
+                        } }
                     }
                     @if !plan.excluded_broadcast.is_empty() {
                         p { (plan.excluded_broadcast.len()) " broadcast-only edge(s) were reported but not planned for (clustering does not help a broadcast join)." }
                     }
-                    @if !plan.skipped.is_empty() {
+                    @let skipped = crate::plan_text::skipped_groups(plan, &d.planned.left_out);
+                    @if !skipped.is_empty() {
                         h3 { "Edges the planner could not plan for" }
-                        ul { @for s in &plan.skipped { li { (s.edge.label) ": " (s.reason) } } }
+                        ul id="skipped" { @for (reason, edges) in &skipped {
+                            @if let [one] = edges.as_slice() {
+                                li { (name(one)) ": " (reason) }
+                            } @else {
+                                li { (edges.len()) " edges: " (reason) ":" ul { @for e in edges { li { (name(e)) } } } }
+                            }
+                        } }
                     }
                     h3 { "SQL (" code { "plan.sql" } ")" }
                     pre id="plan-sql" { code { (d.sql) } }
@@ -382,7 +612,7 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                             p { "No audited table needs compaction or delete purging." }
                         } @else {
                             p class="muted" { "Ranked by value: bytes the logs read from the table × (1 + its join importance) × its overhead (read amplification − 1 + deleted-row share + small-file share). A table the layout plan reclusters is compacted and purged by that rewrite; a table smaller than one target file is left alone (not compacted; its deletes are still purged)." }
-                            table class="sortable" id="maintenance-steps" {
+                            div class="table-wrap" { table class="sortable" id="maintenance-steps" {
                                 thead { tr {
                                     th class="num" { "#" } th { "table" } th { "step" } th { "rewrites" }
                                     th class="num" { "bytes" } th class="num" { "read ampl." }
@@ -393,7 +623,7 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                                     @for (i, st) in steps.iter().enumerate() {
                                         tr data-table=(st.table) {
                                             (num((i + 1) as f64, (i + 1).to_string()))
-                                            td class="name" { code { (st.table) } }
+                                            td class="name" { code { (name(&st.table)) } }
                                             td class="name" { (st.action.label()) }
                                             td class="name" { (st.rewrites) }
                                             (num(st.rewrite_bytes as f64, human(st.rewrite_bytes as f64)))
@@ -405,7 +635,7 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                                         }
                                     }
                                 }
-                            }
+                            } }
                         }
                     }
                 }
@@ -414,20 +644,20 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                     @match &budget_svg {
                         Some(svg) => {
                             p {
-                                "The best NPV the planner finds under each rewrite budget, from the cheapest single change ("
-                                (human(curve.cheapest_change as f64)) ") to the plan with no rewrite limit; the storage budget stays at "
-                                (human_budget(curve.storage_budget)) "."
+                                "The best NPV the planner finds under each rewrite budget, " (crate::curve_span(curve))
+                                "; the storage budget stays at " (human_budget(curve.storage_budget)) "."
                                 @if !curve.exact { " Points are the default planner's plans (some components are too large to solve exactly)." }
                             }
                             figure {
                                 div class="chart" { (PreEscaped(svg)) }
+                                (chart_legend(&budget_legend(curve, plan.budget)))
                                 figcaption {
                                     "Each step is a plan; its budget is the rewrite it needs, and its NPV holds until the next step. The ring marks the plan above"
                                     @if let Some(b) = plan.budget { ", the dashed line the rewrite budget given (" (human(b as f64)) ")" }
                                     "."
                                 }
                             }
-                            table class="sortable" id="budget-curve" {
+                            div class="table-wrap" { table class="sortable" id="budget-curve" {
                                 thead { tr {
                                     th class="num" { "rewrite budget" } th class="num" { "NPV" } th class="num" { "storage kept" }
                                     th class="num" { "tables changed" } th class="num" { "edges served" } th { "plan" }
@@ -444,7 +674,7 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                                         }
                                     }
                                 }
-                            }
+                            } }
                         }
                         None => {
                             p id="budget-curve-empty" { "No layout change pays for itself at any rewrite budget." }
@@ -459,9 +689,10 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                         Some(svg) => {
                             figure {
                                 div class="chart" { (PreEscaped(svg)) }
-                                figcaption { "Drift of each window against the one before; red points are above the threshold (re-plan)." }
+                                (chart_legend(&drift_legend(d.drift, d.drift_threshold)))
+                                figcaption { "Drift of each window against the one before, each window at its start time (empty windows leave a gap); red points are above the threshold (re-plan)." }
                             }
-                            table class="sortable" id="drift-table" {
+                            div class="table-wrap" { table class="sortable" id="drift-table" {
                                 thead { tr {
                                     th { "window" } th { "compared with" } th class="num" { "executions" } th class="num" { "edges" }
                                     th class="num" { "drift" } th { "verdict" } th { "new edges" } th { "gone edges" }
@@ -469,18 +700,18 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                                 tbody {
                                     @for r in d.drift {
                                         tr {
-                                            td class="nowrap" { (format_time(r.window_start_ms)) " .. " (format_time(r.window_end_ms)) }
-                                            td class="nowrap" { (format_time(r.prev_window_start_ms)) @if r.gap_windows > 0 { " (after " (r.gap_windows) " empty window(s))" } }
+                                            td { (time(r.window_start_ms)) " .. " (time(r.window_end_ms)) }
+                                            td { (time(r.prev_window_start_ms)) @if r.gap_windows > 0 { " (after " (r.gap_windows) " empty window(s))" } }
                                             (num(r.executions as f64, r.executions.to_string()))
                                             (num(r.edges as f64, r.edges.to_string()))
                                             (num(r.drift, format!("{:.3}", r.drift)))
                                             @if r.replan { td class="replan" { "re-plan" } } @else { td class="keep" { "keep the plan" } }
-                                            td class="name" { @for (k, e) in r.new_edges.iter().enumerate() { @if k > 0 { br; } (e) } }
-                                            td class="name" { @for (k, e) in r.gone_edges.iter().enumerate() { @if k > 0 { br; } (e) } }
+                                            td class="name" { @for (k, e) in r.new_edges.iter().enumerate() { @if k > 0 { br; } (name(e)) } }
+                                            td class="name" { @for (k, e) in r.gone_edges.iter().enumerate() { @if k > 0 { br; } (name(e)) } }
                                         }
                                     }
                                 }
-                            }
+                            } }
                         }
                     }
                 }
@@ -491,12 +722,12 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                     } @else {
                         p class="muted" {
                             "Over all of the input read"
-                            @if let Some((a, b)) = d.edges_span { ", " (format_time(a)) " .. " (format_time(b)) }
+                            @if let Some((a, b)) = d.edges_span { ", " (time(a)) " .. " (time(b)) }
                             " (JIS of that range), best JIS first"
                             @if d.edges.len() > MAX_EDGE_ROWS { " (the first " (MAX_EDGE_ROWS) " of " (d.edges.len()) ")" }
                             ". All of them: " code { "edges.csv" } ", " code { "edges.parquet" } ". Click a column to sort."
                         }
-                        table class="sortable" id="edge-table" {
+                        div class="table-wrap" { table class="sortable" id="edge-table" {
                             thead { tr {
                                 th { "edge" } th class="num" { "F" } th class="num" { "D (rows×rows)" }
                                 th class="num" { "C (ms)" } th class="num" { "JIS" } th class="num" { "SMJ" }
@@ -505,7 +736,7 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                             tbody {
                                 @for r in d.edges.iter().take(MAX_EDGE_ROWS) {
                                     tr {
-                                        td class="name" { (r.key().label()) }
+                                        td class="name" { (name(&r.key().label())) }
                                         (num(r.frequency as f64, r.frequency.to_string()))
                                         (num(r.data_volume, format!("{:.3e}", r.data_volume)))
                                         (num(r.cost, format!("{:.0}", r.cost)))
@@ -517,12 +748,12 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                                     }
                                 }
                             }
-                        }
+                        } }
                     }
                 }
                 section id="inputs" {
                     h2 { "Inputs" }
-                    table class="sortable" id="apps" {
+                    div class="table-wrap" { table class="sortable" id="apps" {
                         thead { tr {
                             th { "application" } th { "name" } th { "Spark" } th class="num" { "lines" }
                             th class="num" { "events skipped" } th class="num" { "never ended" }
@@ -545,7 +776,7 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                                 }
                             }
                         }
-                    }
+                    } }
                     @if let Some(line) = d.apps.rest.line() {
                         p { (line) " (" code { "lakeaudit queries --apps FILE" } " lists every application)" }
                     }
@@ -571,4 +802,38 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
         }
     };
     Ok(page.into_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A name breaks after its dots, slashes and commas, never inside an
+    /// identifier; the pieces are the whole name, escaped.
+    #[test]
+    fn names_break_between_their_parts_only() {
+        assert_eq!(
+            name_parts("spark_catalog.default.lineitem(l_partkey,l_suppkey)"),
+            [
+                "spark_catalog.",
+                "default.",
+                "lineitem(l_partkey,",
+                "l_suppkey)"
+            ]
+        );
+        assert_eq!(name_parts("orders"), ["orders"]);
+        assert_eq!(name_parts(""), [""]);
+        assert_eq!(name("db.t<b>").into_string(), "db.<wbr>t&lt;b&gt;");
+        assert_eq!(
+            name("file:/tmp/x.parquet").into_string(),
+            "file:/<wbr>tmp/<wbr>x.<wbr>parquet"
+        );
+    }
+
+    /// The page's style never lets a line break inside a word: cells wrap
+    /// at the `<wbr>` of [`name`] and at spaces.
+    #[test]
+    fn the_style_breaks_no_word() {
+        assert!(!STYLE.contains("anywhere"), "{STYLE}");
+    }
 }

@@ -505,6 +505,10 @@ pub fn build(d: &ReportData<'_>) -> JoinGraph {
     for (p, h) in pos.iter_mut().zip(&half) {
         p.0 = p.0.clamp(h + 6.0, (WIDTH - h - 6.0).max(h + 6.0));
     }
+    // No table's labels on another table or its labels: part the tables'
+    // footprints (circle and labels under it).
+    let prints: Vec<Rect> = nodes.iter().map(footprint).collect();
+    separate_footprints(&mut pos, &prints, 10.0, (WIDTH, max_height - 30.0), 400);
     // A wide layout needs less height: shrink the canvas to what is used.
     let top = nodes
         .iter()
@@ -587,6 +591,61 @@ fn label_half_width(n: &Node) -> f64 {
         0.62 * 12.0 * key_label(k).chars().count() as f64 / 2.0
     });
     n.r.max(name).max(key)
+}
+
+/// A table's footprint relative to its centre: its circle and the labels
+/// under it (name, and the planned change of a changed table).
+fn footprint(n: &Node) -> Rect {
+    let half = label_half_width(n);
+    let depth = if n.planned_label.is_some() {
+        29.0 + 12.0 * 0.3
+    } else {
+        14.0 + 13.0 * 0.3
+    };
+    (-half, -n.r, half, n.r + depth)
+}
+
+/// Push apart tables whose footprints (with `gap` between them) overlap,
+/// each pair along the axis it overlaps least on, `rounds` times at most,
+/// keeping every footprint inside the canvas.
+fn separate_footprints(
+    pos: &mut [(f64, f64)],
+    prints: &[Rect],
+    gap: f64,
+    (w, h): (f64, f64),
+    rounds: usize,
+) {
+    let at = |p: (f64, f64), f: &Rect| (p.0 + f.0, p.1 + f.1, p.0 + f.2, p.1 + f.3);
+    for _ in 0..rounds {
+        let mut moved = false;
+        for i in 0..pos.len() {
+            for j in i + 1..pos.len() {
+                let (a, b) = (at(pos[i], &prints[i]), at(pos[j], &prints[j]));
+                let over_x = a.2.min(b.2) - a.0.max(b.0) + gap;
+                let over_y = a.3.min(b.3) - a.1.max(b.1) + gap;
+                if over_x <= 0.0 || over_y <= 0.0 {
+                    continue;
+                }
+                moved = true;
+                if over_x < over_y {
+                    let dir = if pos[j].0 >= pos[i].0 { 1.0 } else { -1.0 };
+                    pos[i].0 -= dir * over_x / 2.0;
+                    pos[j].0 += dir * over_x / 2.0;
+                } else {
+                    let dir = if pos[j].1 >= pos[i].1 { 1.0 } else { -1.0 };
+                    pos[i].1 -= dir * over_y / 2.0;
+                    pos[j].1 += dir * over_y / 2.0;
+                }
+            }
+        }
+        for (p, f) in pos.iter_mut().zip(prints) {
+            p.0 = p.0.clamp(6.0 - f.0, (w - f.2 - 6.0).max(6.0 - f.0));
+            p.1 = p.1.clamp(6.0 - f.1, (h - f.3 - 6.0).max(6.0 - f.1));
+        }
+        if !moved {
+            break;
+        }
+    }
 }
 
 /// Rough text box (the browser measures the real one): 0.6 em per character.
@@ -755,34 +814,55 @@ fn geometry(g: &JoinGraph) -> Vec<Geometry> {
         .filter(|&i| g.edges[i].status != Status::NotPlanned)
         .collect();
     labelled.sort_by_key(|&i| (g.edges[i].status, i));
-    const TS: [f64; 9] = [0.5, 0.4, 0.6, 0.3, 0.7, 0.22, 0.78, 0.15, 0.85];
+    // Along the curve from its middle outwards, then nudged off it, farther
+    // each round: the first spot where the label's box (with 2 px to
+    // spare) covers nothing drawn before. A label with no free spot is not
+    // drawn (the edge's tooltip still names it): an overlapping label
+    // cannot be read either.
+    const TS: [f64; 13] = [
+        0.5, 0.42, 0.58, 0.34, 0.66, 0.26, 0.74, 0.18, 0.82, 0.12, 0.88, 0.06, 0.94,
+    ];
+    const SHIFTS: [f64; 10] = [
+        4.0, -8.0, 16.0, -20.0, 28.0, -32.0, 40.0, -44.0, 52.0, -56.0,
+    ];
     for i in labelled {
         let text = ellipsize(&g.edges[i].columns, 48);
         let curve = &curves[curve_of[i]];
-        let mut best = None;
-        'search: for shift in [4.0, -8.0, 16.0, -20.0] {
-            for t in TS {
-                let (x, y) = curve(t);
-                let b = text_box(x, y + shift, &text, 11.0);
-                let inside = b.0 >= 0.0 && b.2 <= WIDTH && b.1 >= 0.0 && b.3 <= g.height;
-                if inside && !taken.iter().any(|o| overlaps(o, &b)) {
-                    best = Some(((x, y + shift), b));
-                    break 'search;
-                }
-            }
-        }
-        let ((x, y), b) = best.unwrap_or_else(|| {
-            let (x, y) = curve(0.5);
-            ((x, y + 4.0), text_box(x, y + 4.0, &text, 11.0))
+        // Centred on the point, or beside it (the label starting or ending
+        // there): a loop's label sits beside its far end.
+        let half = text_box(0.0, 0.0, &text, 11.0).2 + 6.0;
+        let spot = SHIFTS.iter().find_map(|&shift| {
+            TS.iter().find_map(|&t| {
+                [0.0, half, -half].iter().find_map(|&dx| {
+                    let (x, y) = curve(t);
+                    let (x, y) = (x + dx, y + shift);
+                    let b = text_box(x, y, &text, 11.0);
+                    let padded = (b.0 - 2.0, b.1 - 2.0, b.2 + 2.0, b.3 + 2.0);
+                    let inside = b.0 >= 0.0 && b.2 <= WIDTH && b.1 >= 0.0 && b.3 <= g.height;
+                    (inside && !taken.iter().any(|o| overlaps(o, &padded))).then_some(((x, y), b))
+                })
+            })
         });
-        taken.push(b);
-        labels[i] = Some((x, y));
+        if let Some((at, b)) = spot {
+            taken.push(b);
+            labels[i] = Some(at);
+        }
     }
     paths
         .into_iter()
         .zip(labels)
         .map(|(path, label)| Geometry { path, label })
         .collect()
+}
+
+/// Edges the plan serves or leaves out whose label found no free spot in
+/// the picture (their tooltip names them).
+pub fn unlabelled(g: &JoinGraph) -> usize {
+    geometry(g)
+        .iter()
+        .zip(&g.edges)
+        .filter(|(geo, e)| e.status != Status::NotPlanned && geo.label.is_none())
+        .count()
 }
 
 /// The SVG picture.
@@ -925,6 +1005,84 @@ mod tests {
         // Neighbours all around but below-left: still not downwards.
         let (_, y) = loop_direction(&[(0.0, -1.0), (1.0, 0.0), (-1.0, 0.0)]);
         assert!(y <= 0.35);
+    }
+
+    /// However crowded the picture, no edge label's box covers another
+    /// label, a table or a table's labels: a label with no free spot is
+    /// left out (its edge keeps its tooltip).
+    #[test]
+    fn edge_labels_never_overlap() {
+        let node = |table: &str, x: f64, y: f64| Node {
+            table: table.into(),
+            bytes: Some(1 << 20),
+            planned_key: Some(vec!["k".into()]),
+            planned_label: Some("CLUSTER BY (k)".into()),
+            previous: Layout::None,
+            x,
+            y,
+            r: 20.0,
+        };
+        let edge = |a: usize, b: usize, k: usize| Edge {
+            a,
+            b,
+            label: format!("t{a}(c{k}) = t{b}(c{k})"),
+            full_label: format!("db.t{a}(c{k}) = db.t{b}(c{k})"),
+            columns: format!("column_number_{k} = column_number_{k}"),
+            jis: 1.0,
+            frequency: 1,
+            strategy: Strategy::SortMerge,
+            counts: (1, 0, 0),
+            status: if k.is_multiple_of(2) {
+                Status::Served
+            } else {
+                Status::LeftOut
+            },
+            reason: String::new(),
+        };
+        let g = JoinGraph {
+            nodes: vec![
+                node("db.t0", 380.0, 150.0),
+                node("db.t1", 560.0, 150.0),
+                node("db.t2", 470.0, 260.0),
+            ],
+            edges: (0..24)
+                .map(|k| match k % 3 {
+                    0 => edge(0, 1, k),
+                    1 => edge(1, 2, k),
+                    _ => edge(0, 2, k),
+                })
+                .chain([edge(0, 0, 30), edge(1, 1, 32)])
+                .collect(),
+            height: 330.0,
+            hidden_tables: 0,
+            hidden_edges: 0,
+        };
+        let geo = geometry(&g);
+        let mut boxes: Vec<Rect> = Vec::new();
+        for n in &g.nodes {
+            boxes.push((n.x - n.r, n.y - n.r, n.x + n.r, n.y + n.r));
+            boxes.push(text_box(n.x, n.y + n.r + 14.0, &name_label(n), 13.0));
+            if let Some(k) = &n.planned_label {
+                boxes.push(text_box(n.x, n.y + n.r + 29.0, &key_label(k), 12.0));
+            }
+        }
+        let mut drawn = 0;
+        for (e, geo) in g.edges.iter().zip(&geo) {
+            let Some((x, y)) = geo.label else { continue };
+            let b = text_box(x, y, &ellipsize(&e.columns, 48), 11.0);
+            assert!(
+                b.0 >= 0.0 && b.2 <= WIDTH && b.1 >= 0.0 && b.3 <= g.height,
+                "{} outside the picture: {b:?}",
+                e.label
+            );
+            for o in &boxes {
+                assert!(!overlaps(o, &b), "{} at {b:?} covers {o:?}", e.label);
+            }
+            boxes.push(b);
+            drawn += 1;
+        }
+        // Crowded, but not empty: the first labels find room.
+        assert!(drawn >= 6 && drawn < g.edges.len(), "{drawn} labels drawn");
     }
 
     #[test]

@@ -152,7 +152,7 @@ impl ReportData<'_> {
         planner::planned_layout_short(&t.keys, self.format(&t.table))
     }
 
-    fn format(&self, table: &str) -> &planner::TableFormat {
+    pub(crate) fn format(&self, table: &str) -> &planner::TableFormat {
         static UNKNOWN: planner::TableFormat = planner::TableFormat::Unknown;
         self.formats.get(table).unwrap_or(&UNKNOWN)
     }
@@ -390,6 +390,28 @@ pub fn hours(h: f64) -> String {
     }
 }
 
+/// Where the budget curve starts and ends, in words both reports use: from
+/// its first point (the cheapest plan that pays for itself) to the plan
+/// with no rewrite limit, and, when a smaller change exists, that it does
+/// not pay (the curve is empty below its first point). Empty for a curve
+/// without points.
+pub fn curve_span(c: &planner::BudgetCurve) -> String {
+    let Some(first) = c.points.first() else {
+        return String::new();
+    };
+    let mut s = format!(
+        "from the cheapest plan that pays for itself (a rewrite of {}) to the plan with no rewrite limit",
+        planner::human(first.budget as f64)
+    );
+    if c.cheapest_change > 0 && c.cheapest_change < first.budget {
+        s.push_str(&format!(
+            "; a smaller budget buys nothing that pays, not even the cheapest single change (a rewrite of {})",
+            planner::human(c.cheapest_change as f64)
+        ));
+    }
+    s
+}
+
 /// Whether the drift asks for action now, in one sentence: the latest
 /// window against the one before it (across any gap of empty windows).
 pub fn drift_now(drift: &[DriftRow], threshold: f64) -> String {
@@ -457,6 +479,40 @@ pub struct App {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The budget curve's text starts where the curve does: at its first
+    /// point, the cheapest plan that pays, and says that a smaller change
+    /// (the cheapest single one) does not pay.
+    #[test]
+    fn the_curve_text_starts_where_the_curve_starts() {
+        let pt = |budget: u64, npv: f64| planner::CurvePoint {
+            budget,
+            npv,
+            storage_cost: budget,
+            tables_changed: 1,
+            edges_served: 1,
+            chosen: false,
+        };
+        let mut c = planner::BudgetCurve {
+            storage_budget: None,
+            cheapest_change: 58_778,
+            points: vec![pt(6_710_886, 4.6e7), pt(26_109_542, 4.0e8)],
+            chosen: Some(1),
+            exact: true,
+        };
+        assert_eq!(
+            curve_span(&c),
+            "from the cheapest plan that pays for itself (a rewrite of 6.4 MiB) to the plan with no rewrite limit; \
+             a smaller budget buys nothing that pays, not even the cheapest single change (a rewrite of 57.4 KiB)"
+        );
+        c.cheapest_change = 6_710_886;
+        assert_eq!(
+            curve_span(&c),
+            "from the cheapest plan that pays for itself (a rewrite of 6.4 MiB) to the plan with no rewrite limit"
+        );
+        c.points.clear();
+        assert_eq!(curve_span(&c), "");
+    }
 
     #[test]
     fn the_reports_list_the_first_applications_and_sum_up_the_rest() {

@@ -148,7 +148,8 @@ fn budget_curve(s: &mut String, c: &BudgetCurve) {
     }
     let _ = writeln!(
         s,
-        "The best NPV under each rewrite budget (storage budget: {}){}:\n",
+        "The best NPV under each rewrite budget, {} (storage budget: {}){}:\n",
+        crate::curve_span(c),
         human_budget(c.storage_budget),
         if c.exact {
             ""
@@ -227,37 +228,41 @@ fn measured_section(s: &mut String, d: &ReportData<'_>) {
     if !views.iter().any(|v| m.iter().any(|w| w.table == v.t.table)) {
         return;
     }
-    let engines: BTreeSet<&str> = m.iter().map(|w| w.engine.as_str()).collect();
-    let engines: Vec<&str> = engines.into_iter().collect();
-    let _ = writeln!(
-        s,
-        "\nMeasured on the audited tables (their file statistics, and the files a rewrite would write simulated from their rows; engine: {}; details per scan in `skipping.csv`):\n",
-        engines.join(", ")
-    );
-    let _ = writeln!(
-        s,
-        "| table | key | executions | read now | skipped now | read after | skipped after | files now → after |"
-    );
-    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|");
-    for v in &views {
-        let (Some(w), t) = (v.measured, v.t) else {
-            continue;
-        };
-        let r = &w.reads;
-        let pct = |read: u64| r.skipped_pct(read);
+    // The figures the plan's text points to ("below"), when a changed
+    // table was measured on its planned key.
+    if views.iter().any(|v| v.measured.is_some()) {
+        let engines: BTreeSet<&str> = m.iter().map(|w| w.engine.as_str()).collect();
+        let engines: Vec<&str> = engines.into_iter().collect();
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {:.1}% | {} | {:.1}% | {} → {} |",
-            cell_code(&t.table),
-            cell_code(&t.keys.join(", ")),
-            w.executions,
-            human(r.bytes_now as f64),
-            pct(r.bytes_now),
-            human(r.bytes_after as f64),
-            pct(r.bytes_after),
-            r.files_now,
-            r.files_after
+            "\nMeasured on the audited tables (their file statistics, and the files a rewrite would write simulated from their rows; engine: {}; details per scan in `skipping.csv`):\n",
+            engines.join(", ")
         );
+        let _ = writeln!(
+            s,
+            "| table | key | executions | read now | skipped now | read after | skipped after | files now → after |"
+        );
+        let _ = writeln!(s, "|---|---|---|---|---|---|---|---|");
+        for v in &views {
+            let (Some(w), t) = (v.measured, v.t) else {
+                continue;
+            };
+            let r = &w.reads;
+            let pct = |read: u64| r.skipped_pct(read);
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {:.1}% | {} | {:.1}% | {} → {} |",
+                cell_code(&t.table),
+                cell_code(&t.keys.join(", ")),
+                w.executions,
+                human(r.bytes_now as f64),
+                pct(r.bytes_now),
+                human(r.bytes_after as f64),
+                pct(r.bytes_after),
+                r.files_now,
+                r.files_after
+            );
+        }
     }
     let assumed: Vec<String> = views
         .iter()
@@ -401,11 +406,9 @@ pub fn render(d: &ReportData<'_>) -> String {
             "- {}: {}{}{drift} — rewrite {}, serves {} edge(s): {}; saves {} a week",
             code(&t.table),
             text(&v.layout),
-            if t.replace {
-                " (partitioned: replace)"
-            } else {
-                ""
-            },
+            crate::plan_text::layout_note(t, d.format(&t.table))
+                .map(|n| format!(" ({})", text(&n)))
+                .unwrap_or_default(),
             human(t.rewrite_bytes as f64),
             t.edges_served.len(),
             served.join(", "),
@@ -423,10 +426,12 @@ pub fn render(d: &ReportData<'_>) -> String {
             } else {
                 format!(" ({prices})")
             },
-            if d.planned.measured.is_empty() {
-                ""
-            } else {
+            // Said only when the measured figures follow (a changed table
+            // measured on its planned key).
+            if changed.iter().any(|v| v.measured.is_some()) {
                 " A measured table's key saves what its scans read now minus what they would read after (below), and the executor time in the same share of each execution's bytes read."
+            } else {
+                ""
             }
         );
     }
@@ -483,6 +488,21 @@ pub fn render(d: &ReportData<'_>) -> String {
             "{} broadcast-only edge(s) were reported but not planned for (clustering does not help a broadcast join).\n",
             p.excluded_broadcast.len()
         );
+    }
+    let skipped = crate::plan_text::skipped_groups(p, missed);
+    if !skipped.is_empty() {
+        let _ = writeln!(s, "Edges the planner could not plan for:\n");
+        for (reason, edges) in &skipped {
+            if let [one] = edges.as_slice() {
+                let _ = writeln!(s, "- {}: {}", text(one), text(reason));
+            } else {
+                let _ = writeln!(s, "- {} edges: {}:", edges.len(), text(reason));
+                for e in edges {
+                    let _ = writeln!(s, "  - {}", text(e));
+                }
+            }
+        }
+        let _ = writeln!(s);
     }
     budget_curve(&mut s, &d.planned.curve);
     if let Some(steps) = d.maintenance {

@@ -143,8 +143,8 @@ pub fn render(
             v.layout,
             if !t.changed {
                 "  [already in place]".to_string()
-            } else if t.replace {
-                "  [partitioned: replace]".to_string()
+            } else if let Some(note) = layout_note(t, format(&t.table)) {
+                format!("  [{note}]")
             } else if let Some(k) = t.key_drift() {
                 format!("  [key drift: now clustered on ({})]", k.join(", "))
             } else {
@@ -189,13 +189,35 @@ pub fn render(
             let week = money
                 .map(|m| format!(" ({} a week)", m.describe(m.edge(e))))
                 .unwrap_or_default();
-            let _ = writeln!(
-                s,
-                "  serves {}  JIS {:.3}  saves {}/window{week}",
-                e.edge.label,
-                e.edge.jis,
-                human(e.scan_reduction)
-            );
+            // A table's own demand has no join, so no JIS: what it serves
+            // is the scans that filter the table, and what it saves is
+            // measured.
+            let own = measured
+                .iter()
+                .find(|m| m.table == t.table && own_filters(&m.table, &m.key) == e.edge.label);
+            match own {
+                Some(m) => {
+                    let r = &m.reads;
+                    let _ = writeln!(
+                        s,
+                        "  serves its filters: {} execution(s) scan it this window; predicted to read {} fewer file(s) ({} → {}) and save {}/window{week}",
+                        m.executions,
+                        r.files_now.saturating_sub(r.files_after),
+                        r.files_now,
+                        r.files_after,
+                        human(e.scan_reduction)
+                    );
+                }
+                None => {
+                    let _ = writeln!(
+                        s,
+                        "  serves {}  JIS {:.3}  saves {}/window{week}",
+                        e.edge.label,
+                        e.edge.jis,
+                        human(e.scan_reduction)
+                    );
+                }
+            }
         }
     }
     if !plan.excluded_broadcast.is_empty() {
@@ -219,29 +241,96 @@ pub fn render(
             "\nWould pay on their own but are not in the plan, and why:"
         );
         for m in missed.iter().take(10) {
-            if m.standalone_npv > 0.0 {
-                let _ = writeln!(
-                    s,
-                    "  {}  needs a rewrite of {}  stand-alone NPV {}: {}",
-                    m.label,
-                    human(m.rewrite_bytes),
-                    human(m.standalone_npv),
-                    m.reason
-                );
+            let _ = writeln!(s, "  {}", left_out_line(m));
+        }
+        if missed.len() > 10 {
+            let _ = writeln!(
+                s,
+                "  … and {} more (plan.json lists them all)",
+                missed.len() - 10
+            );
+        }
+    }
+    let skipped = skipped_groups(plan, missed);
+    if !skipped.is_empty() {
+        let _ = writeln!(s, "\nEdges the planner could not plan for, and why:");
+        for (reason, edges) in skipped {
+            if let [one] = edges.as_slice() {
+                let _ = writeln!(s, "  {one}: {reason}");
             } else {
-                let _ = writeln!(s, "  {}: {}", m.label, m.reason);
+                let _ = writeln!(s, "  {} edges: {reason}:", edges.len());
+                for e in edges {
+                    let _ = writeln!(s, "    {e}");
+                }
             }
         }
     }
+    render_curve(&mut s, curve);
+    s
+}
+
+/// `table(cols): its filters`, the label of a table's own demand
+/// ([`planner::EdgeDemand::label`]).
+fn own_filters(table: &str, key: &[String]) -> String {
+    format!("{table}({}): its filters", key.join(", "))
+}
+
+/// What a change says besides its layout: a Delta table that is
+/// partitioned is replaced (`CREATE OR REPLACE … CLUSTER BY`); an Iceberg
+/// table keeps its partition spec and is sorted within each partition.
+/// `None` when there is nothing to say.
+pub(crate) fn layout_note(t: &TableDecision, format: &planner::TableFormat) -> Option<String> {
+    match (format, &t.previous) {
+        (planner::TableFormat::Delta, _) if t.replace => Some("partitioned: replace".into()),
+        (planner::TableFormat::Iceberg, planner::Layout::Partitioned(p)) => Some(format!(
+            "keeps its partitioning by ({}); sorted within each partition",
+            p.join(", ")
+        )),
+        _ => None,
+    }
+}
+
+/// One left-out edge (or table demand) as a sentence: what serving it
+/// alone would need and bring, then why the plan leaves it out.
+fn left_out_line(m: &LeftOut) -> String {
+    let what = match m.label.strip_suffix(": its filters") {
+        Some(table_key) => format!("{table_key} for its own filters"),
+        None => m.label.clone(),
+    };
+    if m.standalone_npv > 0.0 {
+        format!(
+            "{what}: alone it would need a rewrite of {} for an NPV of {}; left out: {}",
+            human(m.rewrite_bytes),
+            human(m.standalone_npv),
+            m.reason
+        )
+    } else {
+        format!("{what}: left out: {}", m.reason)
+    }
+}
+
+/// The edges the planner could not plan for (`plan.skipped`), except those
+/// listed as left out (`missed`, with their reason there), grouped by
+/// their reason: one table left alone keeps out every edge that needs it
+/// re-laid out, one reason for many edges. Reasons in order of first
+/// appearance, edges in the plan's order. Every rendering of a plan lists
+/// these groups.
+pub(crate) fn skipped_groups<'a>(
+    plan: &'a LayoutPlan,
+    missed: &[LeftOut],
+) -> Vec<(&'a str, Vec<&'a str>)> {
+    let mut groups: Vec<(&str, Vec<&str>)> = Vec::new();
     for e in plan
         .skipped
         .iter()
         .filter(|e| !missed.iter().any(|m| m.label == e.edge.label))
     {
-        let _ = writeln!(s, "skipped {}: {}", e.edge.label, e.reason);
+        match groups.iter_mut().find(|(r, _)| *r == e.reason.as_str()) {
+            Some((_, edges)) => edges.push(&e.edge.label),
+            None => groups.push((&e.reason, vec![&e.edge.label])),
+        }
     }
-    render_curve(&mut s, curve);
-    s
+    groups
 }
 
 /// The budget curve, one line per step: what each rewrite budget buys.
@@ -270,5 +359,206 @@ fn render_curve(s: &mut String, c: &BudgetCurve) {
             pt.edges_served,
             if pt.chosen { "  <- this plan" } else { "" }
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use planner::{EdgeRef, Layout, LeftOutReason, Reads, ServedEdge, SkippedEdge, TableFormat};
+    use std::collections::BTreeMap;
+
+    fn edge(index: usize, label: &str, jis: f64) -> EdgeRef {
+        EdgeRef {
+            index,
+            label: label.into(),
+            jis,
+        }
+    }
+
+    fn decision(table: &str, keys: &[&str], previous: Layout, replace: bool) -> TableDecision {
+        TableDecision {
+            table: table.into(),
+            keys: keys.iter().map(|k| k.to_string()).collect(),
+            previous,
+            changed: true,
+            replace,
+            rewrite_bytes: 267 << 20,
+            storage_bytes: 267 << 20,
+            edges_served: Vec::new(),
+            npv_contribution: 6e9,
+        }
+    }
+
+    fn plan(tables: Vec<TableDecision>, skipped: Vec<SkippedEdge>) -> LayoutPlan {
+        LayoutPlan {
+            tables,
+            total_npv: 6e9,
+            rewrite_cost: 0,
+            storage_cost: 0,
+            budget: None,
+            storage_budget: None,
+            annuity_factor: 3.5,
+            excluded_broadcast: Vec::new(),
+            skipped,
+            algorithm: "improved".into(),
+            left_alone: Vec::new(),
+        }
+    }
+
+    fn text(
+        p: &LayoutPlan,
+        missed: &[LeftOut],
+        measured: &[MeasuredWindow],
+        formats: &[(&str, TableFormat)],
+    ) -> String {
+        let formats: BTreeMap<String, TableFormat> = formats
+            .iter()
+            .map(|(t, f)| (t.to_string(), f.clone()))
+            .collect();
+        let curve = BudgetCurve {
+            storage_budget: None,
+            cheapest_change: 0,
+            points: Vec::new(),
+            chosen: None,
+            exact: true,
+        };
+        render(
+            p,
+            None,
+            &[],
+            missed,
+            &curve,
+            Some((&Money::default(), &formats)),
+            (measured, 0.3),
+        )
+    }
+
+    /// A change driven by a table's own filters has no JIS: the text says
+    /// what it serves (the executions scanning the table) and what the
+    /// measurement predicts (files and bytes saved).
+    #[test]
+    fn a_filter_driven_change_says_what_it_serves_not_a_jis() {
+        let mut d = decision("db.events", &["e_day"], Layout::None, false);
+        d.edges_served.push(ServedEdge {
+            edge: edge(0, "db.events(e_day): its filters", 0.0),
+            scan_reduction: 3.0 * 1024.0 * 1024.0,
+        });
+        let measured = [MeasuredWindow {
+            table: "db.events".into(),
+            key: vec!["e_day".into()],
+            executions: 12,
+            reads: Reads {
+                bytes_now: 4 << 20,
+                bytes_after: 1 << 20,
+                files_now: 48,
+                files_after: 6,
+                bytes_scanned_table: 48 << 20,
+            },
+            engine: "minmax".into(),
+        }];
+        let s = text(
+            &plan(vec![d], vec![]),
+            &[],
+            &measured,
+            &[("db.events", TableFormat::Delta)],
+        );
+        assert!(!s.contains("JIS 0.000"), "{s}");
+        assert!(
+            s.contains("  serves its filters: 12 execution(s) scan it this window; predicted to read 42 fewer file(s) (48 → 6) and save 3.0 MiB/window"),
+            "{s}"
+        );
+    }
+
+    /// Each left-out edge is one sentence: what serving it alone needs
+    /// and brings, then why it is left out.
+    #[test]
+    fn left_out_lines_read_as_sentences() {
+        let missed = [
+            LeftOut {
+                label: "db.lineitem(l_shipdate): its filters".into(),
+                rewrite_bytes: 267.6 * 1024.0 * 1024.0,
+                standalone_npv: 6.0 * 1024.0 * 1024.0 * 1024.0,
+                reason: LeftOutReason::OverBudget,
+            },
+            LeftOut {
+                label: "a(x) = b(y)".into(),
+                rewrite_bytes: 0.0,
+                standalone_npv: 0.0,
+                reason: LeftOutReason::CostsMore,
+            },
+        ];
+        let s = text(&plan(vec![], vec![]), &missed, &[], &[]);
+        assert!(
+            s.contains("\n  db.lineitem(l_shipdate) for its own filters: alone it would need a rewrite of 267.6 MiB for an NPV of 6.0 GiB; left out: over the budget\n"),
+            "{s}"
+        );
+        assert!(
+            s.contains("\n  a(x) = b(y): left out: costs more than it saves beside the plan's other changes\n"),
+            "{s}"
+        );
+        assert!(!s.contains("  needs a rewrite"), "{s}");
+    }
+
+    /// Edges kept out for one reason (one table left alone) are one group:
+    /// the reason once, then the edges.
+    #[test]
+    fn skipped_edges_are_grouped_by_reason() {
+        let why = "needs db.events re-laid out, which the plan leaves alone: smaller than one target file";
+        let mut skipped: Vec<SkippedEdge> = ["e_custkey", "e_day", "e_page"]
+            .iter()
+            .enumerate()
+            .map(|(i, k)| SkippedEdge {
+                edge: edge(i, &format!("db.events({k}): its filters"), 0.0),
+                reason: why.into(),
+            })
+            .collect();
+        skipped.push(SkippedEdge {
+            edge: edge(3, "a(x, y, z) = b(x, y, z)", 0.1),
+            reason: "key needs 3 columns, more than max_cluster_columns = 2".into(),
+        });
+        let s = text(&plan(vec![], skipped), &[], &[], &[]);
+        assert_eq!(s.matches(why).count(), 1, "{s}");
+        assert!(
+            s.contains(&format!("\n  3 edges: {why}:\n    db.events(e_custkey): its filters\n    db.events(e_day): its filters\n    db.events(e_page): its filters\n")),
+            "{s}"
+        );
+        assert!(
+            s.contains("\n  a(x, y, z) = b(x, y, z): key needs 3 columns, more than max_cluster_columns = 2\n"),
+            "{s}"
+        );
+        assert!(!s.contains("skipped "), "{s}");
+    }
+
+    /// A partitioned Iceberg table keeps its spec (the SQL sorts within
+    /// each partition): no "replace"; a partitioned Delta table is replaced.
+    #[test]
+    fn only_a_partitioned_delta_table_is_replaced() {
+        let part = || Layout::Partitioned(vec!["d".into()]);
+        let p = plan(
+            vec![
+                decision("cat.db.ice", &["k"], part(), true),
+                decision("cat.db.dl", &["k"], part(), true),
+            ],
+            vec![],
+        );
+        let s = text(
+            &p,
+            &[],
+            &[],
+            &[
+                ("cat.db.ice", TableFormat::Iceberg),
+                ("cat.db.dl", TableFormat::Delta),
+            ],
+        );
+        assert!(
+            s.contains("cat.db.ice  WRITE ORDERED BY k  [keeps its partitioning by (d); sorted within each partition]"),
+            "{s}"
+        );
+        assert!(
+            s.contains("cat.db.dl  CLUSTER BY (k)  [partitioned: replace]"),
+            "{s}"
+        );
+        assert_eq!(s.matches("replace").count(), 1, "{s}");
     }
 }
