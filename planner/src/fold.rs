@@ -104,10 +104,10 @@ pub fn fold<'a, E: From<workload::Error>>(
                 threshold,
                 normalize,
             };
-            edges.finish_pairs(false, |a, b| drift.extend(measure.pair(a, b)))
+            edges.finish_pairs(false, |a, b| drift.extend(measure.pair(a, b)))?
         }
-        (Keep::All, _) => edges.finish(),
-        _ => edges.finish_pairs(false, |_, _| {}),
+        (Keep::All, _) => edges.finish()?,
+        _ => edges.finish_pairs(false, |_, _| {})?,
     };
     Ok(Folded {
         edges,

@@ -27,6 +27,7 @@
 //! the single-machine run's sums in (app id, execution id) order while
 //! those stay below 2^53 (above, the job's are the correctly rounded sum).
 
+use crate::bounds::{plausible, range_text, too_many_windows, MAX_WINDOWS};
 use crate::edges::{
     data_align, window_start, CostMeasure, EdgeKey, EdgeRow, ExecFacts, ExecList, RowFallback,
     TableVolume,
@@ -34,17 +35,13 @@ use crate::edges::{
 use crate::error::{Error, Result};
 use crate::exec::Workload;
 use crate::records::{self, Cols, FirstRecord, LogSeen};
-use crate::time::TimeRange;
+use crate::time::{format_length, TimeRange};
 use crate::windows::{EdgeTable, EdgeTables, Windowed};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The layout version this reader reads (`meta/`'s `layout_version`).
 pub const LAYOUT_VERSION: i64 = 1;
-
-/// Most windows between the first and the last (a window length far
-/// shorter than the span of the data is refused, not allocated).
-const MAX_WINDOWS: i64 = 1_000_000;
 
 /// The aggregates of one run, read and checked ([`open`]).
 pub struct Aggregates {
@@ -215,6 +212,20 @@ pub fn open(dir: &Path, range: &TimeRange) -> Result<Workload> {
         }
     }
     let (latest, first_selected, planned) = (m[4], m[5], m[6]);
+    for (t, name) in [
+        (latest, "latest_selected_ms"),
+        (first_selected, "first_selected_ms"),
+    ] {
+        if let Some(t) = t.filter(|&t| !plausible(t)) {
+            return Err(records::bad(
+                meta_file,
+                format!(
+                    "`{name}` {t} is outside the plausible range {}",
+                    range_text()
+                ),
+            ));
+        }
+    }
     let align = data_align(latest, window_ms);
     if planned != latest.map(|t| window_start(t, window_ms, align)) {
         return Err(records::bad(
@@ -316,6 +327,12 @@ pub fn open(dir: &Path, range: &TimeRange) -> Result<Workload> {
             let Some(s) = start[i] else {
                 continue; // Executions without a start time are in no window.
             };
+            if !plausible(s) {
+                return Err(row(&format!(
+                    "the window starts at {s} ms, outside the plausible range {}",
+                    range_text()
+                )));
+            }
             let n = counts[i]
                 .and_then(|x| usize::try_from(x).ok())
                 .filter(|&x| x > 0)
@@ -342,7 +359,7 @@ pub fn open(dir: &Path, range: &TimeRange) -> Result<Workload> {
         ));
     }
     if let (Some(a), Some(b)) = (windows.keys().next(), windows.keys().next_back()) {
-        if (b - a) / window_ms >= MAX_WINDOWS {
+        if too_many_windows(*a, *b, window_ms) {
             return Err(input(format!(
                 "more than {MAX_WINDOWS} windows between the first and the last"
             )));
@@ -355,9 +372,11 @@ pub fn open(dir: &Path, range: &TimeRange) -> Result<Workload> {
     }
 
     let mut edges = Vec::new();
+    let mut listed = BTreeMap::new();
     for f in &files("edges")? {
-        read_edges(f, &mut edges)?;
+        read_edges(f, &mut edges, &mut listed)?;
     }
+    drop(listed);
     for e in &edges {
         if let Some(w) = e.window {
             if !windows.contains_key(&w) {
@@ -368,9 +387,11 @@ pub fn open(dir: &Path, range: &TimeRange) -> Result<Workload> {
         }
     }
     let mut facts = Vec::new();
+    let mut listed = BTreeMap::new();
     for f in &files("facts")? {
-        read_facts(f, &mut facts)?;
+        read_facts(f, &mut facts, &mut listed)?;
     }
+    drop(listed);
     let mut scans = ScanAggregates::default();
     for f in &files("scan_sizes")? {
         read_sizes(f, &mut scans.sizes)?;
@@ -418,7 +439,17 @@ pub fn open(dir: &Path, range: &TimeRange) -> Result<Workload> {
     ))
 }
 
-fn read_edges(f: &Path, out: &mut Vec<EdgeSums>) -> Result<()> {
+/// Where a row was read first: the file and the row (from 1).
+type FirstAt = (PathBuf, usize);
+
+/// Read `edges/` file `f` into `out`; `listed` holds where each (window,
+/// edge) was read, and one listed twice is refused (the job writes each
+/// once: a repeated row would count the edge twice).
+fn read_edges(
+    f: &Path,
+    out: &mut Vec<EdgeSums>,
+    listed: &mut BTreeMap<(Option<i64>, EdgeKey), FirstAt>,
+) -> Result<()> {
     let df = read(
         f,
         &[
@@ -500,10 +531,11 @@ fn read_edges(f: &Path, out: &mut Vec<EdgeSums>) -> Result<()> {
                 .and_then(|x| u64::try_from(x).ok())
                 .ok_or_else(|| row(format!("`{name}` is null or negative")))
         };
+        // Sums of rows, bytes and times: never negative.
         let sum = |k: usize, name: &str| -> Result<f64> {
             Some(sums[k][i].unwrap_or(0.0))
-                .filter(|x| x.is_finite())
-                .ok_or_else(|| row(format!("`{name}` is not a finite sum")))
+                .filter(|x| x.is_finite() && *x >= 0.0)
+                .ok_or_else(|| row(format!("`{name}` is negative or not a finite sum")))
         };
         let frequency = count(0, "frequency")?;
         let pairs: Vec<(String, String)> = serde_json::from_str(&text(&execs, "executions")?)
@@ -534,14 +566,27 @@ fn read_edges(f: &Path, out: &mut Vec<EdgeSums>) -> Result<()> {
                 "more executions with missing rows than `frequency`".into()
             ));
         }
+        let key = EdgeKey {
+            left_table: text(&lt, "left_table")?,
+            left_columns: columns(&lc, "left_columns")?,
+            right_table: text(&rt, "right_table")?,
+            right_columns: columns(&rc, "right_columns")?,
+        };
+        if let Some((file, at)) = listed.get(&(window[i], key.clone())) {
+            let place = match window[i] {
+                Some(w) => format!("window {w}"),
+                None => "the whole selection".to_string(),
+            };
+            return Err(row(format!(
+                "the edge {} in {place} is listed twice (first: {}, row {at})",
+                key.label(),
+                file.display()
+            )));
+        }
+        listed.insert((window[i], key.clone()), (f.to_path_buf(), i + 1));
         out.push(EdgeSums {
             window: window[i],
-            key: EdgeKey {
-                left_table: text(&lt, "left_table")?,
-                left_columns: columns(&lc, "left_columns")?,
-                right_table: text(&rt, "right_table")?,
-                right_columns: columns(&rc, "right_columns")?,
-            },
+            key,
             frequency,
             volume_known: sum(0, "volume_known")?,
             right_rows_left_missing: sum(1, "right_rows_left_missing")?,
@@ -563,7 +608,14 @@ fn read_edges(f: &Path, out: &mut Vec<EdgeSums>) -> Result<()> {
     Ok(())
 }
 
-fn read_facts(f: &Path, out: &mut Vec<ExecFacts>) -> Result<()> {
+/// Read `facts/` file `f` into `out`; an execution listed twice
+/// (`listed`) is refused, as are times outside the plausible range and
+/// negative durations or task times.
+fn read_facts(
+    f: &Path,
+    out: &mut Vec<ExecFacts>,
+    listed: &mut BTreeMap<(String, u64), FirstAt>,
+) -> Result<()> {
     let df = read(
         f,
         &[
@@ -592,11 +644,35 @@ fn read_facts(f: &Path, out: &mut Vec<ExecFacts>) -> Result<()> {
         let volumes: Vec<(String, Option<i64>, Option<i64>)> =
             serde_json::from_str(tables[i].unwrap_or("[]"))
                 .map_err(|_| row("`tables` is not a JSON list of [table, rows, bytes]"))?;
+        let app_id = app[i].ok_or_else(|| row("`app_id` is null"))?.to_string();
+        let execution_id = id[i]
+            .and_then(|x| u64::try_from(x).ok())
+            .ok_or_else(|| row("`execution_id` is null or negative"))?;
+        if let Some((file, at)) = listed.get(&(app_id.clone(), execution_id)) {
+            return Err(row(&format!(
+                "execution {execution_id} of {app_id} is listed twice (first: {}, row {at})",
+                file.display()
+            )));
+        }
+        listed.insert((app_id.clone(), execution_id), (f.to_path_buf(), i + 1));
+        if start[i].is_some_and(|t| !plausible(t)) {
+            return Err(row(&format!(
+                "`start_ms` is outside the plausible range {}",
+                range_text()
+            )));
+        }
+        for (v, name) in [
+            (dur[i], "duration_ms"),
+            (cpu[i], "cpu_ms"),
+            (run[i], "run_ms"),
+        ] {
+            if v.is_some_and(|v| v < 0) {
+                return Err(row(&format!("`{name}` is negative")));
+            }
+        }
         out.push(ExecFacts {
-            app_id: app[i].ok_or_else(|| row("`app_id` is null"))?.to_string(),
-            execution_id: id[i]
-                .and_then(|x| u64::try_from(x).ok())
-                .ok_or_else(|| row("`execution_id` is null or negative"))?,
+            app_id,
+            execution_id,
             root_execution_id: root[i].and_then(|x| u64::try_from(x).ok()),
             start_ms: start[i],
             duration_ms: dur[i],
@@ -721,8 +797,8 @@ impl Aggregates {
         if let Some(w) = width_ms.filter(|&w| w != self.window_ms) {
             return Err(Error::AggregatesOptions {
                 path: self.dir.clone(),
-                made: format!("with --window {}", length(self.window_ms)),
-                given: format!("with --window {}", length(w)),
+                made: format!("with --window {}", format_length(self.window_ms)),
+                given: format!("with --window {}", format_length(w)),
             });
         }
         let mut by_window: BTreeMap<Option<i64>, Vec<&EdgeSums>> = BTreeMap::new();
@@ -779,20 +855,6 @@ impl Aggregates {
     }
 }
 
-/// A window length as `--window` takes it.
-fn length(ms: i64) -> String {
-    const UNITS: [(i64, &str); 4] = [
-        (86_400_000, "d"),
-        (3_600_000, "h"),
-        (60_000, "m"),
-        (1000, "s"),
-    ];
-    UNITS
-        .iter()
-        .find(|(u, _)| ms % u == 0)
-        .map_or(format!("{ms}ms"), |(u, name)| format!("{}{name}", ms / u))
-}
-
 /// One table's rows, as `EdgeAcc::finish` makes them: D and C the means
 /// of the sums, JIS over the table, by JIS descending, then by names.
 fn rows(sums: Vec<&EdgeSums>, cost: CostMeasure, fallback: &RowFallback) -> Vec<EdgeRow> {
@@ -843,6 +905,9 @@ mod tests {
     use polars_io::prelude::ParquetWriter;
 
     const DAY: i64 = 86_400_000;
+    /// 2026-10-05T00:00:00Z, a whole number of days: the fixtures' times
+    /// are plausible ones, their windows aligned as from 0.
+    const T0: i64 = 20_731 * DAY;
 
     fn exec(
         id: u64,
@@ -891,17 +956,25 @@ mod tests {
         let both = r#"[{"table":"orders","columns":[],"rows":10,"bytes_read":100},{"table":"lineitem","columns":[],"rows":40,"bytes_read":400}]"#;
         let no_rows = r#"[{"table":"orders","columns":[],"rows":20,"bytes_read":200},{"table":"lineitem","columns":[]}]"#;
         vec![
-            exec(1, None, 1000, 100, 40, both, "SortMergeJoin"),
+            exec(1, None, T0 + 1000, 100, 40, both, "SortMergeJoin"),
             exec(
                 2,
                 None,
-                3 * DAY + 5000,
+                T0 + 3 * DAY + 5000,
                 300,
                 80,
                 no_rows,
                 "BroadcastHashJoin",
             ),
-            exec(3, Some(2), 3 * DAY + 6000, 50, 5, both, "SortMergeJoin"),
+            exec(
+                3,
+                Some(2),
+                T0 + 3 * DAY + 6000,
+                50,
+                5,
+                both,
+                "SortMergeJoin",
+            ),
         ]
     }
 
@@ -930,7 +1003,7 @@ mod tests {
     fn aggregates(dir: &Path, frequency_whole: i64) {
         let _ = std::fs::remove_dir_all(dir);
         let align = 6001;
-        let (w1, w2) = (-DAY + align, 2 * DAY + align);
+        let (w1, w2) = (T0 - DAY + align, T0 + 2 * DAY + align);
         write(
             dir,
             "meta",
@@ -939,8 +1012,8 @@ mod tests {
                 int("window_ms", vec![Some(DAY)]),
                 int("since_ms", vec![None]),
                 int("until_ms", vec![None]),
-                int("latest_selected_ms", vec![Some(3 * DAY + 6000)]),
-                int("first_selected_ms", vec![Some(1000)]),
+                int("latest_selected_ms", vec![Some(T0 + 3 * DAY + 6000)]),
+                int("first_selected_ms", vec![Some(T0 + 1000)]),
                 int("planned_window_start_ms", vec![Some(w2)]),
             ],
         );
@@ -954,10 +1027,10 @@ mod tests {
                 text("first_spark_version", vec![None]),
                 int("executions", vec![Some(3)]),
                 int("queries", vec![Some(3)]),
-                int("span_first", vec![Some(1000)]),
-                int("span_last", vec![Some(3 * DAY + 6000)]),
+                int("span_first", vec![Some(T0 + 1000)]),
+                int("span_last", vec![Some(T0 + 3 * DAY + 6000)]),
                 int("selected", vec![Some(3)]),
-                int("latest_selected", vec![Some(3 * DAY + 6000)]),
+                int("latest_selected", vec![Some(T0 + 3 * DAY + 6000)]),
                 Column::new("kept".into(), vec![Some(true)]),
             ],
         );
@@ -997,11 +1070,15 @@ mod tests {
                 int("other_count", vec![Some(0); 3]),
                 int(
                     "first_seen_ms",
-                    vec![Some(1000), Some(3 * DAY + 5000), Some(1000)],
+                    vec![Some(T0 + 1000), Some(T0 + 3 * DAY + 5000), Some(T0 + 1000)],
                 ),
                 int(
                     "last_seen_ms",
-                    vec![Some(1000), Some(3 * DAY + 5000), Some(3 * DAY + 5000)],
+                    vec![
+                        Some(T0 + 1000),
+                        Some(T0 + 3 * DAY + 5000),
+                        Some(T0 + 3 * DAY + 5000),
+                    ],
                 ),
                 text(
                     "executions",
@@ -1020,7 +1097,10 @@ mod tests {
                 text("app_id", vec![Some("app-a"); 2]),
                 int("execution_id", vec![Some(2), Some(3)]),
                 int("root_execution_id", vec![None, Some(2)]),
-                int("start_ms", vec![Some(3 * DAY + 5000), Some(3 * DAY + 6000)]),
+                int(
+                    "start_ms",
+                    vec![Some(T0 + 3 * DAY + 5000), Some(T0 + 3 * DAY + 6000)],
+                ),
                 int("duration_ms", vec![Some(300), Some(50)]),
                 int("cpu_ms", vec![Some(80), Some(5)]),
                 int("run_ms", vec![Some(290), Some(40)]),
@@ -1097,7 +1177,8 @@ mod tests {
                 Some(DAY),
                 cost,
                 fallback.clone(),
-            );
+            )
+            .unwrap();
             let read = a.edge_tables(Some(DAY), cost, &fallback).unwrap();
             assert_eq!(read.span(), built.span());
             assert_eq!(read.whole().edges, built.whole().edges);
@@ -1178,6 +1259,74 @@ mod tests {
             msg.contains("meta/part-0.parquet: not a lakeaudit aggregates Parquet file"),
             "{msg}"
         );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Rewrite `table`'s file of the aggregates under `dir` with `f`.
+    fn rewrite(dir: &Path, table: &str, f: impl FnOnce(DataFrame) -> DataFrame) {
+        use polars_io::SerReader;
+        let p = dir.join(table).join("part-0.parquet");
+        let df = polars_io::prelude::ParquetReader::new(std::fs::File::open(&p).unwrap())
+            .finish()
+            .unwrap();
+        let mut df = f(df);
+        ParquetWriter::new(std::fs::File::create(&p).unwrap())
+            .finish(&mut df)
+            .unwrap();
+    }
+
+    /// Issue 29.6: rows the job writes once, given twice, and sums of
+    /// costs below zero. Before: each edge printed twice, negative costs
+    /// printed.
+    #[test]
+    fn repeated_rows_and_negative_sums_are_refused() {
+        let dir = tmp("repeated");
+        let refused = |want: &str| {
+            let msg = open(&dir, &TimeRange::default()).err().unwrap().to_string();
+            assert!(msg.contains(want), "{msg}");
+        };
+        aggregates(&dir, 2);
+        rewrite(&dir, "edges", |df| df.vstack(&df.slice(2, 1)).unwrap());
+        refused("edges/part-0.parquet: row 4: the edge lineitem(l_orderkey) = orders(o_orderkey) in the whole selection is listed twice (first: ");
+        aggregates(&dir, 2);
+        rewrite(&dir, "edges", |df| df.vstack(&df.slice(0, 1)).unwrap());
+        refused("row 4: the edge");
+        for column in ["duration_sum", "cpu_sum", "volume_known", "scanned_bytes"] {
+            aggregates(&dir, 2);
+            rewrite(&dir, "edges", |mut df| {
+                df.with_column(float(column, vec![40.0, -80.0, 120.0]))
+                    .unwrap();
+                df
+            });
+            refused(&format!(
+                "edges/part-0.parquet: row 2: `{column}` is negative or not a finite sum"
+            ));
+        }
+        aggregates(&dir, 2);
+        rewrite(&dir, "facts", |df| df.vstack(&df.slice(1, 1)).unwrap());
+        refused("facts/part-0.parquet: row 3: execution 3 of app-a is listed twice");
+        for column in ["cpu_ms", "run_ms", "duration_ms"] {
+            aggregates(&dir, 2);
+            rewrite(&dir, "facts", |mut df| {
+                df.with_column(int(column, vec![Some(5), Some(i64::MIN)]))
+                    .unwrap();
+                df
+            });
+            refused(&format!(
+                "facts/part-0.parquet: row 2: `{column}` is negative"
+            ));
+        }
+        // Times outside 2000..2100 place no window.
+        aggregates(&dir, 2);
+        rewrite(&dir, "windows", |mut df| {
+            df.with_column(int(
+                "window_start_ms",
+                vec![Some(-9_000_000_000_000_000_000), Some(T0 + 2 * DAY + 6001)],
+            ))
+            .unwrap();
+            df
+        });
+        refused("windows/part-0.parquet: row 1: the window starts at -9000000000000000000 ms, outside the plausible range 2000-01-01T00:00:00Z .. 2100-01-01T00:00:00Z");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

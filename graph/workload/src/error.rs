@@ -42,6 +42,17 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// A window length that cuts the selected executions into more
+    /// windows than [`crate::bounds::MAX_WINDOWS`].
+    #[error("--window {width} cuts the executions from {first} to {last} into more than {max} windows: give a longer --window, or select fewer with --since/--until", max = crate::bounds::MAX_WINDOWS)]
+    TooManyWindows {
+        /// The window length, as given.
+        width: String,
+        /// The first window's start.
+        first: String,
+        /// The last window's start.
+        last: String,
+    },
     /// A records file that cannot be opened (not a regular file, or
     /// unreadable).
     #[error("cannot open a records file")]

@@ -10,6 +10,8 @@
 //! - [`identity`] gives every table one identity across the input: a path
 //!   read of a catalog table's location is that catalog table, and an
 //!   audited table found on disk is the catalog table the logs saw there.
+//! - [`bounds`] holds what an execution's times and figures can be, and
+//!   the cap on windows, checked where executions enter.
 //! - [`time`] reads the times and window lengths users give and aligns
 //!   windows on the calendar.
 //! - [`edges`] aggregates relationships of many executions into the edge
@@ -61,6 +63,7 @@
 
 pub mod aggregates;
 pub mod apps;
+pub mod bounds;
 pub mod edges;
 pub mod error;
 pub mod exec;

@@ -20,6 +20,7 @@
 //! makes ([`Sorted::each`]).
 
 use crate::apps::AppList;
+use crate::bounds::{Figures, Tally, Verdict};
 use crate::error::{Error, Result};
 use crate::exec::{Census, Exec, Workload};
 use crate::identity::Locations;
@@ -137,12 +138,18 @@ fn open_runs(path: &Path, range: &TimeRange, run_bytes: usize) -> Result<Workloa
     let mut runs = Runs::new(run_bytes)?;
     let mut logs: BTreeMap<String, LogSeen> = BTreeMap::new();
     let mut scans = ScansSeen::new();
+    let mut tally = Tally::default();
     for (i, f) in files.iter().enumerate() {
-        read_into(f, i as u32, &mut runs, &mut logs, &mut scans, range)?;
+        read_into(f, i as u32, &mut runs, &mut logs, &mut scans, &mut tally)?;
     }
     let runs = runs.finish()?;
-    let merged = merge_logs(&logs, &apps, &errors_files)?;
+    // The census, over the records in order, each counted once.
+    census_pass(&runs, &files, &mut logs, range, &mut tally)?;
+    let mut merged = merge_logs(&logs, &apps, &errors_files)?;
     drop(logs);
+    let (errors, warnings) = tally.lines();
+    merged.errors.extend(errors);
+    merged.warnings.extend(warnings);
     let mut locations = Locations::default();
     let mut scans: Vec<(ScanKey, (String, Option<String>))> =
         scans.into_iter().map(|(k, v)| (v, k)).collect();
@@ -359,14 +366,15 @@ fn read_into(
     runs: &mut Runs,
     logs: &mut BTreeMap<String, LogSeen>,
     seen_scans: &mut ScansSeen,
-    range: &TimeRange,
+    tally: &mut Tally,
 ) -> Result<()> {
     let df = read_columns(path, &record_columns())?;
     let c = Cols { df: &df, path };
     let cols = RawColumns::of(&c)?;
     let mut buf = Vec::new();
+    let name = path.display().to_string();
     for i in 0..df.height() {
-        let raw = cols.row(i);
+        let mut raw = cols.row(i);
         let row = |reason: String| bad(path, format!("row {}: {reason}", i + 1));
         let app_id = raw
             .text(APP_ID)
@@ -375,17 +383,35 @@ fn read_into(
             .long(EXECUTION_ID)
             .and_then(|x| u64::try_from(x).ok())
             .ok_or_else(|| row("`execution_id` is null or negative".into()))?;
+        // A time outside the plausible range leaves the record out (not
+        // counted, in no window); figures that cannot be true are read as
+        // none or 0 (`crate::bounds`).
+        let mut figures = Figures {
+            start_ms: raw.long(START_MS),
+            end_ms: raw.long(END_MS),
+            duration_ms: raw.long(DURATION_MS),
+            run_ms: raw.long(RUN_MS).unwrap_or(0),
+            cpu_ms: raw.long(CPU_MS).unwrap_or(0),
+        };
+        let verdict = figures.verdict();
+        let what = || format!("row {} (execution {id} of {app_id})", i + 1);
+        if !tally.verdict(&name, what, &verdict) {
+            continue;
+        }
+        if matches!(&verdict, Verdict::Keep(c) if !c.is_empty()) {
+            raw.long[DURATION_MS] = figures.duration_ms;
+            for (column, v) in [(RUN_MS, figures.run_ms), (CPU_MS, figures.cpu_ms)] {
+                if raw.long[column].is_some() {
+                    raw.long[column] = Some(v);
+                }
+            }
+        }
         let seq = (u64::from(file) << 32) | i as u64;
         let log = raw.text(LOG).unwrap_or_default();
         let seen = match logs.get_mut(log) {
             Some(s) => s,
             None => logs.entry(log.to_string()).or_default(),
         };
-        seen.census.add(
-            raw.long(START_MS),
-            raw.flag(IS_COMMAND).unwrap_or(false),
-            range,
-        );
         if seen.first.as_ref().is_none_or(|(k, _)| (id, seq) < *k) {
             seen.first = Some((
                 (id, seq),
@@ -458,8 +484,10 @@ impl Sorted {
             readers.push(reader);
         }
         // Entries are taken from the runs in key order a batch at a time,
-        // turned into records in parallel, and given in order.
+        // turned into records in parallel, and given in order; a repeat of
+        // a record is left out, as the census left it out.
         let mut batch = Vec::with_capacity(PARSE_BATCH);
+        let mut repeats = Repeats::default();
         loop {
             while batch.len() < PARSE_BATCH {
                 let Some(Reverse((_, i))) = heap.pop() else {
@@ -470,7 +498,9 @@ impl Sorted {
                     heap.push(Reverse((h.key(), i)));
                 }
                 if let Some(entry) = std::mem::replace(&mut heads[i], next) {
-                    batch.push(entry);
+                    if !repeats.repeat(&entry) {
+                        batch.push(entry);
+                    }
                 }
             }
             if batch.is_empty() {
@@ -504,6 +534,95 @@ impl Sorted {
         Ok(Some(e))
     }
 }
+/// Records with the same application, execution id and log as one before
+/// them in the runs' order (the first in input order is kept): the runs
+/// give such repeats one after the other, but for records of other logs
+/// of the same application and execution between them.
+#[derive(Default)]
+struct Repeats {
+    key: Option<(String, u64)>,
+    logs: Vec<String>,
+}
+
+impl Repeats {
+    /// Whether `entry` repeats a record met before.
+    fn repeat(&mut self, entry: &Entry) -> bool {
+        let log = RawRow::decode(&entry.body).text(LOG).unwrap_or_default();
+        if self
+            .key
+            .as_ref()
+            .is_some_and(|(app, exec)| *app == entry.app && *exec == entry.exec)
+        {
+            if self.logs.iter().any(|l| l == log) {
+                return true;
+            }
+        } else {
+            self.key = Some((entry.app.clone(), entry.exec));
+            self.logs.clear();
+        }
+        self.logs.push(log.to_string());
+        false
+    }
+}
+
+/// The census of every log, over the sorted runs: each record counted
+/// once (a repeat of a record is counted in `tally`, under its file).
+fn census_pass(
+    runs: &[Run],
+    files: &[PathBuf],
+    logs: &mut BTreeMap<String, LogSeen>,
+    range: &TimeRange,
+    tally: &mut Tally,
+) -> Result<()> {
+    use std::cmp::Reverse;
+    let mut readers = runs.iter().map(Run::reader).collect::<Result<Vec<_>>>()?;
+    let mut heap = std::collections::BinaryHeap::new();
+    let mut heads = Vec::with_capacity(readers.len());
+    for (i, r) in readers.iter_mut().enumerate() {
+        let head = r.next()?;
+        if let Some(h) = &head {
+            heap.push(Reverse((h.key(), i)));
+        }
+        heads.push(head);
+    }
+    let mut repeats = Repeats::default();
+    while let Some(Reverse((_, i))) = heap.pop() {
+        let next = readers[i].next()?;
+        if let Some(h) = &next {
+            heap.push(Reverse((h.key(), i)));
+        }
+        let Some(entry) = std::mem::replace(&mut heads[i], next) else {
+            continue;
+        };
+        if repeats.repeat(&entry) {
+            let file = files
+                .get((entry.seq >> 32) as usize)
+                .map_or(String::new(), |p| p.display().to_string());
+            tally.duplicate(&file, || {
+                format!(
+                    "row {} (execution {} of {})",
+                    (entry.seq & 0xffff_ffff) + 1,
+                    entry.exec,
+                    entry.app
+                )
+            });
+            continue;
+        }
+        let raw = RawRow::decode(&entry.body);
+        let log = raw.text(LOG).unwrap_or_default();
+        let seen = match logs.get_mut(log) {
+            Some(s) => s,
+            None => logs.entry(log.to_string()).or_default(),
+        };
+        seen.census.add(
+            raw.long(START_MS),
+            raw.flag(IS_COMMAND).unwrap_or(false),
+            range,
+        );
+    }
+    Ok(())
+}
+
 /// Largest records object read from a store (it is read whole: polars
 /// reads a Parquet file from memory).
 const MAX_REMOTE_OBJECT: u64 = 1 << 30;
@@ -1113,6 +1232,11 @@ mod tests {
     use polars::prelude::{Column, DataFrame};
     use polars_io::prelude::ParquetWriter;
 
+    const DAY: i64 = 86_400_000;
+    /// 2026-10-05T00:00:00Z: the records' starts are plausible times, on
+    /// whole days.
+    const T0: i64 = 20_731 * DAY;
+
     /// A records file of `rows` (app id, log, execution id, start), each
     /// record joining `orders` to `lineitem`.
     fn write(path: &Path, rows: &[(&str, &str, i64, i64)]) {
@@ -1129,8 +1253,9 @@ mod tests {
                     ("execution_id", _) => {
                         Column::new(n, rows.iter().map(|r| r.2).collect::<Vec<_>>())
                     }
-                    ("start_ms" | "duration_ms", _) => {
-                        Column::new(n, rows.iter().map(|r| r.3).collect::<Vec<_>>())
+                    ("start_ms", _) => Column::new(n, rows.iter().map(|r| r.3).collect::<Vec<_>>()),
+                    ("duration_ms", _) => {
+                        Column::new(n, rows.iter().map(|r| r.3 - T0).collect::<Vec<_>>())
                     }
                     ("scans", _) => Column::new(n, rows.iter().map(|_| scans).collect::<Vec<_>>()),
                     ("joins", _) => Column::new(n, rows.iter().map(|_| "[]").collect::<Vec<_>>()),
@@ -1165,24 +1290,24 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         // Two applications interleaved over three files, out of order, and
         // a second, less complete copy of app-a (its log left out).
-        let day = 86_400_000;
+        let day = DAY;
         write(
             &dir.join("a.parquet"),
             &[
-                ("app-b", "b", 3, 5 * day),
-                ("app-a", "a", 9, day),
-                ("app-a", "a", 2, day),
+                ("app-b", "b", 3, T0 + 5 * day),
+                ("app-a", "a", 9, T0 + day),
+                ("app-a", "a", 2, T0 + day),
             ],
         );
         write(
             &dir.join("b.parquet"),
             &[
-                ("app-a", "a", 5, 2 * day),
-                ("app-b", "b", 1, 4 * day),
-                ("app-a", "a-copy", 1, 0),
+                ("app-a", "a", 5, T0 + 2 * day),
+                ("app-b", "b", 1, T0 + 4 * day),
+                ("app-a", "a-copy", 1, T0),
             ],
         );
-        write(&dir.join("c.parquet"), &[("app-a", "a", 1, 3 * day)]);
+        write(&dir.join("c.parquet"), &[("app-a", "a", 1, T0 + 3 * day)]);
         let want: Vec<(String, u64)> = [
             ("app-a", 1),
             ("app-a", 2),
@@ -1200,7 +1325,7 @@ mod tests {
             let (w, ids) = read(&dir, run_bytes);
             assert_eq!(ids, want, "runs of {run_bytes} bytes");
             assert_eq!(w.census.executions, 6);
-            assert_eq!(w.census.span, Some((day, 5 * day)));
+            assert_eq!(w.census.span, Some((T0 + day, T0 + 5 * day)));
             assert_eq!(w.apps.len(), 2);
             assert!(w
                 .warnings
@@ -1220,7 +1345,7 @@ mod tests {
                 Ok::<_, Error>(())
             })
             .unwrap();
-            let t = b.finish();
+            let t = b.finish().unwrap();
             let row = |t: &crate::windows::EdgeTable| {
                 (
                     t.window,
@@ -1243,6 +1368,51 @@ mod tests {
             ["app-a:1", "app-a:2", "app-a:5", "app-a:9", "app-b:1", "app-b:3"]
         );
         assert_eq!(windows.len(), 5);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Issue 29.5 and 29.7: the same records twice (a file given twice)
+    /// count once, and a record whose start is outside the plausible
+    /// range is left out and named. Before: every count doubled, and the
+    /// windows spanned 9×10^18 ms.
+    #[test]
+    fn repeated_records_count_once_and_implausible_times_are_left_out() {
+        let dir =
+            std::env::temp_dir().join(format!("lakeaudit-records-twice-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        write(
+            &dir.join("a.parquet"),
+            &[
+                ("app-a", "a", 2, T0 + 2 * DAY),
+                ("app-a", "a", 1, T0 + DAY),
+                ("app-a", "a", 3, -9_000_000_000_000_000_000),
+            ],
+        );
+        std::fs::copy(dir.join("a.parquet"), dir.join("b.parquet")).unwrap();
+        for run_bytes in [1, RUN_BYTES] {
+            let (w, ids) = read(&dir, run_bytes);
+            assert_eq!(ids, [("app-a".to_string(), 1), ("app-a".to_string(), 2)]);
+            assert_eq!(w.census.executions, 2, "runs of {run_bytes} bytes");
+            assert_eq!(w.census.span, Some((T0 + DAY, T0 + 2 * DAY)));
+            assert_eq!(w.errors.len(), 2, "{:?}", w.errors);
+            assert!(
+                w.errors[0].contains("a.parquet: 1 execution left out: a start or end time outside the plausible range 2000-01-01T00:00:00Z .. 2100-01-01T00:00:00Z (first: row 3 (execution 3 of app-a): start time -9000000000000000000 ms)"),
+                "{}",
+                w.errors[0]
+            );
+            let repeats: Vec<&String> = w
+                .warnings
+                .iter()
+                .filter(|l| l.contains("repeat one read before"))
+                .collect();
+            assert_eq!(repeats.len(), 1, "{:?}", w.warnings);
+            assert!(
+                repeats[0].contains("b.parquet: 2 records repeat one read before (same application, execution and log): dropped (first: row 2 (execution 1 of app-a))"),
+                "{}",
+                repeats[0]
+            );
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -13,6 +13,7 @@
 //! per log, its census, its (table, location) pairs and the place of its
 //! frames: memory grows with the logs and tables, not with the executions.
 
+use crate::bounds::{Tally, Verdict};
 use crate::error::{Error, Result};
 use crate::exec::{exec_of, rename_paths, Census, Exec};
 use crate::identity::{single_path, Locations};
@@ -22,7 +23,7 @@ use parsers::events::ReadOptions;
 use std::collections::{BinaryHeap, HashMap};
 use std::fs::File;
 use std::io::{Read, Write};
-use std::os::unix::fs::FileExt;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::sync::Mutex;
 
 /// Bytes of execution JSON buffered before they are sorted and written.
@@ -83,6 +84,8 @@ struct Writer {
     seen: Vec<LogSeen>,
     next: u64,
     failed: Option<std::io::Error>,
+    /// Executions left out or changed ([`crate::bounds`]), per log.
+    tally: Tally,
 }
 
 fn spooling(source: std::io::Error) -> Error {
@@ -334,11 +337,22 @@ impl LogSpool {
             seen: Vec::new(),
             next: 0,
             failed: None,
+            tally: Tally::default(),
         });
         let mut data = ingest(paths, stdin_name, options, |record, plans| {
-            let e = exec_of(record, plans);
-            let json = serde_json::to_vec(&e).unwrap_or_default();
+            let mut e = exec_of(record, plans);
+            // Times outside the plausible range leave the execution out;
+            // figures that cannot be true are read as none or 0.
+            let verdict = crate::bounds::check_record(&mut e.record);
+            let json = match verdict {
+                Verdict::LeftOut(_) => Vec::new(),
+                Verdict::Keep(_) => serde_json::to_vec(&e).unwrap_or_default(),
+            };
             let mut w = writer.lock().unwrap_or_else(|p| p.into_inner());
+            let what = || format!("execution {}", e.record.execution_id);
+            if !w.tally.verdict(&e.record.log, what, &verdict) {
+                return;
+            }
             if w.buf.capacity() == 0 {
                 // Allocated once, when the first execution ends: grown by
                 // doubling, the buffer would pass its budget by half again.
@@ -351,6 +365,9 @@ impl LogSpool {
         if let Some(e) = w.failed {
             return Err(spooling(e));
         }
+        let (errors, warnings) = w.tally.lines();
+        data.errors.extend(errors);
+        data.warnings.extend(warnings);
         let mut seen = w.seen;
         let mut census = Census::default();
         let mut kept = Vec::with_capacity(data.apps.len());
@@ -473,10 +490,13 @@ pub(crate) fn spool_file() -> Result<File> {
     let dir = std::env::temp_dir();
     for n in 0..100u32 {
         let p = dir.join(format!(".lakeaudit-spool-{}-{n}", std::process::id()));
+        // Readable by this user only from the moment it exists: the
+        // temporary directory may be shared.
         match std::fs::OpenOptions::new()
             .read(true)
             .write(true)
             .create_new(true)
+            .mode(0o600)
             .open(&p)
         {
             Ok(f) => {
@@ -522,6 +542,15 @@ mod tests {
             })
             .collect();
         (paths, execs, census)
+    }
+
+    #[test]
+    fn the_spool_file_is_readable_by_its_owner_only() {
+        use std::os::unix::fs::PermissionsExt;
+        // Whatever the umask (the usual 022 gives 0644 to a plain create).
+        let f = spool_file().unwrap();
+        let mode = f.metadata().unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "mode {mode:o}");
     }
 
     #[test]

@@ -91,6 +91,15 @@ pub fn parse_duration(s: &str) -> Result<i64> {
     Ok(ms)
 }
 
+/// A window length as `--window` takes it (`7d`, `12h`, `90s`, `5ms`).
+pub fn format_length(ms: i64) -> String {
+    const UNITS: [(i64, &str); 4] = [(DAY_MS, "d"), (3_600_000, "h"), (60_000, "m"), (1000, "s")];
+    UNITS
+        .iter()
+        .find(|(u, _)| ms % u == 0)
+        .map_or(format!("{ms}ms"), |(u, name)| format!("{}{name}", ms / u))
+}
+
 /// Where windows of `width_ms` start: whole weeks on Monday 00:00 UTC
 /// (1970-01-05, the first Monday after the epoch), other lengths on
 /// multiples of the length since the epoch.

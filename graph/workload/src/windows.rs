@@ -8,12 +8,14 @@
 //! between two that have executions are kept (a gap is a real, empty
 //! window).
 
+use crate::bounds::too_many_windows;
 use crate::edges::{
     data_align, edge_keys, window_start, CostMeasure, EdgeAcc, EdgeKey, EdgeKeys, EdgeRow,
     ExecFacts, RowFallback,
 };
+use crate::error::{Error, Result};
 use crate::exec::{facts, Census, Exec};
-use crate::time::TimeRange;
+use crate::time::{format_time, TimeRange};
 use plan::JoinStrategy;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -74,14 +76,15 @@ pub struct EdgeTables {
 
 impl EdgeTables {
     /// The edge tables of the executions of `execs` in `range`, cut into
-    /// windows of `width_ms` when given ([`EdgeTablesBuilder`] over them).
+    /// windows of `width_ms` when given ([`EdgeTablesBuilder`] over them;
+    /// more than [`crate::bounds::MAX_WINDOWS`] windows are refused).
     pub fn build<'a>(
         execs: impl IntoIterator<Item = &'a Exec>,
         range: TimeRange,
         width_ms: Option<i64>,
         cost: CostMeasure,
         fallback: RowFallback,
-    ) -> Self {
+    ) -> Result<Self> {
         let execs: Vec<&Exec> = execs.into_iter().collect();
         let census = Census::of(execs.iter().copied(), &range);
         let mut b = EdgeTablesBuilder::new(&census, range, width_ms, cost, fallback);
@@ -273,7 +276,7 @@ impl EdgeTablesBuilder {
 
     /// The tables; empty windows between two that have executions are
     /// kept (a gap is a real, empty window).
-    pub fn finish(self) -> EdgeTables {
+    pub fn finish(self) -> Result<EdgeTables> {
         self.finish_pairs(true, |_, _| {})
     }
 
@@ -283,15 +286,28 @@ impl EdgeTablesBuilder {
     /// table is dropped once its pair with the next window with
     /// executions is seen (its bounds and count stay), so that memory holds
     /// two windows' tables and the last one's, not every window's.
+    ///
+    /// More windows from the first with executions to the last than
+    /// [`crate::bounds::MAX_WINDOWS`] are refused ([`Error::TooManyWindows`]), not
+    /// allocated.
     pub fn finish_pairs(
         mut self,
         keep: bool,
         mut pair: impl FnMut(&EdgeTable, &EdgeTable),
-    ) -> EdgeTables {
+    ) -> Result<EdgeTables> {
         let apps = Arc::new(std::mem::take(&mut self.apps));
+        let bounds =
+            (self.windows.keys().next().copied()).zip(self.windows.keys().next_back().copied());
+        if let (Some((w, _, _)), Some((first, last))) = (self.width, bounds) {
+            if too_many_windows(first, last, w) {
+                return Err(Error::TooManyWindows {
+                    width: crate::time::format_length(w),
+                    first: format_time(first),
+                    last: format_time(last),
+                });
+            }
+        }
         let windowed = self.width.map(|(w, _, _)| {
-            let bounds =
-                (self.windows.keys().next().copied()).zip(self.windows.keys().next_back().copied());
             let mut windows: Vec<EdgeTable> = Vec::new();
             let mut prev: Option<usize> = None;
             if let Some((first, last)) = bounds {
@@ -319,11 +335,11 @@ impl EdgeTablesBuilder {
                 windows,
             }
         });
-        EdgeTables {
+        Ok(EdgeTables {
             whole: self.whole.finish(None, &apps, self.keys.keys()),
             span: self.span,
             windowed,
-        }
+        })
     }
 }
 
@@ -370,6 +386,7 @@ mod tests {
             CostMeasure::Duration,
             RowFallback::new(),
         )
+        .unwrap()
     }
 
     #[test]
