@@ -418,11 +418,11 @@ pub mod skim {
             if d > 9 {
                 break;
             }
-            v = v * 10 + u64::from(d);
-            n += 1;
-            if n > 19 {
+            if n == 19 {
                 return None;
             }
+            v = v * 10 + u64::from(d);
+            n += 1;
         }
         (n > 0).then_some((v, n))
     }
@@ -799,6 +799,9 @@ mod tests {
         assert_eq!(f.description, Some(&br#""a \"q\" \\""#[..]));
         for odd in [
             format!(r#"{HEAD}3,"description":"d","details":"","sparkPlanInfo":{{}},"time":17}}"#),
+            format!(
+                r#"{HEAD}123456789012345678901,"rootExecutionId":2,"description":"d","details":"","sparkPlanInfo":{{}},"time":17}}"#
+            ),
             format!(
                 r#"{HEAD}3,"rootExecutionId":2,"description":"d","sparkPlanInfo":{{}},"time":17}}"#
             ),
