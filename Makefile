@@ -42,10 +42,11 @@ clippy:
 ## What CI runs: formatting, lints, tests.
 ci: fmt clippy test
 
-## Speed as a ratio to `zstd -dc` on the same log (1 and 2 threads), on a
-## task-heavy and a plan-heavy real log (both made with pyspark when
-## missing; the plan-heavy one from `make bench-skipping`'s SF 1 tables),
-## end-to-end throughput and peak memory, then the criterion benches.
+## Speed as a ratio to `zstd -dc` on the same text (1 and 2 threads, wall
+## and CPU, MB/s per core, peak RSS), on a task-heavy and a plan-heavy real
+## log (both made with pyspark when missing; the plan-heavy one from TPC-H
+## SF 1 tables) in three encodings each: Spark's zstd, plain, and `zstd -3`
+## of the plain log; end-to-end throughput, then the criterion benches.
 bench:
 	scripts/bench.sh $(BENCH_LOG)
 	$(CARGO) bench -p lakeaudit-parsers

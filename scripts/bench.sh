@@ -13,11 +13,14 @@
 # python3 if it has pyspark, else the pinned venv of scripts/skipping
 # (.venv/skipping, pyspark 4.0.1 and tpchgen-cli; made when missing).
 #
-# First the figure that does not depend on the machine's speed or load, for
-# each log shape: the ratio of `lakeaudit --threads N queries LOG -o
-# /dev/null` to the decompression floor `zstd -dc <LOG's files> >
-# /dev/null`, N = 1 and 2, timed in the same run, interleaved, best of
-# BENCH_RATIO_RUNS (7) each (zstd logs only). Then absolute figures: `lakeaudit queries LOG -o /dev/null`
+# First the figures that do not depend on the machine's speed or load, for
+# each log shape in three encodings (Spark's own zstd, the log decompressed
+# to one plain file, and that file compressed with `zstd -3`): the ratio of
+# `lakeaudit --threads N queries LOG -o /dev/null` (N = 1, 2) to the
+# decompression floor `zstd -dc` of the same text, wall and CPU, medians of
+# BENCH_RATIO_RUNS (7) paired rounds, with MB/s per core and peak RSS (also
+# written to target/bench/ratios.md). Then absolute figures on the task-heavy
+# log as Spark wrote it: `lakeaudit queries LOG -o /dev/null`
 # with --threads 1 and with the
 # default thread count: best wall time of BENCH_RUNS (3) runs, MB/s of
 # DECOMPRESSED log bytes, peak RSS (GNU time's "Maximum resident set size").
@@ -122,6 +125,8 @@ if [ ! -e "$PLAN_LOG" ]; then
     fi
     python3 scripts/make_plan_bench_log.py --out "$PLAN_LOG" --raw "$RAW" --python "$(spark_python)"
 fi
+# make_plan_bench_log.py writes the log under OUT/log, beside its tables.
+[ -d "$PLAN_LOG/log" ] && PLAN_LOG=$PLAN_LOG/log
 
 # 3. Decompressed bytes, computed once. Codec by extension, as Spark names
 # its files; markers and checksum side files are skipped.
@@ -150,59 +155,102 @@ if [ -n "${BENCH_IN_SESSION:-}" ]; then
         echo "bench.sh: could not set the autogroup nice value" >&2
 fi
 
-# 4. The ratio to the decompression floor. Every round times zstd, then
+# 4. The ratio to the decompression floor, for each log shape in three
+# encodings: as Spark wrote it (zstd, a frame per flush), the decompressed
+# log as one plain file, and that file compressed by the zstd CLI (`zstd -3`:
+# one frame, full-size blocks, as logs are archived). The plain and CLI
+# copies are made once under target/bench/encodings/ (remade when the log
+# is newer). Every round times `zstd -dc` of the floor's files, then
 # --threads 1, then --threads 2, so that a change in the machine's load hits
-# all three alike; the best wall time and the best CPU time (user + system)
-# of each are kept. On a shared machine the wall ratio swings with the load;
-# the CPU ratio much less. `zstd -dc` reads the log's files in Spark's order
-# (rolling parts by index), as lakeaudit does.
+# all three alike; the table gives the medians over the rounds of each
+# figure and of the per-round ratios (paired runs). The floor of the plain
+# copy is `zstd -dc` of the CLI copy (the same text). MB/s per core = MB of
+# decompressed log per CPU second (user + system); peak RSS from GNU time.
 log_files() {
     find -L "$1" -type f ! -name '.*' ! -name 'appstatus_*' ! -name '*.crc' -print0 |
         sort -z -V
 }
-timed() { # prints "wall cpu" seconds of "$@", its output discarded
-    local TIMEFORMAT='%3R %3U %3S' out
-    out=$({ time "$@" >/dev/null 2>&1; } 2>&1) || die "failed: $*"
-    awk '{ printf "%s %.3f", $1, $2 + $3 }' <<<"$out"
+timed() { # prints "wall cpu peak_kib" of "$@", its output discarded
+    local TIMEFORMAT='%3R %3U %3S' out rss
+    rss=$(mktemp)
+    out=$({ time /usr/bin/time -f '%M' -o "$rss" "$@" >/dev/null 2>&1; } 2>&1) ||
+        { rm -f "$rss"; die "failed: $*"; }
+    awk -v r="$(cat "$rss")" '{ printf "%s %.3f %s", $1, $2 + $3, r }' <<<"$out"
+    rm -f "$rss"
 }
-best() { # best (wall, cpu) so far: $1 = "wall cpu" or "", $2 = "wall cpu"
-    awk -v a="$1" -v b="$2" 'BEGIN {
-        n = split(a, x, " "); split(b, y, " ")
-        if (n == 0) { print b; exit }
-        printf "%s %s", (y[1] < x[1] ? y[1] : x[1]), (y[2] < x[2] ? y[2] : x[2]) }'
-}
-RATIO_LINES=()
-# The ratio table of one log: $1 = its label, $2 = the log.
-ratio() {
-    local label=$1 log=$2 bytes z="" t1="" t2="" i load
+# The plain and CLI-zstd copies of a Spark log: $1 = label, $2 = the log;
+# prints the two paths (plain file, CLI zstd file).
+encodings() {
+    local label=$1 log=$2 dir app plain cli first
     local -a files
     mapfile -d '' files < <(log_files "$log")
-    if [ "$TOOL" != lakeaudit ] || [ "${#files[@]}" -eq 0 ] || ! zstd -tq "${files[@]}" 2>/dev/null; then
-        RATIO_LINES+=("Ratio to the zstd floor, $label log: skipped (needs the lakeaudit binary and a zstd log at $log)" "")
-        return
+    [ "${#files[@]}" -gt 0 ] || die "no log files in $log"
+    first=$(basename "${files[0]}")
+    # events_1_<app>.zstd in a rolling directory, <app>.zstd otherwise
+    app=${first#events_*_}
+    app=${app%.inprogress}
+    app=${app%.*}
+    dir=target/bench/encodings/$label
+    plain=$dir/plain/$app
+    cli=$dir/cli-zstd/$app.zstd
+    if [ ! -s "$plain" ] || [ ! -s "$cli" ] || [ -n "$(find -L "$log" -newer "$cli" -print -quit)" ]; then
+        mkdir -p "$dir/plain" "$dir/cli-zstd"
+        zstd -dcq "${files[@]}" >"$plain"
+        zstd -3 -q -f "$plain" -o "$cli"
     fi
+    printf '%s\n%s\n' "$plain" "$cli"
+}
+RATIO_LINES=()
+# $1 = shape label, $2 = encoding label, $3 = the log, $4... = the floor's zstd files.
+ratio() {
+    local shape=$1 enc=$2 log=$3 bytes i load rows
+    shift 3
     bytes=$(decompressed_bytes "$log")
+    rows=""
     for ((i = 0; i < RATIO_RUNS; i++)); do
-        z=$(best "$z" "$(timed zstd -dcq "${files[@]}")")
-        t1=$(best "$t1" "$(timed run_once 1 "$log")")
-        t2=$(best "$t2" "$(timed run_once 2 "$log")")
+        rows+="$(timed zstd -dcq "$@") $(timed bash -c 'run_once "$@"' _ 1 "$log") $(timed bash -c 'run_once "$@"' _ 2 "$log")"$'\n'
     done
     load=$(cut -d' ' -f1-3 /proc/loadavg)
     [ -n "${BENCH_IN_SESSION:-}" ] && load="$load, own session at autogroup nice $BENCH_AUTOGROUP_NICE"
-    mapfile -t -O "${#RATIO_LINES[@]}" RATIO_LINES < <(awk -v z="$z" -v a="$t1" -v b="$t2" -v n="$bytes" \
-        -v r="$RATIO_RUNS" -v l="$load" -v c="$CORES" -v s="$label" 'BEGIN {
-        split(z, Z, " "); split(a, A, " "); split(b, B, " ")
-        printf "Ratio to the zstd floor, %s log, best of %d interleaved runs (%.1f MB decompressed, %d cores, load average %s):\n", s, r, n / 1e6, c, l
-        printf "| %-44s | %7s | %6s | %7s | %6s |\n", "command", "wall s", "ratio", "cpu s", "ratio"
-        printf "|%s|%s|%s|%s|%s|\n", "----------------------------------------------", "---------", "--------", "---------", "--------"
-        printf "| %-44s | %7.3f | %6.2f | %7.3f | %6.2f |\n", "zstd -dc > /dev/null", Z[1], 1, Z[2], 1
-        printf "| %-44s | %7.3f | %6.2f | %7.3f | %6.2f |\n", "lakeaudit --threads 1 queries -o /dev/null", A[1], A[1] / Z[1], A[2], A[2] / Z[2]
-        printf "| %-44s | %7.3f | %6.2f | %7.3f | %6.2f |\n", "lakeaudit --threads 2 queries -o /dev/null", B[1], B[1] / Z[1], B[2], B[2] / Z[2]
-        print "" }')
+    RATIO_LINES+=("$(awk -v n="$bytes" -v s="$shape" -v e="$enc" -v l="$load" -v r="$RATIO_RUNS" '
+        function median(a, k,   i, j, t) { # sorts a[1..k] in place
+            for (i = 2; i <= k; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+            return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
+        NF == 9 { k++
+            zw[k] = $1; zc[k] = $2
+            w1[k] = $4; c1[k] = $5; m1[k] = $6; rw1[k] = $4 / $1; rc1[k] = $5 / $2
+            w2[k] = $7; c2[k] = $8; m2[k] = $9; rw2[k] = $7 / $1; rc2[k] = $8 / $2
+            if ($6 > p1) p1 = $6; if ($9 > p2) p2 = $9 }
+        END {
+            mb = n / 1e6
+            Z = median(zw, k); ZC = median(zc, k)
+            W1 = median(w1, k); C1 = median(c1, k); W2 = median(w2, k); C2 = median(c2, k)
+            printf "| %-10s | %-11s | %7.1f | zstd -dc  | %6.3f | %6.3f | %5s | %5s | %7.0f | %8s |\n", s, e, mb, Z, ZC, "1", "1", mb / ZC, "-"
+            printf "| %-10s | %-11s | %7.1f | 1 thread  | %6.3f | %6.3f | %5.2f | %5.2f | %7.0f | %8.1f |\n", s, e, mb, W1, C1, median(rw1, k), median(rc1, k), mb / C1, p1 / 1024
+            printf "| %-10s | %-11s | %7.1f | 2 threads | %6.3f | %6.3f | %5.2f | %5.2f | %7.0f | %8.1f |", s, e, mb, W2, C2, median(rw2, k), median(rc2, k), mb / C2, p2 / 1024
+        }' <<<"$rows")")
+    RATIO_LOAD=$load
 }
-ratio task-heavy "$LOG"
-ratio plan-heavy "$PLAN_LOG"
-printf '%s\n' "${RATIO_LINES[@]}" >&2
+for shape in task-heavy plan-heavy; do
+    if [ "$shape" = task-heavy ]; then src=$LOG; else src=$PLAN_LOG; fi
+    mapfile -d '' spark_files < <(log_files "$src")
+    if [ "${#spark_files[@]}" -eq 0 ] || ! zstd -tq "${spark_files[@]}" 2>/dev/null; then
+        RATIO_LINES+=("| $shape | (not a zstd log: $src) |")
+        continue
+    fi
+    mapfile -t enc < <(encodings "$shape" "$src")
+    ratio "$shape" spark-zstd "$src" "${spark_files[@]}"
+    ratio "$shape" cli-zstd "${enc[1]}" "${enc[1]}"
+    ratio "$shape" plain "${enc[0]}" "${enc[1]}"
+done
+{
+    echo "Ratio to the zstd floor ($TOOL): medians of $RATIO_RUNS paired rounds (zstd -dc, --threads 1, --threads 2 in turn); $CORES cores, load average at the end ${RATIO_LOAD:-?}."
+    echo "MB = 10^6 bytes of decompressed log; ratios are per-round lakeaudit / zstd -dc, wall and CPU (user + system); the plain copy's floor is zstd -dc of the CLI copy."
+    echo "| shape      | encoding    | MB      | command   | wall s | cpu s  | ratio wall | ratio cpu | MB/s per core | peak MiB |"
+    echo "|------------|-------------|---------|-----------|--------|--------|------|------|---------|----------|"
+    printf '%s\n' "${RATIO_LINES[@]}"
+    echo
+} | tee target/bench/ratios.md >&2
 
 # 5. Measure: best wall time of RUNS, highest peak RSS.
 ROWS=()
@@ -250,4 +298,4 @@ echo "| input                        | threads | decomp. MB | best s   | MB/s   
 echo "|------------------------------|---------|------------|----------|----------|--------------|----------|"
 printf '%s\n' "${ROWS[@]}"
 echo
-printf '%s\n' "${RATIO_LINES[@]}"
+[ -f target/bench/ratios.md ] && cat target/bench/ratios.md

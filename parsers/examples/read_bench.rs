@@ -5,11 +5,14 @@
 //! built (`BENCH_TOOL=example`).
 //!
 //! ```text
-//! cargo run --release -p lakeaudit-parsers --example read_bench -- [--threads N] PATH...
+//! cargo run --release -p lakeaudit-parsers --example read_bench -- [--threads N] [--dump] PATH...
 //! ```
 //!
 //! Prints one line: inputs, records, decompressed MB, seconds, MB/s
-//! (1 MB = 10^6 bytes). Exit code 1 if any input had errors.
+//! (1 MB = 10^6 bytes). Exit code 1 if any input had errors. With
+//! `--dump`, first everything read, as JSON lines in input order: per
+//! application its summary, then its records, warnings and errors (to
+//! compare two builds' reading byte for byte).
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -21,10 +24,13 @@ use rayon::prelude::*;
 fn main() -> ExitCode {
     let mut paths = Vec::new();
     let mut threads = None;
+    let mut dump = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         if a == "--threads" {
             threads = args.next().and_then(|n| n.parse::<usize>().ok());
+        } else if a == "--dump" {
+            dump = true;
         } else {
             paths.push(a);
         }
@@ -52,6 +58,23 @@ fn main() -> ExitCode {
         .map(|input| read_records(input, &opts))
         .collect();
     let secs = t.elapsed().as_secs_f64();
+    if dump {
+        for e in &found.errors {
+            println!("{}", json(&format!("input error: {e}")));
+        }
+        for a in &apps {
+            println!("{}", json(&a.summary));
+            for r in &a.records {
+                println!("{}", json(r));
+            }
+            for w in &a.warnings {
+                println!("{}", json(&format!("warning: {w}")));
+            }
+            for e in &a.errors {
+                println!("{}", json(&format!("error: {e}")));
+            }
+        }
+    }
     let bytes: u64 = apps.iter().map(|a| a.summary.bytes).sum();
     let records: usize = apps.iter().map(|a| a.records.len()).sum();
     let errors = found.errors.len() + apps.iter().map(|a| a.errors.len()).sum::<usize>();
@@ -75,4 +98,9 @@ fn main() -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// One value as a JSON line.
+fn json<T: serde::Serialize + ?Sized>(v: &T) -> String {
+    serde_json::to_string(v).unwrap_or_else(|e| format!("unserialisable: {e}"))
 }

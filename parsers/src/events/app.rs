@@ -10,7 +10,7 @@ use super::dispatch::{classify_any, EventKind, Form};
 use super::types::skim;
 use super::types::*;
 use crate::error::{Error, Location};
-use crate::io::{LineReader, LogInput};
+use crate::io::{LineInfo, LineReader, LogInput};
 use crate::record::{self, PlanSet, QueryRecord};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -129,6 +129,22 @@ struct ExecState {
     cpu_ns: i64,
     metrics: Metrics,
     stages: Vec<u64>,
+    /// The line holding the latest plans, unread (see [`Deferred`]).
+    update: Option<Deferred>,
+}
+
+/// The event holding an execution's latest plans, kept as its line's
+/// bytes: its start (`skim::execution_start`) or an AQE plan update that
+/// replaces both plans (`skim::deferrable_update`). It is read only if no
+/// later update replaces it, when its execution ends or the log does:
+/// superseded plans are never parsed.
+struct Deferred {
+    /// An execution start (else an AQE update).
+    start: bool,
+    line: Vec<u8>,
+    /// Where it was read: the part's index and the line within the part.
+    part: usize,
+    part_line: u64,
 }
 
 /// SQL metric sums of an execution by accumulator id.
@@ -204,6 +220,11 @@ struct State<'s, 'f, T> {
     /// Executions that ended after a gap without their start being read:
     /// nothing but the end is known of them, and they are left out.
     ended_unseen: u64,
+    /// A deferred update's buffer, kept for the next execution's updates.
+    spare: Vec<u8>,
+    /// Deferred updates found bad when read: part index, line in the
+    /// part, reason (reported as bad lines by `read_lines`).
+    late: Vec<(usize, u64, String)>,
 }
 
 /// Read one application log. `finish` turns each execution's record and
@@ -232,6 +253,8 @@ pub fn read_app<T: Send>(
         gap: None,
         last_root: None,
         ended_unseen: 0,
+        spare: Vec::new(),
+        late: Vec::new(),
     };
     let (mut st, warnings, errors) = if opts.decode_ahead {
         std::thread::scope(|scope| {
@@ -326,7 +349,7 @@ fn read_lines<T>(
                 let outcome = match classify_any(line) {
                     Ok((k, form)) => {
                         counts[k as usize] = counts[k as usize].saturating_add(1);
-                        st.handle(k, form, line)
+                        st.handle(k, form, line, info)
                     }
                     Err(_) if st.summary.lines == 1 => {
                         errors.push(Error::Input {
@@ -339,6 +362,17 @@ fn read_lines<T>(
                     Err(_) if line.iter().all(u8::is_ascii_whitespace) => Ok(()),
                     Err(reason) => Err(reason),
                 };
+                // Deferred updates read (and found bad) on this line come
+                // from earlier lines: reported first.
+                for (p, l, reason) in st.late.drain(..) {
+                    bad_line(
+                        &mut errors,
+                        &mut bad_lines,
+                        opts,
+                        at_line(input, p, l),
+                        reason,
+                    );
+                }
                 if let Err(reason) = outcome {
                     if truncated {
                         warnings.push(format!(
@@ -347,13 +381,7 @@ fn read_lines<T>(
                         ));
                         continue;
                     }
-                    bad_lines += 1;
-                    if bad_lines <= opts.max_line_errors {
-                        errors.push(Error::Event {
-                            at: reader.location(),
-                            reason,
-                        });
-                    }
+                    bad_line(&mut errors, &mut bad_lines, opts, reader.location(), reason);
                 }
                 if reader.truncated_tail() {
                     warnings.push(format!(
@@ -365,6 +393,21 @@ fn read_lines<T>(
             }
             warnings.extend(reader.warnings().iter().cloned());
         }
+    }
+    // Executions that never ended (in-progress or killed applications).
+    let open: Vec<u64> = st.execs.keys().copied().collect();
+    st.summary.unfinished_executions = open.len() as u64;
+    for id in open {
+        st.finish_exec(id, false);
+    }
+    for (p, l, reason) in std::mem::take(&mut st.late) {
+        bad_line(
+            &mut errors,
+            &mut bad_lines,
+            opts,
+            at_line(input, p, l),
+            reason,
+        );
     }
     if st.ended_unseen > 0 {
         warnings.push(format!(
@@ -384,12 +427,6 @@ fn read_lines<T>(
             ),
         });
     }
-    // Executions that never ended (in-progress or killed applications).
-    let open: Vec<u64> = st.execs.keys().copied().collect();
-    st.summary.unfinished_executions = open.len() as u64;
-    for id in open {
-        st.finish_exec(id, false);
-    }
     for k in EventKind::ALL {
         let c = counts[k as usize];
         if c > 0 {
@@ -400,6 +437,71 @@ fn read_lines<T>(
         st.summary.app_id = input.display.clone();
     }
     (warnings, errors)
+}
+
+/// Reports a bad line: the first `max_line_errors` of a log as errors,
+/// the rest counted.
+fn bad_line(
+    errors: &mut Vec<Error>,
+    bad_lines: &mut usize,
+    opts: &ReadOptions,
+    at: Location,
+    reason: String,
+) {
+    *bad_lines += 1;
+    if *bad_lines <= opts.max_line_errors {
+        errors.push(Error::Event { at, reason });
+    }
+}
+
+/// The location of line `line` of part `part` of `input`, as
+/// [`LineReader::location`] gives it.
+fn at_line(input: &LogInput, part: usize, line: u64) -> Location {
+    Location {
+        path: match input.parts.get(part).and_then(|p| p.path.as_ref()) {
+            Some(p) => p.display().to_string(),
+            None => input.display.clone(),
+        },
+        line: Some(line),
+    }
+}
+
+/// Reads an execution's deferred AQE update into its plans (a bad one is
+/// noted in `late`; the plans are then those read before it), and keeps
+/// its buffer in `spare` for the next one.
+fn read_deferred(st: &mut ExecState, late: &mut Vec<(usize, u64, String)>, spare: &mut Vec<u8>) {
+    let Some(d) = st.update.take() else {
+        return;
+    };
+    if d.start {
+        // Deferred only while the execution had no plan.
+        match serde_json::from_slice::<SqlExecutionStart>(&d.line) {
+            Ok(s) => {
+                if st.plan_text.is_none() {
+                    st.plan_text = s.physical_plan_description.map(|t| t.into_owned());
+                }
+                if st.plan_info.is_none() {
+                    st.plan_info = s.spark_plan_info.map(|i| i.get().to_string());
+                }
+            }
+            Err(e) => late.push((d.part, d.part_line, bad(e))),
+        }
+    } else {
+        match serde_json::from_slice::<SqlAdaptiveExecutionUpdate>(&d.line) {
+            Ok(u) => {
+                if let Some(t) = u.physical_plan_description {
+                    replace_text(&mut st.plan_text, t);
+                }
+                if let Some(i) = u.spark_plan_info {
+                    replace_text(&mut st.plan_info, Cow::Borrowed(i.get()));
+                }
+            }
+            Err(e) => late.push((d.part, d.part_line, bad(e))),
+        }
+    }
+    if d.line.capacity() > spare.capacity() {
+        *spare = d.line;
+    }
 }
 
 /// Adds a metric update; values come from the log, so the sum saturates
@@ -488,6 +590,7 @@ impl<T> State<'_, '_, T> {
         kind: EventKind,
         form: Form,
         line: &[u8],
+        info: LineInfo,
     ) -> std::result::Result<(), String> {
         match kind {
             EventKind::TaskEnd if form == Form::Json => self.task_end_json(line)?,
@@ -511,23 +614,56 @@ impl<T> State<'_, '_, T> {
                 sql?;
             }
             EventKind::JobStart => {
-                let j: JobStart = serde_json::from_slice(line).map_err(bad)?;
-                let exec = j
-                    .properties
-                    .and_then(|p| p.execution_id)
-                    .and_then(|s| s.trim().parse::<u64>().ok());
+                // Spark's own job starts: the two fields by key, past the
+                // stage infos (see `skim::job_start`).
+                let skimmed = (form == Form::Compact && !info.truncated)
+                    .then(|| skim::job_start(line))
+                    .flatten();
+                let (stage_ids, exec) = match skimmed {
+                    Some(v) => v,
+                    None => {
+                        let j: JobStart = serde_json::from_slice(line).map_err(bad)?;
+                        let exec = j
+                            .properties
+                            .and_then(|p| p.execution_id)
+                            .and_then(|s| s.trim().parse::<u64>().ok());
+                        (j.stage_ids, exec)
+                    }
+                };
                 if let Some(exec) = exec {
                     if let Some(st) = self.execs.get_mut(&exec) {
-                        st.stages.extend(j.stage_ids.iter().copied());
-                        for s in j.stage_ids {
+                        st.stages.extend(stage_ids.iter().copied());
+                        for s in stage_ids {
                             self.stage_exec.insert(s, exec);
                         }
                     }
                 }
             }
             EventKind::SqlAdaptiveExecutionUpdate => {
+                // Spark's own updates: kept unread until superseded or
+                // needed (see `Deferred`); a last line that may be cut
+                // short is read now, to be reported as truncated.
+                let deferrable = form == Form::Compact && !info.truncated;
+                if let Some(id) = deferrable.then(|| skim::deferrable_update(line)).flatten() {
+                    let st = self.execs.entry(id).or_default();
+                    let mut buf = match st.update.take() {
+                        Some(d) => d.line,
+                        None => std::mem::take(&mut self.spare),
+                    };
+                    buf.clear();
+                    buf.extend_from_slice(line);
+                    st.update = Some(Deferred {
+                        start: false,
+                        line: buf,
+                        part: info.part,
+                        part_line: info.part_line,
+                    });
+                    return Ok(());
+                }
                 let u: SqlAdaptiveExecutionUpdate = serde_json::from_slice(line).map_err(bad)?;
                 let st = self.execs.entry(u.execution_id).or_default();
+                // A deferred update came first: this one goes over it.
+                read_deferred(st, &mut self.late, &mut self.spare);
                 if let Some(t) = u.physical_plan_description {
                     replace_text(&mut st.plan_text, t);
                 }
@@ -544,6 +680,44 @@ impl<T> State<'_, '_, T> {
                 }
             }
             EventKind::SqlExecutionStart => {
+                let skimmed = (form == Form::Compact && !info.truncated)
+                    .then(|| skim::execution_start(line))
+                    .flatten();
+                // Its plans wait unread for a later update to replace them
+                // if the execution has no plan yet (else, or if the
+                // description is not a valid string, the line is read in
+                // full, below).
+                let no_plan = |st: &ExecState| st.plan_text.is_none() && st.plan_info.is_none();
+                let fields = skimmed
+                    .filter(|f| self.execs.get(&f.execution_id).is_none_or(no_plan))
+                    .and_then(|f| match f.description {
+                        None => Some((f, None)),
+                        Some(lit) => serde_json::from_slice::<Cow<'_, str>>(lit)
+                            .ok()
+                            .map(|d| (f, Some(d.into_owned()))),
+                    });
+                if let Some((f, description)) = fields {
+                    let prev_root = self.last_root.replace(f.root_execution_id);
+                    let st = self.execs.entry(f.execution_id).or_default();
+                    st.prev_root = prev_root;
+                    st.started = true;
+                    st.root_execution_id = Some(f.root_execution_id);
+                    st.description = description;
+                    st.start_ms = Some(f.time);
+                    // A deferred update came first: it holds the plans.
+                    if st.update.is_none() {
+                        let mut buf = std::mem::take(&mut self.spare);
+                        buf.clear();
+                        buf.extend_from_slice(line);
+                        st.update = Some(Deferred {
+                            start: true,
+                            line: buf,
+                            part: info.part,
+                            part_line: info.part_line,
+                        });
+                    }
+                    return Ok(());
+                }
                 let s: SqlExecutionStart = serde_json::from_slice(line).map_err(bad)?;
                 let prev_root = self
                     .last_root
@@ -554,6 +728,9 @@ impl<T> State<'_, '_, T> {
                 st.root_execution_id = s.root_execution_id;
                 st.description = s.description.map(|d| d.into_owned());
                 st.start_ms = s.time;
+                // Plans read before come first (a deferred update is later
+                // than this start, a deferred start is an earlier one).
+                read_deferred(st, &mut self.late, &mut self.spare);
                 // An AQE update can only follow the start; keep a later plan.
                 if st.plan_text.is_none() {
                     st.plan_text = s.physical_plan_description.map(|t| t.into_owned());
@@ -608,7 +785,11 @@ impl<T> State<'_, '_, T> {
                     }
                 }
             }
-            EventKind::Other => {}
+            // Skipped by its prefix: checked for its shape only.
+            EventKind::Other if form == Form::Compact && line.last() == Some(&b'}') => {}
+            EventKind::Other => {
+                serde_json::from_slice::<serde::de::IgnoredAny>(line).map_err(bad)?;
+            }
         }
         Ok(())
     }
@@ -619,6 +800,7 @@ impl<T> State<'_, '_, T> {
         let Some(mut st) = self.execs.remove(&id) else {
             return;
         };
+        read_deferred(&mut st, &mut self.late, &mut self.spare);
         if !st.started {
             st.incomplete.get_or_insert_with(|| match &self.gap {
                 Some(what) => format!("start not read (missing rolling {what})"),
@@ -866,6 +1048,109 @@ mod tests {
         assert!(errs[0].ends_with(":4: not a Spark event (a JSON object without \"Event\")"));
         assert!(errs[1].contains(":6: bad event JSON"), "{errs:?}");
         assert_eq!(app.records.len(), 9);
+    }
+
+    /// The real log's lines with line `n` (1-based) changed by `f`.
+    fn with_line(n: usize, f: impl Fn(&str) -> String) -> Vec<u8> {
+        let text = String::from_utf8(std::fs::read(plain_sample()).unwrap()).unwrap();
+        let mut out = String::new();
+        for (i, l) in text.lines().enumerate() {
+            out.push_str(&if i + 1 == n { f(l) } else { l.to_string() });
+            out.push('\n');
+        }
+        out.into_bytes()
+    }
+
+    /// AQE plan updates are read only when no later one replaces them:
+    /// a bad update that a later one supersedes goes unread (the records
+    /// are those of the real log), a bad last update is reported with its
+    /// line when its execution ends (the plans before it were never read:
+    /// the execution has none), and every other record is as before.
+    #[test]
+    fn only_the_last_plan_update_of_an_execution_is_read() {
+        const UPDATE: &str = "{\"Event\":\"org.apache.spark.sql.execution.ui.SparkListenerSQLAdaptiveExecutionUpdate\",\"executionId\":5,";
+        let tmp = TempDir::new("updates");
+        let text = String::from_utf8(std::fs::read(plain_sample()).unwrap()).unwrap();
+        let updates: Vec<usize> = text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| l.starts_with(UPDATE))
+            .map(|(i, _)| i + 1)
+            .collect();
+        assert!(updates.len() >= 2, "{updates:?}");
+        let (want, _) = records_of(&one_input(&plain_sample()));
+        // Invalid JSON, still shaped like Spark's update.
+        let spoil = |l: &str| l.replacen("\"sparkPlanInfo\":{", "\"sparkPlanInfo\":{x", 1);
+        let first = tmp.path("local-1");
+        std::fs::write(&first, with_line(updates[0], spoil)).unwrap();
+        let (got, _) = records_of(&one_input(&first));
+        assert_eq!(got, want);
+
+        let last = *updates.last().unwrap();
+        let p = tmp.path("local-2");
+        std::fs::write(&p, with_line(last, spoil)).unwrap();
+        for decode_ahead in [false, true] {
+            let opts = ReadOptions {
+                decode_ahead,
+                ..ReadOptions::default()
+            };
+            let app = read_records(&one_input(&p), &opts);
+            let errs: Vec<String> = app.errors.iter().map(|e| e.to_string()).collect();
+            assert_eq!(errs.len(), 1, "{errs:?}");
+            assert!(
+                errs[0].starts_with(&format!("{}:{last}: bad event JSON", p.display())),
+                "{errs:?}"
+            );
+            assert_eq!(app.records.len(), want.len());
+            for (got, want) in app.records.iter().zip(&want) {
+                let mut got = got.clone();
+                got.log.clear();
+                if got.execution_id == 5 {
+                    assert_eq!(got.start_ms, want.start_ms);
+                    assert!(got.plan_source.is_none() && got.scans.is_empty());
+                } else {
+                    assert_eq!(&got, want);
+                }
+            }
+        }
+    }
+
+    /// An event lakeaudit does not use is skipped by its prefix and checked
+    /// for its shape only: cut short, it is a bad line naming its number,
+    /// or, as the last line of a log in progress, a truncated line.
+    #[test]
+    fn skipped_events_are_checked_for_their_shape() {
+        const START: &str = "{\"Event\":\"SparkListenerTaskStart\",";
+        let tmp = TempDir::new("skipped");
+        let text = String::from_utf8(std::fs::read(plain_sample()).unwrap()).unwrap();
+        let n = text.lines().position(|l| l.starts_with(START)).unwrap() + 1;
+        let cut = |l: &str| l[..l.len() / 2].to_string();
+        let p = tmp.path("local-1");
+        std::fs::write(&p, with_line(n, cut)).unwrap();
+        let app = read_records(&one_input(&p), &ReadOptions::default());
+        let errs: Vec<String> = app.errors.iter().map(|e| e.to_string()).collect();
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert!(
+            errs[0].starts_with(&format!("{}:{n}: bad event JSON", p.display())),
+            "{errs:?}"
+        );
+        assert_eq!(app.records.len(), 9);
+
+        // the same line as the last one of an in-progress log
+        let mut log = text.lines().take(n - 1).collect::<Vec<_>>().join("\n");
+        log.push('\n');
+        log.push_str(&cut(text.lines().nth(n - 1).unwrap()));
+        let p = tmp.path("local-2.inprogress");
+        std::fs::write(&p, log).unwrap();
+        let app = read_records(&one_input(&p), &ReadOptions::default());
+        assert!(app.errors.is_empty(), "{:?}", app.errors);
+        assert_eq!(
+            app.warnings,
+            [format!(
+                "{}:{n}: last line is truncated (log in progress); skipped",
+                p.display()
+            )]
+        );
     }
 
     /// Values from the log that would overflow a sum or a difference

@@ -192,6 +192,7 @@ pub struct DriverAccumUpdates {
 pub mod skim {
     #[cfg(test)]
     use super::Accumulable;
+    use super::StartFields;
     use memchr::memmem::Finder;
     #[cfg(test)]
     use serde::Deserialize;
@@ -256,6 +257,202 @@ pub mod skim {
             int_of(line, &F, b"\"Stage ID\":")
         };
         v.and_then(|v| u64::try_from(v).ok())
+    }
+
+    /// The execution id of a `SparkListenerSQLAdaptiveExecutionUpdate`
+    /// that can be kept unread until its execution ends: Spark's compact
+    /// layout (`{"Event":"...SparkListenerSQLAdaptiveExecutionUpdate",
+    /// "executionId":<id>,"physicalPlanDescription":"`), a `"sparkPlanInfo":{`
+    /// key further on, and a final `}`. Such an update, if it is valid JSON,
+    /// replaces both plans of its execution, so a later one supersedes it
+    /// whole and it need never be parsed. `None` for any other line (read
+    /// at once, in full).
+    pub fn deferrable_update(line: &[u8]) -> Option<u64> {
+        const EVENT: &[u8] = b"{\"Event\":\"";
+        const SQL_UI: &[u8] = b"org.apache.spark.sql.execution.ui.";
+        const NAME: &[u8] = b"SparkListenerSQLAdaptiveExecutionUpdate\",\"executionId\":";
+        const TEXT: &[u8] = b",\"physicalPlanDescription\":\"";
+        static INFO: OnceLock<Finder<'static>> = OnceLock::new();
+        if line.last() != Some(&b'}') {
+            return None;
+        }
+        let rest = line.strip_prefix(EVENT)?;
+        let rest = rest.strip_prefix(SQL_UI).unwrap_or(rest);
+        let rest = rest.strip_prefix(NAME)?;
+        // A JSON integer as serde reads it into a u64: no sign, no leading
+        // zero, no overflow.
+        let n = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        let digits = rest.get(..n)?;
+        if n == 0 || (n > 1 && digits.first() == Some(&b'0')) {
+            return None;
+        }
+        let id = std::str::from_utf8(digits).ok()?.parse::<u64>().ok()?;
+        let rest = rest.get(n..)?.strip_prefix(TEXT)?;
+        finder(&INFO, b"\"sparkPlanInfo\":{").find(rest)?;
+        Some(id)
+    }
+
+    /// `Stage IDs` and the `spark.sql.execution.id` property (as the typed
+    /// [`super::JobStart`] read gives them: the property trimmed and read as
+    /// a number, `None` when absent or not a number) of a job start in
+    /// Spark's compact layout, found by key without tokenizing the `Stage
+    /// Infos` before them: `"Stage IDs":[<ids>],"Properties":{` and a final
+    /// `}`. `None` when the line is not laid out so, or the property value
+    /// has an escape (the caller then parses the line in full).
+    pub fn job_start(line: &[u8]) -> Option<(Vec<u64>, Option<u64>)> {
+        const IDS: &[u8] = b"\"Stage IDs\":[";
+        const PROPS: &[u8] = b",\"Properties\":{";
+        const EXEC: &[u8] = b"\"spark.sql.execution.id\":\"";
+        static IDS_F: OnceLock<Finder<'static>> = OnceLock::new();
+        static EXEC_F: OnceLock<Finder<'static>> = OnceLock::new();
+        if line.last() != Some(&b'}') {
+            return None;
+        }
+        let at = finder(&IDS_F, IDS).find(line)? + IDS.len();
+        let mut rest = line.get(at..)?;
+        let mut ids = Vec::new();
+        if let Some(r) = rest.strip_prefix(b"]") {
+            rest = r;
+        } else {
+            loop {
+                let n = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+                let digits = rest.get(..n)?;
+                if n == 0 || (n > 1 && digits.first() == Some(&b'0')) {
+                    return None;
+                }
+                ids.push(std::str::from_utf8(digits).ok()?.parse::<u64>().ok()?);
+                match rest.get(n) {
+                    Some(b',') => rest = rest.get(n + 1..)?,
+                    Some(b']') => {
+                        rest = rest.get(n + 1..)?;
+                        break;
+                    }
+                    _ => return None,
+                }
+            }
+        }
+        let rest = rest.strip_prefix(PROPS)?;
+        let Some(at) = finder(&EXEC_F, EXEC).find(rest) else {
+            return Some((ids, None));
+        };
+        let value = rest.get(at + EXEC.len()..)?;
+        let end = memchr::memchr2(b'"', b'\\', value)?;
+        if value.get(end) != Some(&b'"') {
+            return None;
+        }
+        let exec = std::str::from_utf8(value.get(..end)?)
+            .ok()?
+            .trim()
+            .parse::<u64>()
+            .ok();
+        Some((ids, exec))
+    }
+
+    /// What a `SparkListenerSQLExecutionStart` in Spark's compact layout
+    /// says besides its plans, read by key without tokenizing the plans:
+    /// `{"Event":"...SparkListenerSQLExecutionStart","executionId":<id>,
+    /// "rootExecutionId":<id>,"description":<string or null>,"details":`,
+    /// then `},"time":<n>` after the plan tree (the last such key: the
+    /// fields after it hold strings only) and a final `}`. `None` for any
+    /// other line (the caller then parses it in full).
+    pub fn execution_start(line: &[u8]) -> Option<StartFields<'_>> {
+        const EVENT: &[u8] = b"{\"Event\":\"";
+        const SQL_UI: &[u8] = b"org.apache.spark.sql.execution.ui.";
+        const NAME: &[u8] = b"SparkListenerSQLExecutionStart\",\"executionId\":";
+        const TIME: &[u8] = b"},\"time\":";
+        if line.last() != Some(&b'}') {
+            return None;
+        }
+        let rest = line.strip_prefix(EVENT)?;
+        let rest = rest.strip_prefix(SQL_UI).unwrap_or(rest);
+        let (execution_id, rest) = json_u64(rest.strip_prefix(NAME)?)?;
+        let (root_execution_id, rest) = json_u64(rest.strip_prefix(b",\"rootExecutionId\":")?)?;
+        let rest = rest.strip_prefix(b",\"description\":")?;
+        let (description, rest) = match rest.strip_prefix(b"null") {
+            Some(r) => (None, r),
+            None => {
+                let n = string_end(rest)?;
+                (Some(rest.get(..n)?), rest.get(n..)?)
+            }
+        };
+        rest.strip_prefix(b",\"details\":")?;
+        let at = memchr::memmem::rfind(rest, TIME)? + TIME.len();
+        let after = rest.get(at..)?;
+        let n = after.iter().take_while(|b| b.is_ascii_digit()).count();
+        let digits = after.get(..n)?;
+        if n == 0
+            || (n > 1 && digits.first() == Some(&b'0'))
+            || !matches!(after.get(n), Some(b',' | b'}'))
+        {
+            return None;
+        }
+        let time = std::str::from_utf8(digits).ok()?.parse::<i64>().ok()?;
+        Some(StartFields {
+            execution_id,
+            root_execution_id,
+            description,
+            time,
+        })
+    }
+
+    /// A JSON unsigned integer as serde reads it into a u64 (no sign, no
+    /// leading zero), and the bytes after it; `None` past 19 digits (the
+    /// caller then reads the line in full).
+    #[inline]
+    fn json_u64(s: &[u8]) -> Option<(u64, &[u8])> {
+        let (v, n) = digits(s)?;
+        if n > 1 && s.first() == Some(&b'0') {
+            return None;
+        }
+        Some((v, s.get(n..)?))
+    }
+
+    /// The value of the 1 to 19 ASCII digits `s` starts with, and how many
+    /// there are (`None` for none or more than 19: 19 never overflow).
+    #[inline(always)]
+    fn digits(s: &[u8]) -> Option<(u64, usize)> {
+        let mut v: u64 = 0;
+        let mut n = 0;
+        for &b in s {
+            let d = b.wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            if n == 19 {
+                return None;
+            }
+            v = v * 10 + u64::from(d);
+            n += 1;
+        }
+        (n > 0).then_some((v, n))
+    }
+
+    /// The length of the JSON string literal `s` starts with, quotes
+    /// included (its escapes are stepped over, not checked).
+    #[inline]
+    fn string_end(s: &[u8]) -> Option<usize> {
+        if s.first() != Some(&b'"') {
+            return None;
+        }
+        let mut i = 1;
+        // Names and short values: a byte loop; long strings: memchr2.
+        while let Some(&b) = s.get(i) {
+            match b {
+                b'"' => return Some(i + 1),
+                b'\\' => i += 2,
+                _ => i += 1,
+            }
+            if i >= 64 {
+                break;
+            }
+        }
+        loop {
+            let j = i + memchr::memchr2(b'"', b'\\', s.get(i..)?)?;
+            if s.get(j) == Some(&b'"') {
+                return Some(j + 1);
+            }
+            i = j + 2;
+        }
     }
 
     /// `Executor Run Time` (ms) and `Executor CPU Time` (ns); 0 when absent.
@@ -389,6 +586,20 @@ pub mod skim {
     }
 }
 
+/// The fields of an execution start [`skim::execution_start`] reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StartFields<'a> {
+    /// `executionId`.
+    pub execution_id: u64,
+    /// `rootExecutionId`.
+    pub root_execution_id: u64,
+    /// `description` as its JSON string literal (quotes and escapes
+    /// included, to be read with serde), `None` for `null`.
+    pub description: Option<&'a [u8]>,
+    /// `time`.
+    pub time: i64,
+}
+
 /// A JSON number or a decimal string (SQL metric updates are strings).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NumOrStr(pub Option<i64>);
@@ -492,6 +703,161 @@ mod tests {
         }
         assert_eq!(n, 190);
         assert!(sql_total > 500, "{sql_total} SQL metric updates compared");
+    }
+
+    /// The decompressed text of the real tpch-default log.
+    fn tpch_text() -> Vec<u8> {
+        use std::io::Read;
+        let path = testdata::spark_logs(
+            "tpch-default/eventlog_v2_local-1796009792357/events_1_local-1796009792357.zstd",
+        );
+        let mut text = Vec::new();
+        zstd::stream::read::Decoder::new(std::fs::File::open(path).unwrap())
+            .unwrap()
+            .read_to_end(&mut text)
+            .unwrap();
+        text
+    }
+
+    /// The job-start skim reads what the typed parse reads on every job
+    /// start of a real log, and declines lines laid out otherwise.
+    #[test]
+    fn job_start_skim_agrees_with_the_typed_parse() {
+        let text = tpch_text();
+        let (mut n, mut sql) = (0, 0);
+        for line in text.split(|b| *b == b'\n') {
+            if !line.starts_with(br#"{"Event":"SparkListenerJobStart""#) {
+                continue;
+            }
+            n += 1;
+            let j: JobStart = serde_json::from_slice(line).unwrap();
+            let exec = j
+                .properties
+                .and_then(|p| p.execution_id)
+                .and_then(|s| s.trim().parse::<u64>().ok());
+            sql += usize::from(exec.is_some());
+            assert_eq!(skim::job_start(line), Some((j.stage_ids, exec)));
+        }
+        assert!(n > 20 && sql > 20, "{n} job starts, {sql} of SQL");
+        let ok = br#"{"Event":"SparkListenerJobStart","Stage Infos":[],"Stage IDs":[3,14],"Properties":{"a":"b","spark.sql.execution.id":" 7 "}}"#;
+        assert_eq!(skim::job_start(ok), Some((vec![3, 14], Some(7))));
+        let none = br#"{"Event":"SparkListenerJobStart","Stage IDs":[],"Properties":{"spark.sql.execution.id":"x"}}"#;
+        assert_eq!(skim::job_start(none), Some((vec![], None)));
+        for odd in [
+            &br#"{"Event":"SparkListenerJobStart","Stage IDs": [1],"Properties":{}}"#[..],
+            br#"{"Event":"SparkListenerJobStart","Stage IDs":[01],"Properties":{}}"#,
+            br#"{"Event":"SparkListenerJobStart","Stage IDs":[-1],"Properties":{}}"#,
+            br#"{"Event":"SparkListenerJobStart","Stage IDs":[1],"Properties":null}"#,
+            br#"{"Event":"SparkListenerJobStart","Properties":{},"Stage IDs":[1]}"#,
+            br#"{"Event":"SparkListenerJobStart","Stage IDs":[1],"Properties":{"spark.sql.execution.id":"\u0031"}}"#,
+            br#"{"Event":"SparkListenerJobStart","Stage IDs":[1],"Properties":{"a":"b""#,
+        ] {
+            assert_eq!(skim::job_start(odd), None, "{}", String::from_utf8_lossy(odd));
+        }
+    }
+
+    /// The execution-start skim reads what the typed parse reads on every
+    /// execution start of the real logs, and declines other layouts.
+    #[test]
+    fn execution_start_skim_agrees_with_the_typed_parse() {
+        let mut text = tpch_text();
+        for dir in ["spark4-plain", "tpch-smj", "spark4-rolling-multi"] {
+            let p = crate::io::testutil::samples().join(dir);
+            for input in crate::io::discover(&[p.display().to_string()]).inputs {
+                let mut r = crate::io::LineReader::open(&input, 64 << 20).unwrap();
+                while let Some(l) = r.next_line().unwrap() {
+                    text.extend_from_slice(l);
+                    text.push(b'\n');
+                }
+            }
+        }
+        let mut n = 0;
+        for line in text.split(|b| *b == b'\n') {
+            if !line.starts_with(
+                br#"{"Event":"org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionStart""#,
+            ) {
+                continue;
+            }
+            n += 1;
+            let s: SqlExecutionStart = serde_json::from_slice(line).unwrap();
+            let f = skim::execution_start(line).unwrap();
+            assert_eq!(f.execution_id, s.execution_id);
+            assert_eq!(Some(f.root_execution_id), s.root_execution_id);
+            assert_eq!(Some(f.time), s.time);
+            let d = f
+                .description
+                .map(|l| serde_json::from_slice::<String>(l).unwrap());
+            assert_eq!(d.as_deref(), s.description.as_deref());
+        }
+        assert!(n > 60, "{n} execution starts");
+        const HEAD: &str = r#"{"Event":"org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionStart","executionId":"#;
+        let ok = format!(
+            r#"{HEAD}3,"rootExecutionId":2,"description":"a \"q\" \\","details":"","physicalPlanDescription":"}},\"time\":1","sparkPlanInfo":{{"nodeName":"x"}},"time":17,"modifiedConfigs":{{}}}}"#
+        );
+        let f = skim::execution_start(ok.as_bytes()).unwrap();
+        assert_eq!((f.execution_id, f.root_execution_id, f.time), (3, 2, 17));
+        assert_eq!(f.description, Some(&br#""a \"q\" \\""#[..]));
+        for odd in [
+            format!(r#"{HEAD}3,"description":"d","details":"","sparkPlanInfo":{{}},"time":17}}"#),
+            format!(
+                r#"{HEAD}123456789012345678901,"rootExecutionId":2,"description":"d","details":"","sparkPlanInfo":{{}},"time":17}}"#
+            ),
+            format!(
+                r#"{HEAD}3,"rootExecutionId":2,"description":"d","sparkPlanInfo":{{}},"time":17}}"#
+            ),
+            format!(
+                r#"{HEAD}3,"rootExecutionId":2,"description":"d","details":"","sparkPlanInfo":null,"time":17}}"#
+            ),
+            format!(
+                r#"{HEAD}3,"rootExecutionId":2,"description":"d","details":"","sparkPlanInfo":{{}},"time":-1}}"#
+            ),
+            format!(
+                r#"{HEAD}3,"rootExecutionId":2,"description":"d","details":"","sparkPlanInfo":{{}},"time":17"#
+            ),
+            format!(
+                r#"{HEAD}3,"rootExecutionId":2,"description":"d,"details":"","sparkPlanInfo":{{}},"time":17}}"#
+            ),
+        ] {
+            assert_eq!(skim::execution_start(odd.as_bytes()), None, "{odd}");
+        }
+    }
+
+    /// Spark's own AQE updates are deferrable; anything else is not.
+    #[test]
+    fn deferrable_updates_are_spark_s_own() {
+        let text = tpch_text();
+        let mut n = 0;
+        for line in text.split(|b| *b == b'\n') {
+            if !line.starts_with(
+                br#"{"Event":"org.apache.spark.sql.execution.ui.SparkListenerSQLAdaptiveExecutionUpdate""#,
+            ) {
+                continue;
+            }
+            n += 1;
+            let u: SqlAdaptiveExecutionUpdate = serde_json::from_slice(line).unwrap();
+            assert!(u.physical_plan_description.is_some() && u.spark_plan_info.is_some());
+            assert_eq!(skim::deferrable_update(line), Some(u.execution_id));
+        }
+        assert_eq!(n, 106);
+        const HEAD: &str = r#"{"Event":"org.apache.spark.sql.execution.ui.SparkListenerSQLAdaptiveExecutionUpdate","executionId":"#;
+        let ok = format!(
+            r#"{HEAD}12,"physicalPlanDescription":"p","sparkPlanInfo":{{"nodeName":"x"}}}}"#
+        );
+        assert_eq!(skim::deferrable_update(ok.as_bytes()), Some(12));
+        for odd in [
+            format!(r#"{HEAD}012,"physicalPlanDescription":"p","sparkPlanInfo":{{}}}}"#),
+            format!(r#"{HEAD}-1,"physicalPlanDescription":"p","sparkPlanInfo":{{}}}}"#),
+            format!(
+                r#"{HEAD}99999999999999999999,"physicalPlanDescription":"p","sparkPlanInfo":{{}}}}"#
+            ),
+            format!(r#"{HEAD}1,"physicalPlanDescription":null,"sparkPlanInfo":{{}}}}"#),
+            format!(r#"{HEAD}1,"physicalPlanDescription":"p","sparkPlanInfo":null}}"#),
+            format!(r#"{HEAD}1,"physicalPlanDescription":"p"}}"#),
+            format!(r#"{HEAD}1,"physicalPlanDescription":"p","sparkPlanInfo":{{"a":1"#),
+            format!(r#"{HEAD} 1,"physicalPlanDescription":"p","sparkPlanInfo":{{}}}}"#),
+        ] {
+            assert_eq!(skim::deferrable_update(odd.as_bytes()), None, "{odd}");
+        }
     }
 
     #[test]

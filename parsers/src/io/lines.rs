@@ -84,6 +84,9 @@ pub struct LineInfo {
     pub truncated: bool,
     /// Index in [`LogInput::parts`] of the part the line comes from.
     pub part: usize,
+    /// The line's number within that part (as [`LineReader::location`]
+    /// gives it).
+    pub part_line: u64,
 }
 
 enum Step {
@@ -184,6 +187,7 @@ impl LineReader {
                         line_no: self.line_no,
                         truncated: self.last_truncated,
                         part: self.part_idx,
+                        part_line: self.part_line,
                     };
                     return Ok(self.buf.get(a..b).map(|l| (l, info)));
                 }
