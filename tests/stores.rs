@@ -943,8 +943,11 @@ fn records_on_s3_give_the_outputs_of_the_local_records() {
 // redaction. They run in every `cargo test` (no store server needed).
 
 /// One request's head: method, path with query, headers (names in lower
-/// case). `None` at the end of the connection.
-fn request(r: &mut BufReader<TcpStream>) -> Option<(String, String, Vec<(String, String)>)> {
+/// case).
+type Head = (String, String, Vec<(String, String)>);
+
+/// The next request's [`Head`]; `None` at the end of the connection.
+fn request(r: &mut BufReader<TcpStream>) -> Option<Head> {
     let mut line = String::new();
     if r.read_line(&mut line).ok()? == 0 {
         return None;

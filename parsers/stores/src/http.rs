@@ -20,11 +20,12 @@
 //! identity) get a short response timeout ([`METADATA_TIMEOUT`]).
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
@@ -49,6 +50,12 @@ pub const METADATA_TIMEOUT: Duration = Duration::from_secs(2);
 /// object_store's retries per request (`RetryConfig::max_retries`), for the
 /// notices' "attempt N of M".
 pub(crate) const MAX_RETRIES: usize = 3;
+
+/// How long after its first attempt a request (or a body being read) is
+/// still retried (`RetryConfig::retry_timeout`). Long, so that a body cut
+/// after minutes of reading a large log is still resumed: the attempts are
+/// bounded by [`MAX_RETRIES`], the timeouts and the run's budget.
+pub(crate) const RETRY_WINDOW: Duration = Duration::from_secs(600);
 
 /// The timeouts of every request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,8 +141,9 @@ impl HttpConnector for Timed {
 struct StoreState {
     /// Failed attempts in a row (any request).
     failed_in_a_row: usize,
-    /// Failed attempts per request (method and URL), for the notices.
-    attempts: HashMap<String, usize>,
+    /// Failed attempts per request (method and URL), and when its first
+    /// attempt started, for the notices.
+    attempts: HashMap<String, (usize, Instant)>,
     /// The last failure, said when the store is no longer asked.
     last: Option<String>,
 }
@@ -164,8 +172,8 @@ impl std::error::Error for Failure {}
 impl TimedService {
     /// Notes a failed attempt of `what` and says so on stderr; `true` if it
     /// may be retried (the run's budget had a retry left).
-    fn failed(&self, key: &str, what: &str, why: &str) -> bool {
-        failed(&self.state, &self.store, key, what, why)
+    fn failed(&self, key: &str, what: &str, why: &str, started: Instant) -> bool {
+        failed(&self.state, &self.store, key, what, why, started)
     }
 
     fn succeeded(&self, what: &str) {
@@ -179,18 +187,27 @@ impl TimedService {
 /// See [`TimedService::failed`]; shared with [`IdleBody`].
 /// `key` tells the attempts of one request apart (its method and URL),
 /// `what` names it in the notice (its method and path).
-fn failed(state: &Mutex<StoreState>, store: &str, key: &str, what: &str, why: &str) -> bool {
-    let attempt = state
+/// `started`: when this attempt started (the first one's start is kept).
+fn failed(
+    state: &Mutex<StoreState>,
+    store: &str,
+    key: &str,
+    what: &str,
+    why: &str,
+    started: Instant,
+) -> bool {
+    let (attempt, first) = state
         .lock()
         .map(|mut s| {
             s.failed_in_a_row += 1;
             s.last = Some(why.to_string());
-            let n = s.attempts.entry(key.to_string()).or_insert(0);
-            *n += 1;
+            let n = s.attempts.entry(key.to_string()).or_insert((0, started));
+            n.0 += 1;
             *n
         })
-        .unwrap_or(1);
-    let retry = attempt <= MAX_RETRIES && budget().spend();
+        .unwrap_or((1, started));
+    let in_window = first.elapsed() <= RETRY_WINDOW;
+    let retry = attempt <= MAX_RETRIES && in_window && budget().spend();
     let next = if retry {
         format!(
             "retrying (attempt {} of {}; {} retries left for this run)",
@@ -198,7 +215,7 @@ fn failed(state: &Mutex<StoreState>, store: &str, key: &str, what: &str, why: &s
             MAX_RETRIES + 1,
             budget().left()
         )
-    } else if attempt > MAX_RETRIES {
+    } else if attempt > MAX_RETRIES || !in_window {
         format!("giving up after {attempt} attempts")
     } else {
         format!("not retried: the run's {RETRY_BUDGET} retries are spent")
@@ -257,8 +274,9 @@ impl HttpService for TimedService {
         } else {
             self.timeouts.response
         };
+        let started = Instant::now();
         let fail = |kind: HttpErrorKind, why: String| {
-            let retry = self.failed(&key, &what, &why);
+            let retry = self.failed(&key, &what, &why, started);
             HttpError::new(
                 if retry { kind } else { HttpErrorKind::Unknown },
                 Failure(why),
@@ -287,7 +305,7 @@ impl HttpService for TimedService {
                     || status == http::StatusCode::REQUEST_TIMEOUT
                 {
                     let why = format!("HTTP {status}");
-                    if !self.failed(&key, &what, &why) {
+                    if !self.failed(&key, &what, &why, started) {
                         return Err(HttpError::new(
                             HttpErrorKind::Unknown,
                             Failure(format!("{why} (not retried)")),
@@ -305,6 +323,7 @@ impl HttpService for TimedService {
                     store: self.store.clone(),
                     key: format!("{key} (body)"),
                     what,
+                    started,
                 };
                 Ok(HttpResponse::from_parts(parts, HttpResponseBody::new(body)))
             }
@@ -321,6 +340,7 @@ struct IdleBody {
     store: String,
     key: String,
     what: String,
+    started: Instant,
 }
 
 impl Body for IdleBody {
@@ -338,7 +358,14 @@ impl Body for IdleBody {
                 if let Some(Err(e)) = &r {
                     let why = crate::innermost(e);
                     let what = format!("{} (body)", this.what);
-                    if !failed(&this.state, &this.store, &this.key, &what, &why) {
+                    if !failed(
+                        &this.state,
+                        &this.store,
+                        &this.key,
+                        &what,
+                        &why,
+                        this.started,
+                    ) {
                         return Poll::Ready(Some(Err(HttpError::new(
                             HttpErrorKind::Unknown,
                             Failure(why),
@@ -358,7 +385,14 @@ impl Body for IdleBody {
                         this.timer = None;
                         let why = format!("the body stalled: {}", timed_out("data", this.idle));
                         let what = format!("{} (body)", this.what);
-                        let retry = failed(&this.state, &this.store, &this.key, &what, &why);
+                        let retry = failed(
+                            &this.state,
+                            &this.store,
+                            &this.key,
+                            &what,
+                            &why,
+                            this.started,
+                        );
                         let kind = if retry {
                             HttpErrorKind::Timeout
                         } else {
@@ -379,5 +413,3 @@ impl Body for IdleBody {
         self.inner.size_hint()
     }
 }
-
-use std::future::Future;

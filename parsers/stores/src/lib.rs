@@ -199,7 +199,7 @@ fn retry() -> RetryConfig {
             base: 2.0,
         },
         max_retries: http::MAX_RETRIES,
-        retry_timeout: Duration::from_secs(20),
+        retry_timeout: http::RETRY_WINDOW,
     }
 }
 
