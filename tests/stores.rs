@@ -1308,8 +1308,12 @@ fn dialled(log: &str) -> Vec<String> {
 }
 
 /// The no-credentials case under `strace`: nothing outside 127.0.0.0/8
-/// (and ::1) is dialled, with the metadata lookup off and with it pointed
-/// at loopback; no dial to 169.254.169.254.
+/// (and ::1) is dialled. Every `connect` fails by strace's fault injection,
+/// so not even a lakeaudit that tried would send a packet; the trace still
+/// shows where it tried. With `AWS_EC2_METADATA_DISABLED=true` and no
+/// metadata endpoint set, nothing is dialled at all (before the fix: the
+/// instance metadata address 169.254.169.254); with the metadata endpoint
+/// (EC2, Azure managed identity) pointed at loopback, only loopback.
 #[test]
 fn no_credentials_dial_nothing_outside_loopback() {
     let strace = Command::new("strace").arg("-V").output();
@@ -1318,39 +1322,59 @@ fn no_credentials_dial_nothing_outside_loopback() {
         return;
     }
     let tmp = scratch("strace");
-    for (i, env) in [
-        vec![],
-        vec![("AWS_EC2_METADATA_DISABLED", "false")],
-        vec![("AZURE_STORAGE_ACCOUNT_NAME", "acct")],
-    ]
-    .into_iter()
-    .enumerate()
-    {
+    let cases: [(&str, &[(&str, &str)], bool); 3] = [
+        ("s3://logs/x", &[], true),
+        (
+            "s3://logs/x",
+            &[("AWS_EC2_METADATA_DISABLED", "false")],
+            false,
+        ),
+        (
+            "az://logs/x",
+            &[("AZURE_STORAGE_ACCOUNT_NAME", "acct")],
+            false,
+        ),
+    ];
+    for (i, (url, env, none)) in cases.into_iter().enumerate() {
         let log = tmp.join(format!("connect-{i}.log"));
-        let url = if i == 2 { "az://logs/x" } else { "s3://logs/x" };
         let mut c = Command::new("strace");
         no_cloud(&mut c);
-        for (k, v) in &env {
+        if none {
+            // The default metadata endpoint: only the switch keeps it off.
+            c.env_remove("AWS_METADATA_ENDPOINT");
+        }
+        for (k, v) in env {
             c.env(k, v);
         }
         let out = c
-            .args(["-f", "-qq", "-e", "trace=connect", "-o"])
+            .args(["-f", "-qq", "-e", "trace=connect"])
+            .args(["-e", "inject=connect:error=ECONNREFUSED", "-o"])
             .arg(&log)
             .arg(env!("CARGO_BIN_EXE_lakeaudit"))
             .args(["queries", url])
             .current_dir(testdata::repo_root())
             .output()
             .expect("strace runs");
-        assert_eq!(out.status.code(), Some(2), "{env:?}: {}", text(&out.stderr));
+        let err = text(&out.stderr);
         let trace = std::fs::read_to_string(&log).expect("strace log");
         let addrs = dialled(&trace);
         for a in &addrs {
             assert!(
                 a.starts_with("127.") || a == "::1",
-                "{env:?}: dialled {a}:\n{trace}"
+                "{url} {env:?}: dialled {a}:\n{trace}"
             );
         }
-        eprintln!("{env:?}: dialled {addrs:?}");
+        assert_eq!(out.status.code(), Some(2), "{env:?}: {err}");
+        assert!(err.contains("no A"), "{env:?}: {err}");
+        if none {
+            assert!(addrs.is_empty(), "{url} {env:?}: dialled {addrs:?}");
+        } else {
+            assert!(
+                !addrs.is_empty(),
+                "{url} {env:?}: the metadata endpoint was not asked"
+            );
+        }
+        eprintln!("{url} {env:?}: dialled {addrs:?}");
     }
     let _ = std::fs::remove_dir_all(&tmp);
 }
