@@ -1322,7 +1322,9 @@ fn no_credentials_dial_nothing_outside_loopback() {
         return;
     }
     let tmp = scratch("strace");
-    let cases: [(&str, &[(&str, &str)], bool); 3] = [
+    // (URL, environment, whether nothing may be dialled at all)
+    type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], bool);
+    let cases: [Case; 3] = [
         ("s3://logs/x", &[], true),
         (
             "s3://logs/x",

@@ -46,8 +46,21 @@ pub(crate) fn take(scheme: &str, mut u: url::Url) -> Result<(url::Url, Option<Gi
         .query_pairs()
         .map(|(k, v)| (k.into_owned(), v.into_owned()))
         .collect();
-    for (_, v) in &query {
-        remember(v);
+    // The signature hidden wherever it appears (not the other values, as
+    // an expiry date: they are hidden where they stand as parameters).
+    for (k, v) in &query {
+        let k = k.to_ascii_lowercase();
+        if matches!(
+            k.as_str(),
+            "sig"
+                | "x-amz-signature"
+                | "x-amz-credential"
+                | "x-amz-security-token"
+                | "x-goog-signature"
+                | "x-goog-credential"
+        ) {
+            remember(v);
+        }
     }
     remember(&pass);
     let presigned = query.iter().any(|(k, _)| {

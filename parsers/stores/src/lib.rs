@@ -722,6 +722,53 @@ mod tests {
     }
 
     #[test]
+    fn credentials_in_urls_are_taken_out_or_refused() {
+        use super::{accept, creds};
+        assert_eq!(
+            accept("s3://AKIAUNITTEST01:unit%2Fsecret%2Bx@unit-bucket/a/b").unwrap(),
+            "s3://unit-bucket/a/b"
+        );
+        assert_eq!(
+            creds::given("s3://unit-bucket"),
+            Some(creds::Given::S3 {
+                key_id: "AKIAUNITTEST01".into(),
+                secret: "unit/secret+x".into()
+            })
+        );
+        // Other credentials for the same bucket in the same run: refused.
+        let e = accept("s3://AKIAUNITTEST02:other-secret@unit-bucket/c").unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("s3://unit-bucket/c: other credentials"),
+            "{e}"
+        );
+        assert_eq!(
+            accept("abfss://logs@acct.dfs.core.windows.net/p?sv=2022-11-02&sp=rl&sig=unitsig0123456789")
+                .unwrap(),
+            "abfss://logs@acct.dfs.core.windows.net/p"
+        );
+        assert!(matches!(
+            creds::given("abfss://logs@acct.dfs.core.windows.net"),
+            Some(creds::Given::Sas(p)) if p.iter().any(|(k, v)| k == "sig" && v == "unitsig0123456789")
+        ));
+        for (bad, why) in [
+            ("s3://b/k?X-Amz-Signature=abcdef0123456789", "presigned"),
+            ("s3://AKIAONLYKEY@b/k", "not both"),
+            ("az://user:pw@c/p", "user info"),
+            ("az://c/p?comp=list", "not a SAS"),
+            ("gs://u:p@b/k", "not used"),
+        ] {
+            let e = accept(bad).unwrap_err().to_string();
+            assert!(e.contains(why), "{bad}: {e}");
+            assert!(
+                !e.contains("abcdef0123456789") && !e.contains(":pw@"),
+                "{e}"
+            );
+        }
+        assert_eq!(accept("s3://b/k").unwrap(), "s3://b/k");
+    }
+
+    #[test]
     fn server_errors_are_condensed() {
         let xml = "Error performing GET http://h/b?list-type=2 in 5ms - Server returned non-2xx status code: 404 Not Found: <?xml version=\"1.0\"?>\n<Error><Code>NoSuchBucket</Code><Message>The specified bucket does not exist</Message><RequestId>X</RequestId></Error>";
         assert_eq!(
