@@ -53,8 +53,8 @@ struct Cli {
     /// first byte, and a response body for its next byte, before the
     /// attempt fails and is retried (a length: 30s, 2m, 500ms; default
     /// 30s); connecting waits at most 5s (or this, if shorter). The run
-    /// retries failed attempts 20 times in all, then gives up on a store
-    /// whose last attempts failed.
+    /// retries failed attempts 20 times (or for 2 minutes) in all, then
+    /// gives up on a store whose last attempts failed.
     #[arg(long = "store-timeout", global = true, value_name = "DURATION", value_parser = cli::store_timeout)]
     store_timeout: Option<std::time::Duration>,
 }

@@ -7,7 +7,8 @@
 //!   [`Timeouts::idle`] mid-stream: the attempt fails, and object_store
 //!   resumes the body from where it stopped, as after a cut connection);
 //! - the connect timeout is object_store's own (`ClientOptions`);
-//! - a retry budget for the whole run ([`RETRY_BUDGET`] failed attempts):
+//! - a retry budget for the whole run ([`RETRY_BUDGET`] failed attempts,
+//!   [`RETRY_TIME_BUDGET`] of time spent in them):
 //!   each failed attempt (a connect error, a timeout, a cut body, HTTP 5xx,
 //!   429 or 408) is announced on stderr as it happens and spends one
 //!   retry; once the budget is spent, failures are no longer retried, and a
@@ -39,6 +40,11 @@ use crate::redact::redact;
 
 /// Failed attempts retried in one run, over every store and request.
 pub const RETRY_BUDGET: usize = 20;
+
+/// Time that failed attempts may take in one run, over every store and
+/// request, before failures are no longer retried: a server that answers
+/// nothing costs this, not [`RETRY_BUDGET`] × the first-byte timeout.
+pub const RETRY_TIME_BUDGET: Duration = Duration::from_secs(120);
 
 /// Consecutive failed attempts after which a store is not asked again,
 /// once the run's retry budget is spent.
@@ -92,6 +98,8 @@ impl Timeouts {
 #[derive(Debug, Default)]
 struct Budget {
     spent: AtomicUsize,
+    /// Milliseconds that failed attempts took.
+    waited_ms: AtomicUsize,
 }
 
 fn budget() -> &'static Budget {
@@ -100,8 +108,26 @@ fn budget() -> &'static Budget {
 }
 
 impl Budget {
-    /// Spends one retry; `false` when none was left.
+    /// Counts `took`, the time of a failed attempt.
+    fn waited(&self, took: Duration) {
+        let ms = usize::try_from(took.as_millis()).unwrap_or(usize::MAX);
+        let _ = self
+            .waited_ms
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+                Some(n.saturating_add(ms))
+            });
+    }
+
+    fn time_left(&self) -> bool {
+        (self.waited_ms.load(Ordering::SeqCst) as u128) < RETRY_TIME_BUDGET.as_millis()
+    }
+
+    /// Spends one retry; `false` when none was left (in count or in time).
     fn spend(&self) -> bool {
+        if !self.time_left() {
+            self.spent.store(RETRY_BUDGET, Ordering::SeqCst);
+            return false;
+        }
         self.spent
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
                 (n < RETRY_BUDGET).then_some(n + 1)
@@ -173,7 +199,14 @@ impl TimedService {
     /// Notes a failed attempt of `what` and says so on stderr; `true` if it
     /// may be retried (the run's budget had a retry left).
     fn failed(&self, key: &str, what: &str, why: &str, started: Instant) -> bool {
-        failed(&self.state, &self.store, key, what, why, started)
+        failed(
+            &self.state,
+            &self.store,
+            key,
+            what,
+            why,
+            (started, started.elapsed()),
+        )
     }
 
     fn succeeded(&self, what: &str) {
@@ -187,14 +220,15 @@ impl TimedService {
 /// See [`TimedService::failed`]; shared with [`IdleBody`].
 /// `key` tells the attempts of one request apart (its method and URL),
 /// `what` names it in the notice (its method and path).
-/// `started`: when this attempt started (the first one's start is kept).
+/// `started`: when this attempt started (the first one's start is kept);
+/// `took`: the time it wasted (counted in the run's time budget).
 fn failed(
     state: &Mutex<StoreState>,
     store: &str,
     key: &str,
     what: &str,
     why: &str,
-    started: Instant,
+    (started, took): (Instant, Duration),
 ) -> bool {
     let (attempt, first) = state
         .lock()
@@ -206,6 +240,7 @@ fn failed(
             *n
         })
         .unwrap_or((1, started));
+    budget().waited(took);
     let in_window = first.elapsed() <= RETRY_WINDOW;
     let retry = attempt <= MAX_RETRIES && in_window && budget().spend();
     let next = if retry {
@@ -218,7 +253,10 @@ fn failed(
     } else if attempt > MAX_RETRIES || !in_window {
         format!("giving up after {attempt} attempts")
     } else {
-        format!("not retried: the run's {RETRY_BUDGET} retries are spent")
+        format!(
+            "not retried: the run's retries are spent ({RETRY_BUDGET} attempts or {} of failed attempts)",
+            secs(RETRY_TIME_BUDGET)
+        )
     };
     eprintln!(
         "lakeaudit: warning: {}: {what}: {why}; {next}",
@@ -262,7 +300,7 @@ impl HttpService for TimedService {
             return Err(HttpError::new(
                 HttpErrorKind::Unknown,
                 Failure(format!(
-                    "not sent: this store failed its last {DOWN_AFTER} attempts ({}) and the run's {RETRY_BUDGET} retries are spent",
+                    "not sent: this store failed its last {DOWN_AFTER} attempts ({}) and the run's retries are spent",
                     redact(&last)
                 )),
             ));
@@ -364,7 +402,7 @@ impl Body for IdleBody {
                         &this.key,
                         &what,
                         &why,
-                        this.started,
+                        (this.started, Duration::ZERO),
                     ) {
                         return Poll::Ready(Some(Err(HttpError::new(
                             HttpErrorKind::Unknown,
@@ -391,7 +429,7 @@ impl Body for IdleBody {
                             &this.key,
                             &what,
                             &why,
-                            this.started,
+                            (this.started, this.idle),
                         );
                         let kind = if retry {
                             HttpErrorKind::Timeout

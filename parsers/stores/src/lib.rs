@@ -48,7 +48,7 @@ mod creds;
 mod http;
 mod redact;
 
-pub use http::{Timeouts, RETRY_BUDGET};
+pub use http::{Timeouts, RETRY_BUDGET, RETRY_TIME_BUDGET};
 pub use redact::{redact, REDACTED};
 
 /// The URL schemes read from object stores.
