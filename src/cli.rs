@@ -103,6 +103,22 @@ pub fn window(s: &str) -> Result<String, String> {
         })
 }
 
+/// `--store-timeout`: a length with a unit (`30s`, `2m`, `500ms`), above
+/// zero and at most a day. A bare number is refused (other length flags
+/// read it as days, which is no timeout for a request).
+pub fn store_timeout(s: &str) -> Result<std::time::Duration, String> {
+    const FORMS: &str = "expected a length with a unit, such as 30s, 2m or 500ms";
+    if s.trim().parse::<f64>().is_ok() {
+        return Err(format!("{FORMS} (a bare number has no unit)"));
+    }
+    let ms = workload::time::parse_duration(s).map_err(|_| FORMS.to_string())?;
+    match u64::try_from(ms) {
+        Ok(0) | Err(_) => Err("must be above zero".into()),
+        Ok(ms) if ms > 86_400_000 => Err("must be at most a day (24h)".into()),
+        Ok(ms) => Ok(std::time::Duration::from_millis(ms)),
+    }
+}
+
 /// A time flag (`--since`, `--until`): checked here, parsed again where
 /// it is used.
 pub fn time(s: &str) -> Result<String, String> {

@@ -50,6 +50,14 @@ struct Cli {
     /// Repeatable; overrides the environment (`AWS_*`, `AZURE_*`, `GOOGLE_*`).
     #[arg(long = "storage-option", global = true, value_name = "KEY=VALUE", value_parser = cli::key_value)]
     storage_options: Vec<(String, String)>,
+    /// How long a request to an object store may wait for its response's
+    /// first byte, and a response body for its next byte, before the
+    /// attempt fails and is retried (a length: 30s, 2m, 500ms; default
+    /// 30s); connecting waits at most 5s (or this, if shorter). The run
+    /// retries failed attempts 20 times (or for 2 minutes) in all, then
+    /// gives up on a store whose last attempts failed.
+    #[arg(long = "store-timeout", global = true, value_name = "DURATION", value_parser = cli::store_timeout)]
+    store_timeout: Option<std::time::Duration>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -113,6 +121,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
             .num_threads(n.max(1))
             .build_global()?;
     }
+    if let Some(t) = cli.store_timeout {
+        stores::set_timeouts(stores::Timeouts::from_one(t))
+            .map_err(|e| tabular::Error::Usage(format!("--store-timeout: {e}")))?;
+    }
     if !cli.storage_options.is_empty() {
         parsers::io::set_storage_options(cli.storage_options)
             .map_err(|e| tabular::Error::Usage(format!("--storage-option: {e}")))?;
@@ -148,10 +160,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
 fn report_problems(errors: &[String], warnings: &[String]) {
     let mut err = std::io::stderr().lock();
     for w in warnings {
-        let _ = writeln!(err, "lakeaudit: warning: {w}");
+        let _ = writeln!(err, "lakeaudit: warning: {}", stores::redact(w));
     }
     for e in errors {
-        let _ = writeln!(err, "lakeaudit: {e}");
+        let _ = writeln!(err, "lakeaudit: {}", stores::redact(e));
     }
 }
 
@@ -172,8 +184,41 @@ fn parse_cli() -> Cli {
             i32::from(cli::EXIT_OK)
         })
     };
-    let mut matches = cmd.try_get_matches().unwrap_or_else(|e| usage(e));
+    let mut matches = cmd
+        .try_get_matches_from(without_credentials(std::env::args_os()))
+        .unwrap_or_else(|e| usage(e));
     Cli::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| usage(e))
+}
+
+/// The command line with the credentials of its object-store URLs taken
+/// out (`s3://KEY:SECRET@bucket/…` is `s3://bucket/…`, a SAS query is
+/// dropped), as an argument or a `--flag=URL`: they are remembered for
+/// their store and used for its requests, and nothing after this sees
+/// them (records, reports, table state, errors). Credentials that cannot
+/// be used are a usage error naming the URL (hidden), before anything is
+/// read.
+fn without_credentials(args: impl Iterator<Item = std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    args.map(|a| {
+        let Some(text) = a.to_str() else { return a };
+        let (flag, value) = match text.split_once('=') {
+            Some((f, v)) if f.starts_with("--") && stores::is_remote(v) => (Some(f), v),
+            _ => (None, text),
+        };
+        if !stores::is_remote(value) {
+            return a;
+        }
+        match stores::accept(value) {
+            Ok(clean) => match flag {
+                Some(f) => format!("{f}={clean}").into(),
+                None => clean.into(),
+            },
+            Err(e) => {
+                let _ = writeln!(std::io::stderr(), "lakeaudit: {e}");
+                std::process::exit(i32::from(cli::EXIT_USAGE));
+            }
+        }
+    })
+    .collect()
 }
 
 /// Where the last panic happened (`file:line:col`), for the one line that
@@ -238,7 +283,11 @@ fn main() -> ExitCode {
             if broken_pipe {
                 return ExitCode::SUCCESS;
             }
-            let _ = writeln!(std::io::stderr(), "lakeaudit: {e:#}");
+            let _ = writeln!(
+                std::io::stderr(),
+                "lakeaudit: {}",
+                stores::redact(&format!("{e:#}"))
+            );
             ExitCode::from(cli::exit_code(&e))
         }
     }

@@ -12,10 +12,45 @@
 //!   delete an object between listing and reading.
 //!
 //! Without them each test prints why it is skipped and passes, so a fresh
-//! clone's `make test` needs no server.
+//! clone's `make test` needs no server. The tests of timeouts, retries,
+//! credentials and redaction need none: they run loopback servers of
+//! their own (a `TcpListener` on 127.0.0.1:0 in a thread).
+//!
+//! No test dials outside 127.0.0.0/8: every run gets credentials and a
+//! loopback endpoint, or the cloud metadata lookups pointed at a closed
+//! loopback port and turned off ([`no_cloud`]).
 
+use std::io::{BufRead, BufReader, Read as _, Write as _};
+use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+/// A closed loopback port (discard): where the metadata endpoints point.
+const CLOSED: &str = "http://127.0.0.1:9";
+
+/// The environment of a run with none of the caller's store settings, and
+/// every cloud metadata lookup pointed at a closed loopback port (the EC2
+/// one also off), so that no test asks 169.254.169.254.
+fn no_cloud(c: &mut Command) -> &mut Command {
+    for (k, _) in std::env::vars() {
+        if k.starts_with("AWS_")
+            || k.starts_with("AZURE")
+            || k.starts_with("GOOGLE_")
+            || k.starts_with("GCE_")
+        {
+            c.env_remove(k);
+        }
+    }
+    c.env("AWS_EC2_METADATA_DISABLED", "true")
+        .env("AWS_METADATA_ENDPOINT", CLOSED)
+        .env(
+            "AZURE_MSI_ENDPOINT",
+            format!("{CLOSED}/metadata/identity/oauth2/token"),
+        )
+        .env("GCE_METADATA_HOST", "127.0.0.1:9")
+        .env("GCE_METADATA_IP", "127.0.0.1:9")
+}
 
 fn env(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
@@ -45,11 +80,7 @@ fn azurite() -> Option<String> {
 /// of the caller's AWS settings).
 fn lakeaudit_s3(endpoint: &str, args: &[&str]) -> Output {
     let mut c = Command::new(env!("CARGO_BIN_EXE_lakeaudit"));
-    for (k, _) in std::env::vars() {
-        if k.starts_with("AWS_") || k.starts_with("AZURE") {
-            c.env_remove(k);
-        }
-    }
+    no_cloud(&mut c);
     c.env("AWS_ACCESS_KEY_ID", "test")
         .env("AWS_SECRET_ACCESS_KEY", "test")
         .env("AWS_REGION", "us-east-1")
@@ -64,11 +95,7 @@ fn lakeaudit_s3(endpoint: &str, args: &[&str]) -> Output {
 /// Azurite's own).
 fn lakeaudit_az(url: &str, key: Option<&str>, args: &[&str]) -> Output {
     let mut c = Command::new(env!("CARGO_BIN_EXE_lakeaudit"));
-    for (k, _) in std::env::vars() {
-        if k.starts_with("AWS_") || k.starts_with("AZURE") {
-            c.env_remove(k);
-        }
-    }
+    no_cloud(&mut c);
     c.env("AZURE_STORAGE_USE_EMULATOR", "true")
         .env("AZURITE_BLOB_STORAGE_URL", url);
     if let Some(key) = key {
@@ -79,7 +106,7 @@ fn lakeaudit_az(url: &str, key: Option<&str>, args: &[&str]) -> Output {
 }
 
 fn local(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_lakeaudit"))
+    no_cloud(&mut Command::new(env!("CARGO_BIN_EXE_lakeaudit")))
         .args(args)
         .current_dir(testdata::repo_root())
         .output()
@@ -910,4 +937,682 @@ fn records_on_s3_give_the_outputs_of_the_local_records() {
         "{}",
         text(&none.stderr)
     );
+}
+
+// ---- Loopback servers of the tests' own: timeouts, retries, credentials,
+// redaction. They run in every `cargo test` (no store server needed).
+
+/// One request's head: method, path with query, headers (names in lower
+/// case).
+type Head = (String, String, Vec<(String, String)>);
+
+/// The next request's [`Head`]; `None` at the end of the connection.
+fn request(r: &mut BufReader<TcpStream>) -> Option<Head> {
+    let mut line = String::new();
+    if r.read_line(&mut line).ok()? == 0 {
+        return None;
+    }
+    let mut words = line.split_whitespace();
+    let (method, path) = (words.next()?.to_string(), words.next()?.to_string());
+    let mut headers = Vec::new();
+    loop {
+        let mut h = String::new();
+        if r.read_line(&mut h).ok()? == 0 {
+            return None;
+        }
+        let h = h.trim_end();
+        if h.is_empty() {
+            break;
+        }
+        if let Some((k, v)) = h.split_once(':') {
+            headers.push((k.trim().to_ascii_lowercase(), v.trim().to_string()));
+        }
+    }
+    Some((method, path, headers))
+}
+
+/// A server on 127.0.0.1:0 whose connections `answer` handles, each in its
+/// own thread; its `http://` URL.
+fn serve(answer: fn(TcpStream)) -> String {
+    let l = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+    let addr = l.local_addr().expect("its address");
+    std::thread::spawn(move || {
+        for s in l.incoming().flatten() {
+            std::thread::spawn(move || answer(s));
+        }
+    });
+    format!("http://{addr}")
+}
+
+/// Accepts, reads, never answers.
+fn silent(mut s: TcpStream) {
+    let mut buf = [0u8; 4096];
+    while matches!(s.read(&mut buf), Ok(n) if n > 0) {}
+}
+
+const STALLING_LEN: usize = 100_000;
+const STALLING_HEAD: &str = "{\"Event\":\"SparkListenerLogStart\",\"Spark Version\":\"3.5.1\"}\n";
+
+/// An S3 object of 100,000 bytes whose GET sends its headers and its first
+/// line, then nothing (a resumed GET: its headers, then nothing).
+fn stalling(s: TcpStream) {
+    let mut w = s.try_clone().expect("stream");
+    let mut r = BufReader::new(s);
+    while let Some((method, _, headers)) = request(&mut r) {
+        let common = "ETag: \"e1\"\r\nLast-Modified: Fri, 04 Dec 2026 10:00:00 GMT\r\n";
+        if method == "HEAD" {
+            let _ = write!(
+                w,
+                "HTTP/1.1 200 OK\r\nContent-Length: {STALLING_LEN}\r\n{common}\r\n"
+            );
+            continue;
+        }
+        let from: usize = headers
+            .iter()
+            .find(|(k, _)| k == "range")
+            .and_then(|(_, v)| v.strip_prefix("bytes=")?.split('-').next()?.parse().ok())
+            .unwrap_or(0);
+        let status = if from > 0 {
+            format!(
+                "206 Partial Content\r\nContent-Range: bytes {from}-{}/{STALLING_LEN}",
+                STALLING_LEN - 1
+            )
+        } else {
+            "200 OK".to_string()
+        };
+        let _ = write!(
+            w,
+            "HTTP/1.1 {status}\r\nContent-Length: {}\r\n{common}\r\n",
+            STALLING_LEN - from
+        );
+        if from == 0 {
+            let _ = w.write_all(STALLING_HEAD.as_bytes());
+        }
+        let _ = w.flush();
+        std::thread::sleep(Duration::from_secs(300));
+        return;
+    }
+}
+
+/// `lakeaudit ARGS` with S3 credentials and `endpoint`, no metadata lookup.
+fn lakeaudit_at(endpoint: &str, extra_env: &[(&str, &str)], args: &[&str]) -> (Output, Duration) {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_lakeaudit"));
+    no_cloud(&mut c)
+        .env("AWS_ACCESS_KEY_ID", "test")
+        .env("AWS_SECRET_ACCESS_KEY", "test")
+        .env("AWS_REGION", "us-east-1")
+        .env("AWS_ENDPOINT_URL", endpoint)
+        .env("AWS_ALLOW_HTTP", "true");
+    for (k, v) in extra_env {
+        c.env(k, v);
+    }
+    c.args(args).current_dir(testdata::repo_root());
+    let t = Instant::now();
+    let out = c.output().expect("lakeaudit runs");
+    (out, t.elapsed())
+}
+
+/// The local log read in the same run as a failing store keeps its output.
+fn assert_local_kept(out: &Output) {
+    let good = local(&["queries", "--format", "jsonl", "samples/spark4-lz4"]);
+    assert!(!good.stdout.is_empty());
+    assert_eq!(
+        without_log(&out.stdout),
+        without_log(&good.stdout),
+        "the local log's records are not those it gives alone"
+    );
+}
+
+/// An endpoint that accepts the connection and never answers: each
+/// attempt gives up after `--store-timeout`, the run ends, the URL is
+/// named with why, and the local log given with it keeps its output.
+#[test]
+fn an_endpoint_that_never_answers_times_out() {
+    let endpoint = serve(silent);
+    let (out, took) = lakeaudit_at(
+        &endpoint,
+        &[],
+        &[
+            "queries",
+            "--format",
+            "jsonl",
+            "--store-timeout",
+            "1s",
+            "s3://logs/runs/app-1",
+            "samples/spark4-lz4",
+        ],
+    );
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("lakeaudit: s3://logs/runs/app-1: ")
+            && err.contains("no response (first byte) within 1 s"),
+        "{err}"
+    );
+    // Retry notices as they happen.
+    assert!(err.contains("lakeaudit: warning: s3://logs: HEAD /logs/runs/app-1: no response (first byte) within 1 s; retrying (attempt 2 of 4"), "{err}");
+    assert!(took < Duration::from_secs(20), "took {took:?}");
+    assert_local_kept(&out);
+}
+
+/// An object whose body stops mid-stream: the idle-body timeout ends each
+/// attempt (object_store resumes the body, which stalls again), the URL
+/// is named, the local log keeps its output.
+#[test]
+fn a_body_that_stalls_mid_object_times_out() {
+    let endpoint = serve(stalling);
+    let (out, took) = lakeaudit_at(
+        &endpoint,
+        &[],
+        &[
+            "queries",
+            "--format",
+            "jsonl",
+            "--store-timeout",
+            "1s",
+            "s3://logs/runs/app-1",
+            "samples/spark4-lz4",
+        ],
+    );
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("lakeaudit: s3://logs/runs/app-1"), "{err}");
+    assert!(
+        err.contains("the body stalled: no data within 1 s"),
+        "{err}"
+    );
+    assert!(took < Duration::from_secs(30), "took {took:?}");
+    assert_local_kept(&out);
+}
+
+/// `--store-timeout` is checked before anything is read.
+#[test]
+fn store_timeout_values_are_checked() {
+    for bad in ["0s", "30", "fast", "2d"] {
+        let out = local(&["queries", "--store-timeout", bad, "samples/spark4-lz4"]);
+        assert_eq!(out.status.code(), Some(64), "{bad}: {}", text(&out.stderr));
+        assert!(text(&out.stderr).contains("--store-timeout"), "{bad}");
+    }
+    let out = local(&["queries", "--store-timeout", "500ms", "samples/spark4-lz4"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}
+
+/// A listing of 1,500 objects, then the server is gone (its port closed):
+/// the run's retry budget is spent on the first objects, the others fail
+/// at once (the store is no longer asked), and the run ends in seconds,
+/// not 1,500 × (3 retries with backoff). Notices reach stderr.
+#[test]
+fn a_dead_server_spends_the_run_retry_budget_once() {
+    let l = TcpListener::bind("127.0.0.1:0").expect("port");
+    let endpoint = format!("http://{}", l.local_addr().expect("addr"));
+    std::thread::spawn(move || {
+        for s in l.incoming().flatten() {
+            let mut w = s.try_clone().expect("stream");
+            let mut r = BufReader::new(s);
+            let Some((method, path, _)) = request(&mut r) else {
+                continue;
+            };
+            if method == "HEAD" {
+                let _ = w.write_all(
+                    b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                );
+                continue;
+            }
+            assert!(path.contains("list-type=2"), "{path}");
+            let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?><ListBucketResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Name>logs</Name><Prefix>runs/</Prefix><KeyCount>1500</KeyCount><MaxKeys>1500</MaxKeys><IsTruncated>false</IsTruncated>");
+            for i in 1..=1500 {
+                xml.push_str(&format!("<Contents><Key>runs/app-{i:04}</Key><LastModified>2026-12-04T10:00:00.000Z</LastModified><ETag>&quot;e&quot;</ETag><Size>100</Size><StorageClass>STANDARD</StorageClass></Contents>"));
+            }
+            xml.push_str("</ListBucketResult>");
+            let _ = write!(
+                w,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/xml\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{xml}",
+                xml.len()
+            );
+            // The server dies: its port closes.
+            return;
+        }
+    });
+    let (out, took) = lakeaudit_at(
+        &endpoint,
+        &[],
+        &[
+            "queries",
+            "--format",
+            "jsonl",
+            "s3://logs/runs",
+            "samples/spark4-lz4",
+        ],
+    );
+    let err = text(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        &err[..err.len().min(4000)]
+    );
+    let failed = err
+        .lines()
+        .filter(|l| l.starts_with("lakeaudit: s3://logs/runs/app-"))
+        .count();
+    assert_eq!(failed, 1500, "{}", &err[..err.len().min(4000)]);
+    assert!(err.contains("retries left for this run"), "no retry notice");
+    assert!(
+        err.contains("not sent: this store failed its last 3 attempts"),
+        "the store was asked to the end"
+    );
+    assert!(took < Duration::from_secs(60), "took {took:?}");
+    assert_local_kept(&out);
+}
+
+/// `lakeaudit ARGS` with only `env` set for the stores (no metadata lookup
+/// leaves loopback).
+fn lakeaudit_env(env: &[(&str, &str)], args: &[&str]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_lakeaudit"));
+    no_cloud(&mut c);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.args(args)
+        .current_dir(testdata::repo_root())
+        .output()
+        .expect("lakeaudit runs")
+}
+
+/// Missing credentials and settings are named with the settings that
+/// supply them, before any request to the store; the metadata endpoint
+/// (here a closed loopback port) is asked when nothing else is set, and
+/// its failure said as such.
+#[test]
+fn missing_credentials_and_settings_are_named() {
+    let url = "s3://logs/runs/app-1";
+    let args = ["queries", "--format", "jsonl", url, "samples/spark4-lz4"];
+    // Nothing set, metadata off.
+    let out = lakeaudit_env(&[], &args);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains(&format!("lakeaudit: {url}: no AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or --storage-option aws_access_key_id=")), "{err}");
+    assert!(err.contains("AWS_EC2_METADATA_DISABLED"), "{err}");
+    assert_local_kept(&out);
+    // Nothing set, the metadata endpoint asked (a closed loopback port).
+    let out = lakeaudit_env(&[("AWS_EC2_METADATA_DISABLED", "false")], &args);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("no AWS credentials: set AWS_ACCESS_KEY_ID")
+            && err.contains(&format!(
+                "the metadata endpoint {CLOSED} (instance credentials) gave none"
+            )),
+        "{err}"
+    );
+    // A plain-HTTP endpoint without AWS_ALLOW_HTTP.
+    let creds = [
+        ("AWS_ACCESS_KEY_ID", "test"),
+        ("AWS_SECRET_ACCESS_KEY", "test"),
+        ("AWS_ENDPOINT_URL", CLOSED),
+    ];
+    let out = lakeaudit_env(&creds, &args);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains(&format!("lakeaudit: {url}: the endpoint {CLOSED} is plain HTTP, which is refused unless allowed: set AWS_ALLOW_HTTP=true or --storage-option aws_allow_http=true")), "{err}");
+    assert!(!err.contains("URL scheme is not allowed"), "{err}");
+    // One half of a key pair.
+    let out = lakeaudit_env(&[("AWS_ACCESS_KEY_ID", "test")], &args);
+    assert!(
+        text(&out.stderr)
+            .contains("AWS_ACCESS_KEY_ID (aws_access_key_id) is set but not AWS_SECRET_ACCESS_KEY"),
+        "{}",
+        text(&out.stderr)
+    );
+    // Azure: no account; an account with no credentials (the managed
+    // identity endpoint, a closed loopback port, asked); plain HTTP.
+    let az = "az://logs/runs/app-1";
+    let out = lakeaudit_env(&[], &["queries", az]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!(
+            "lakeaudit: {az}: no Azure storage account: set AZURE_STORAGE_ACCOUNT_NAME"
+        )) && err.contains("AZURE_STORAGE_USE_EMULATOR=true with AZURITE_BLOB_STORAGE_URL"),
+        "{err}"
+    );
+    let out = lakeaudit_env(&[("AZURE_STORAGE_ACCOUNT_NAME", "acct")], &["queries", az]);
+    let err = text(&out.stderr);
+    assert!(err.contains(&format!("lakeaudit: {az}: no Azure credentials: set AZURE_STORAGE_ACCOUNT_KEY")) && err.contains("the metadata endpoint http://127.0.0.1:9/metadata/identity/oauth2/token (instance credentials) gave none"), "{err}");
+    let out = lakeaudit_env(
+        &[
+            ("AZURE_STORAGE_ACCOUNT_NAME", "acct"),
+            ("AZURE_STORAGE_ACCOUNT_KEY", "a2V5"),
+            ("AZURE_STORAGE_ENDPOINT", CLOSED),
+        ],
+        &["queries", az],
+    );
+    let err = text(&out.stderr);
+    assert!(err.contains("is plain HTTP, which is refused unless allowed: set AZURE_ALLOW_HTTP=true or --storage-option azure_allow_http=true"), "{err}");
+}
+
+/// The addresses a `strace -f -e trace=connect` log shows dialled (IPv4
+/// and IPv6; Unix sockets are not addresses).
+fn dialled(log: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in log.lines().filter(|l| l.contains("connect(")) {
+        for (open, close) in [("inet_addr(\"", "\""), ("inet_pton(AF_INET6, \"", "\"")] {
+            if let Some(rest) = line.split(open).nth(1) {
+                if let Some(addr) = rest.split(close).next() {
+                    out.push(addr.to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The no-credentials case under `strace`: nothing outside 127.0.0.0/8
+/// (and ::1) is dialled. Every `connect` fails by strace's fault injection,
+/// so not even a lakeaudit that tried would send a packet; the trace still
+/// shows where it tried. With `AWS_EC2_METADATA_DISABLED=true` and no
+/// metadata endpoint set, nothing is dialled at all (before the fix: the
+/// instance metadata address 169.254.169.254); with the metadata endpoint
+/// (EC2, Azure managed identity) pointed at loopback, only loopback.
+#[test]
+fn no_credentials_dial_nothing_outside_loopback() {
+    let strace = Command::new("strace").arg("-V").output();
+    if !strace.is_ok_and(|o| o.status.success()) {
+        eprintln!("skipped: strace is not installed (apt-get install strace)");
+        return;
+    }
+    let tmp = scratch("strace");
+    // (URL, environment, whether nothing may be dialled at all)
+    type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], bool);
+    let cases: [Case; 3] = [
+        ("s3://logs/x", &[], true),
+        (
+            "s3://logs/x",
+            &[("AWS_EC2_METADATA_DISABLED", "false")],
+            false,
+        ),
+        (
+            "az://logs/x",
+            &[("AZURE_STORAGE_ACCOUNT_NAME", "acct")],
+            false,
+        ),
+    ];
+    for (i, (url, env, none)) in cases.into_iter().enumerate() {
+        let log = tmp.join(format!("connect-{i}.log"));
+        let mut c = Command::new("strace");
+        no_cloud(&mut c);
+        if none {
+            // The default metadata endpoint: only the switch keeps it off.
+            c.env_remove("AWS_METADATA_ENDPOINT");
+        }
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        let out = c
+            .args(["-f", "-qq", "-e", "trace=connect"])
+            .args(["-e", "inject=connect:error=ECONNREFUSED", "-o"])
+            .arg(&log)
+            .arg(env!("CARGO_BIN_EXE_lakeaudit"))
+            .args(["queries", url])
+            .current_dir(testdata::repo_root())
+            .output()
+            .expect("strace runs");
+        let err = text(&out.stderr);
+        let trace = std::fs::read_to_string(&log).expect("strace log");
+        let addrs = dialled(&trace);
+        for a in &addrs {
+            assert!(
+                a.starts_with("127.") || a == "::1",
+                "{url} {env:?}: dialled {a}:\n{trace}"
+            );
+        }
+        assert_eq!(out.status.code(), Some(2), "{env:?}: {err}");
+        assert!(err.contains("no A"), "{env:?}: {err}");
+        if none {
+            assert!(addrs.is_empty(), "{url} {env:?}: dialled {addrs:?}");
+        } else {
+            assert!(
+                !addrs.is_empty(),
+                "{url} {env:?}: the metadata endpoint was not asked"
+            );
+        }
+        eprintln!("{url} {env:?}: dialled {addrs:?}");
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// The request lines an [`echoing`] server received.
+static ECHOED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// Refuses every request (403) with an error body that echoes the request,
+/// query and all, as servers do.
+fn echoing(s: TcpStream) {
+    let mut w = s.try_clone().expect("stream");
+    let mut r = BufReader::new(s);
+    while let Some((method, path, _)) = request(&mut r) {
+        if let Ok(mut e) = ECHOED.lock() {
+            e.push(path.clone());
+        }
+        let body = format!("<?xml version=\"1.0\" encoding=\"utf-8\"?><Error><Code>AuthenticationFailed</Code><Message>Server failed to authenticate the request {method} {path}</Message></Error>");
+        let head = if method == "HEAD" { "" } else { body.as_str() };
+        let _ = write!(
+            w,
+            "HTTP/1.1 403 Forbidden\r\nContent-Type: application/xml\r\nContent-Length: {}\r\n\r\n{head}",
+            if method == "HEAD" { 0 } else { body.len() }
+        );
+    }
+}
+
+/// Every file under `dir` (recursively) and its bytes.
+fn files_under(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(files_under(&p));
+        } else if let Ok(b) = std::fs::read(&p) {
+            out.push((p, b));
+        }
+    }
+    out
+}
+
+fn contains(hay: &[u8], needle: &str) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle.as_bytes())
+}
+
+/// Secrets planted in URLs, an endpoint and the environment never reach
+/// stderr or any output of any command that takes a URL (queries, edges,
+/// plan, drift, analyze, tables, whatif). Against moto (`make
+/// test-stores`) the URL's credentials are used and the runs succeed;
+/// without it they fail on a closed port, and only the errors are checked.
+#[test]
+fn planted_secrets_never_leave_the_process() {
+    const KEY_ID: &str = "AKIAPLANTEDKEY7777";
+    const SECRET: &str = "plantedSECRETvalue9999";
+    const ENDPOINT_SECRET: &str = "ENDPOINTpw4242secret";
+    const URL_SIG: &str = "URLSIGplanted0123456789abc";
+    const ENV_SIG: &str = "ENVSIGplanted9876543210xyz";
+    let planted = [KEY_ID, SECRET, ENDPOINT_SECRET, URL_SIG, ENV_SIG];
+    let tmp = scratch("secrets");
+    let moto = env("LAKEAUDIT_TEST_S3_ENDPOINT");
+    let endpoint = moto.clone().unwrap_or_else(|| CLOSED.to_string());
+    let logs = format!("s3://{KEY_ID}:{SECRET}@logs/runs/samples");
+    let wh = format!("s3://{KEY_ID}:{SECRET}@logs/runs/samples/warehouse");
+    let shop = format!("s3://{KEY_ID}:{SECRET}@logs/runs/samples/shop");
+    let o = |n: &str| tmp.join(n).to_str().expect("utf-8").to_string();
+    let runs: Vec<Vec<String>> = [
+        vec!["queries", "--format", "jsonl", &logs],
+        vec!["queries", &logs, "-o", &o("q.parquet")],
+        vec!["edges", &logs, "--tables", &wh],
+        vec!["plan", "--format", "json", &shop, "--tables", &wh],
+        vec!["drift", &logs, "-o", &o("drift.jsonl")],
+        vec!["analyze", &shop, "--tables", &wh, "--out", &o("analysis")],
+        vec!["tables", &wh, "--out", &o("tables")],
+        vec!["whatif", "--format", "jsonl", &shop, "--tables", &wh],
+    ]
+    .into_iter()
+    .map(|r| r.into_iter().map(str::to_string).collect())
+    .collect();
+    let s3_env = [
+        ("AWS_ENDPOINT_URL", endpoint.as_str()),
+        ("AWS_ALLOW_HTTP", "true"),
+        ("AWS_REGION", "us-east-1"),
+    ];
+    let mut seen = Vec::new();
+    for args in &runs {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = lakeaudit_env(&s3_env, &args);
+        if moto.is_some() {
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{args:?}: {}",
+                text(&out.stderr)
+            );
+        } else {
+            assert_eq!(
+                out.status.code(),
+                Some(2),
+                "{args:?}: {}",
+                text(&out.stderr)
+            );
+            assert!(
+                text(&out.stderr).contains("s3://REDACTED@logs/runs/samples")
+                    || text(&out.stderr).contains("s3://logs/runs/samples"),
+                "{args:?}: {}",
+                text(&out.stderr)
+            );
+        }
+        seen.push((format!("{args:?} stdout"), out.stdout));
+        seen.push((format!("{args:?} stderr"), out.stderr));
+    }
+    if moto.is_some() {
+        // The records name the log by its URL without the credentials,
+        // in JSON lines and in Parquet (uncompressed enough to show it).
+        let q = &seen[0].1;
+        assert!(
+            contains(q, "\"log\":\"s3://logs/runs/samples/"),
+            "{}",
+            text(q)
+        );
+        let parquet = std::fs::read(tmp.join("q.parquet")).expect("parquet written");
+        assert!(
+            contains(&parquet, "s3://logs/runs/samples/"),
+            "the Parquet log field is not plain text: the grep would prove nothing"
+        );
+        let state =
+            std::fs::read_to_string(tmp.join("analysis/table_state.csv")).expect("table state");
+        assert!(
+            state.contains(",s3://logs/runs/samples/warehouse/shop.db/orders,"),
+            "{state}"
+        );
+    }
+    // An endpoint with user info: refused, named without it.
+    let ep = format!("http://enduser:{ENDPOINT_SECRET}@127.0.0.1:9");
+    let out = lakeaudit_env(
+        &[
+            ("AWS_ENDPOINT_URL", &ep),
+            ("AWS_ALLOW_HTTP", "true"),
+            ("AWS_ACCESS_KEY_ID", "test"),
+            ("AWS_SECRET_ACCESS_KEY", "test"),
+        ],
+        &["queries", "s3://logs/x"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("the endpoint http://REDACTED@127.0.0.1:9 carries user info"),
+        "{}",
+        text(&out.stderr)
+    );
+    seen.push(("endpoint stderr".into(), out.stderr));
+    // Azure, against a server that echoes every request in its error: a
+    // SAS in the URL (used for the request: the server saw it), and a SAS
+    // from the environment.
+    let echo = serve(echoing);
+    let az_env = [
+        ("AZURE_STORAGE_ACCOUNT_NAME", "acct"),
+        ("AZURE_STORAGE_ENDPOINT", echo.as_str()),
+        ("AZURE_ALLOW_HTTP", "true"),
+    ];
+    let sas_url = format!("az://logs/runs/samples/?sv=2022-11-02&ss=b&srt=sco&sp=rl&se=2030-01-01T00%3A00%3A00Z&sig={URL_SIG}");
+    for cmd in [
+        &["queries", "--format", "jsonl"][..],
+        &["edges"],
+        &["drift"],
+    ] {
+        let out = lakeaudit_env(
+            &az_env,
+            &[cmd, &[sas_url.as_str(), "samples/spark4-lz4"]].concat(),
+        );
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains("lakeaudit: az://logs/runs/samples/: AuthenticationFailed"),
+            "{err}"
+        );
+        seen.push((format!("{cmd:?} az stdout"), out.stdout));
+        seen.push((format!("{cmd:?} az stderr"), out.stderr));
+    }
+    let tables_url = format!("az://logs/runs/samples/warehouse/?sp=rl&sig={URL_SIG}");
+    for cmd in [
+        &["tables", "--format", "jsonl"][..],
+        &["whatif", "samples/shop", "--tables"],
+        &["plan", "samples/shop", "--tables"],
+    ] {
+        let out = lakeaudit_env(&az_env, &[cmd, &[tables_url.as_str()]].concat());
+        assert_eq!(out.status.code(), Some(2), "{cmd:?}: {}", text(&out.stderr));
+        seen.push((format!("{cmd:?} az stdout"), out.stdout));
+        seen.push((format!("{cmd:?} az stderr"), out.stderr));
+    }
+    let out = lakeaudit_env(
+        &az_env,
+        &[
+            "analyze",
+            "samples/shop",
+            "--tables",
+            &tables_url,
+            "--out",
+            &o("az-analysis"),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    seen.push(("analyze az stderr".into(), out.stderr));
+    let used = ECHOED.lock().map(|e| e.clone()).unwrap_or_default();
+    assert!(
+        used.iter().any(|p| p.contains(&format!("sig={URL_SIG}"))),
+        "the URL's SAS was not used: {used:?}"
+    );
+    let env_sas = format!("sv=2022-11-02&ss=b&srt=sco&sp=rl&se=2030-01-01T00:00:00Z&sig={ENV_SIG}");
+    let mut with_env = az_env.to_vec();
+    with_env.push(("AZURE_STORAGE_SAS_TOKEN", &env_sas));
+    let out = lakeaudit_env(
+        &with_env,
+        &["queries", "az://logs/runs/samples/", "samples/spark4-lz4"],
+    );
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("AuthenticationFailed"), "{err}");
+    assert!(
+        ECHOED
+            .lock()
+            .map(|e| e.iter().any(|p| p.contains(ENV_SIG)))
+            .unwrap_or(false),
+        "the echoed body did not carry the environment's SAS: the check proves nothing"
+    );
+    seen.push(("env SAS stderr".into(), out.stderr));
+    for (p, b) in files_under(&tmp) {
+        seen.push((p.display().to_string(), b));
+    }
+    assert!(seen.len() > 20, "{}", seen.len());
+    for (what, bytes) in &seen {
+        for s in planted {
+            assert!(
+                !contains(bytes, s),
+                "{what} holds the planted secret {s}:\n{}",
+                text(bytes)
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
 }

@@ -18,8 +18,20 @@ use super::discover::{
 use super::Discovery;
 use crate::Error;
 
-/// Finds the logs behind one object-store URL.
+/// Finds the logs behind one object-store URL (without the credentials it
+/// may carry: they are used for its requests, never shown or kept).
 pub(super) fn discover_url(url: &str, d: &mut Discovery) {
+    let url = match stores::accept(url) {
+        Ok(u) => u,
+        Err(e) => {
+            d.errors.push(Error::Input {
+                at: loc(&e.url),
+                reason: e.reason,
+            });
+            return;
+        }
+    };
+    let url = url.as_str();
     match stores::locate(url) {
         Err(e) => d.errors.push(Error::Input {
             at: loc(&e.url),

@@ -18,6 +18,16 @@
 //! mid-object, are retried a bounded number of times with backoff
 //! ([`RetryConfig`]).
 //!
+//! Every request has a connect, a first-byte and an idle-body timeout, and
+//! the run has one retry budget ([`Timeouts`], the `http` module); notices of
+//! failed attempts reach stderr as they happen.
+//!
+//! Credentials never leave the process: [`redact`] hides them in every text
+//! this crate returns, and is what every printer of a location uses.
+//! Credentials given in a URL are used ([`accept`]: `s3://KEY:SECRET@bucket`,
+//! a SAS query on `az://`/`abfss://`) or refused with a named error; the
+//! URL callers keep and print is the one without them.
+//!
 //! The tokio runtime `object_store` needs is private to this crate: callers
 //! (rayon threads, plain threads) block on it.
 
@@ -33,6 +43,13 @@ use object_store::azure::{AzureConfigKey, MicrosoftAzureBuilder};
 use object_store::gcp::{GoogleCloudStorageBuilder, GoogleConfigKey};
 use object_store::path::Path as StorePath;
 use object_store::{BackoffConfig, ClientOptions, ObjectStore, ObjectStoreExt, RetryConfig};
+
+mod creds;
+mod http;
+mod redact;
+
+pub use http::{Timeouts, RETRY_BUDGET, RETRY_TIME_BUDGET};
+pub use redact::{redact, REDACTED};
 
 /// The URL schemes read from object stores.
 pub const SCHEMES: [&str; 7] = ["s3", "s3a", "az", "azure", "abfs", "abfss", "gs"];
@@ -66,7 +83,7 @@ pub enum ErrorKind {
 
 impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.url, self.reason)
+        write!(f, "{}: {}", redact(&self.url), redact(&self.reason))
     }
 }
 
@@ -74,8 +91,8 @@ impl std::error::Error for Error {}
 
 fn err(url: &str, reason: impl Into<String>) -> Error {
     Error {
-        url: url.to_string(),
-        reason: reason.into(),
+        url: redact(url).into_owned(),
+        reason: redact(&reason.into()).into_owned(),
         kind: ErrorKind::Other,
     }
 }
@@ -83,7 +100,7 @@ fn err(url: &str, reason: impl Into<String>) -> Error {
 /// An object-store failure on `url`, its kind kept.
 fn store_err(url: &str, e: &object_store::Error) -> Error {
     Error {
-        url: url.to_string(),
+        url: redact(url).into_owned(),
         reason: reason(e),
         kind: match e {
             object_store::Error::NotFound { .. } => ErrorKind::NotFound,
@@ -129,9 +146,28 @@ pub fn set_options(options: Vec<(String, String)>) -> Result<(), String> {
             ));
         }
     }
+    for (k, v) in &options {
+        if redact::is_secret_key(k) {
+            redact::remember(v);
+        }
+    }
     OPTIONS
         .set(options)
         .map_err(|_| "storage options were already set".to_string())
+}
+
+static TIMEOUTS: OnceLock<Timeouts> = OnceLock::new();
+
+/// Sets the timeouts of every request (the binary's `--store-timeout`);
+/// call once, before the first URL is read. Default: [`Timeouts::DEFAULT`].
+pub fn set_timeouts(t: Timeouts) -> Result<(), String> {
+    TIMEOUTS
+        .set(t)
+        .map_err(|_| "store timeouts were already set".to_string())
+}
+
+fn timeouts() -> Timeouts {
+    TIMEOUTS.get().copied().unwrap_or(Timeouts::DEFAULT)
 }
 
 fn options() -> &'static [(String, String)] {
@@ -162,38 +198,65 @@ fn retry() -> RetryConfig {
             max_backoff: Duration::from_secs(2),
             base: 2.0,
         },
-        max_retries: 3,
-        retry_timeout: Duration::from_secs(20),
+        max_retries: http::MAX_RETRIES,
+        retry_timeout: http::RETRY_WINDOW,
     }
 }
 
 /// A parsed object-store URL: the store it lives on and the key.
 struct Target {
-    /// `scheme://authority`, the key of the store cache.
+    /// `scheme://authority` without credentials, the key of the store
+    /// cache and of the credentials given in URLs.
     store_key: String,
     scheme: String,
     path: StorePath,
+    /// The URL as given, without its credentials: what is printed and
+    /// what the objects under it are named from.
+    clean: String,
 }
 
+/// The URL parsed, its credentials (user info, a SAS query) taken out and
+/// remembered for its store ([`creds`]); refused when they cannot be used.
 fn target(s: &str) -> Result<Target, Error> {
     let u = url::Url::parse(s).map_err(|e| err(s, format!("not a valid URL: {e}")))?;
     let scheme = u.scheme().to_ascii_lowercase();
-    let authority = u.authority();
+    let (u, found) = creds::take(&scheme, u).map_err(|reason| err(s, reason))?;
+    let authority = u.authority().to_string();
     if authority.is_empty() {
         return Err(err(s, "the URL names no bucket or container"));
     }
+    let clean = if found.is_some() {
+        u.to_string()
+    } else {
+        s.to_string()
+    };
     let path = StorePath::from_url_path(u.path())
-        .map_err(|e| err(s, format!("not a valid object path: {e}")))?;
+        .map_err(|e| err(&clean, format!("not a valid object path: {e}")))?;
+    let store_key = format!("{scheme}://{authority}");
+    if let Some(c) = found {
+        creds::register(&store_key, c).map_err(|reason| err(&clean, reason))?;
+    }
     Ok(Target {
-        store_key: format!("{scheme}://{authority}"),
+        store_key,
         scheme,
         path,
+        clean,
     })
+}
+
+/// The URL as it may be printed and kept: without the credentials it
+/// carries, which are remembered for its store and used for its requests
+/// (`s3://KEY:SECRET@bucket/…`: that access key; `az://c/p?sv=…&sig=…`:
+/// that SAS). Credentials that cannot be used (a presigned S3 URL, a
+/// password in an `az://` URL, …) are an error naming them (hidden).
+/// Idempotent: a URL without credentials is returned as is.
+pub fn accept(url: &str) -> Result<String, Error> {
+    target(url).map(|t| t.clean)
 }
 
 /// The client settings (connect timeout, no whole-request timeout: a big
 /// object's body may take longer than any fixed bound; a stalled one is cut
-/// by the connection) with the client keys of the environment (`prefix`:
+/// by the idle-body timeout of [`http::Timed`]) with the client keys of the environment (`prefix`:
 /// `AWS_ALLOW_HTTP`, ...) and of the storage options applied on top.
 /// `with_client_options` replaces the builder's client settings, so the
 /// environment's client keys are merged here first.
@@ -202,7 +265,7 @@ fn client_options<K: std::str::FromStr>(
     client_key: impl Fn(K) -> Option<object_store::ClientConfigKey>,
 ) -> ClientOptions {
     let mut c = ClientOptions::new()
-        .with_connect_timeout(Duration::from_secs(5))
+        .with_connect_timeout(timeouts().connect)
         .with_timeout_disabled();
     let env = std::env::vars().filter(|(k, _)| k.starts_with(prefix));
     for (k, v) in env.chain(options().iter().cloned()) {
@@ -218,10 +281,10 @@ fn client_options<K: std::str::FromStr>(
     c
 }
 
-/// A builder from the environment, the URL, the client settings and the
-/// storage options (those its config keys name).
+/// A builder from the environment, the URL, the client settings, the
+/// storage options (those its config keys name) and the timed connector.
 macro_rules! configured {
-    ($builder:ty, $key:ident, $prefix:literal, $url:expr) => {{
+    ($builder:ty, $key:ident, $prefix:literal, $url:expr, $timed:expr) => {{
         let client = client_options::<$key>($prefix, |k| match k {
             $key::Client(c) => Some(c),
             _ => None,
@@ -229,66 +292,122 @@ macro_rules! configured {
         let mut b = <$builder>::from_env()
             .with_url($url)
             .with_client_options(client)
-            .with_retry(retry());
+            .with_retry(retry())
+            .with_http_connector($timed);
         for (k, v) in options() {
             if let Ok(key) = k.to_ascii_lowercase().parse::<$key>() {
                 b = b.with_config(key, v);
             }
         }
-        b.build().map(|s| Arc::new(s) as Arc<dyn ObjectStore>)
+        b
     }};
 }
 
 fn build(t: &Target, url: &str) -> Result<Arc<dyn ObjectStore>, Error> {
-    let built = match t.scheme.as_str() {
-        "s3" | "s3a" => configured!(AmazonS3Builder, AmazonS3ConfigKey, "AWS_", &t.store_key),
+    let given = creds::given(&t.store_key);
+    let timed = |metadata: Vec<String>| http::Timed {
+        store: t.store_key.clone(),
+        timeouts: timeouts(),
+        metadata,
+    };
+    let failed = |e: object_store::Error| err(url, reason(&e));
+    match t.scheme.as_str() {
+        "s3" | "s3a" => {
+            let mut b = configured!(
+                AmazonS3Builder,
+                AmazonS3ConfigKey,
+                "AWS_",
+                &t.store_key,
+                timed(vec![])
+            );
+            if let Some(creds::Given::S3 { key_id, secret }) = &given {
+                b = b.with_access_key_id(key_id).with_secret_access_key(secret);
+            }
+            let metadata = creds::check_s3(&b).map_err(|r| err(url, r))?;
+            if let Some(ep) = &metadata {
+                b = b.with_http_connector(timed(vec![creds::authority(ep)]));
+            }
+            let s = Arc::new(b.build().map_err(failed)?);
+            if let Some(ep) = metadata {
+                creds::fetch(url, &ep, creds::S3_MISSING, s.credentials().as_ref())?;
+            }
+            Ok(s as Arc<dyn ObjectStore>)
+        }
         "az" | "azure" | "abfs" | "abfss" => {
-            configured!(
+            let mut b = configured!(
                 MicrosoftAzureBuilder,
                 AzureConfigKey,
                 "AZURE_",
-                &t.store_key
-            )
+                &t.store_key,
+                timed(vec![])
+            );
+            let sas = matches!(given, Some(creds::Given::Sas(_)));
+            if let Some(creds::Given::Sas(pairs)) = given {
+                b = b.with_credentials(Arc::new(object_store::StaticCredentialProvider::new(
+                    object_store::azure::AzureCredential::SASToken(pairs),
+                )));
+            }
+            let account_in_url = matches!(t.scheme.as_str(), "abfs" | "abfss")
+                && t.store_key
+                    .rsplit('@')
+                    .next()
+                    .is_some_and(|h| h.contains('.'));
+            let metadata = creds::check_azure(&b, sas, account_in_url).map_err(|r| err(url, r))?;
+            if let Some(ep) = &metadata {
+                b = b.with_http_connector(timed(vec![creds::authority(ep)]));
+            }
+            let s = Arc::new(b.build().map_err(failed)?);
+            if let Some(ep) = metadata {
+                creds::fetch(url, &ep, creds::AZURE_MISSING, s.credentials().as_ref())?;
+            }
+            Ok(s as Arc<dyn ObjectStore>)
         }
-        "gs" => configured!(
-            GoogleCloudStorageBuilder,
-            GoogleConfigKey,
-            "GOOGLE_",
-            &t.store_key
-        ),
-        other => return Err(err(url, format!("unsupported URL scheme `{other}://`"))),
-    };
-    built.map_err(|e| err(url, reason(&e)))
+        "gs" => {
+            let metadata = vec![
+                "169.254.169.254".to_string(),
+                "metadata.google.internal".to_string(),
+            ];
+            configured!(
+                GoogleCloudStorageBuilder,
+                GoogleConfigKey,
+                "GOOGLE_",
+                &t.store_key,
+                timed(metadata)
+            )
+            .build()
+            .map(|s| Arc::new(s) as Arc<dyn ObjectStore>)
+            .map_err(failed)
+        }
+        other => Err(err(url, format!("unsupported URL scheme `{other}://`"))),
+    }
 }
 
 /// The store for a URL, built once per `scheme://authority`.
+/// A store that could not be built is remembered too (its reason said
+/// for each URL on it), so its checks and a metadata lookup run once.
 fn store(t: &Target, url: &str) -> Result<Arc<dyn ObjectStore>, Error> {
-    static STORES: OnceLock<Mutex<HashMap<String, Arc<dyn ObjectStore>>>> = OnceLock::new();
+    type Built = Result<Arc<dyn ObjectStore>, String>;
+    static STORES: OnceLock<Mutex<HashMap<String, Built>>> = OnceLock::new();
     let stores = STORES.get_or_init(Default::default);
-    if let Some(s) = stores
-        .lock()
-        .ok()
-        .and_then(|m| m.get(&t.store_key).cloned())
-    {
-        return Ok(s);
-    }
-    let s = build(t, url)?;
-    if let Ok(mut m) = stores.lock() {
-        m.insert(t.store_key.clone(), Arc::clone(&s));
-    }
-    Ok(s)
+    // Credentials a URL gave later make another store.
+    let key = format!("{}#{}", t.store_key, creds::given(&t.store_key).is_some());
+    let known = stores.lock().ok().and_then(|m| m.get(&key).cloned());
+    let built = match known {
+        Some(b) => b,
+        None => {
+            let b = build(t, url).map_err(|e| e.reason);
+            if let Ok(mut m) = stores.lock() {
+                m.insert(key, b.clone());
+            }
+            b
+        }
+    };
+    built.map_err(|r| err(url, r))
 }
 
 /// Why an object-store call failed, in a few words, with the server's own
 /// message where there is one.
 fn reason(e: &object_store::Error) -> String {
-    let innermost = |e: &dyn std::error::Error| {
-        let mut cur = e;
-        while let Some(next) = cur.source() {
-            cur = next;
-        }
-        cur.to_string()
-    };
     let text = match e {
         object_store::Error::NotFound { source, .. } => {
             format!("not found ({})", innermost(source.as_ref()))
@@ -311,7 +430,16 @@ fn reason(e: &object_store::Error) -> String {
             }
         }
     };
-    condense(&text)
+    redact(&condense(&text)).into_owned()
+}
+
+/// The innermost cause of an error chain, in its own words.
+pub(crate) fn innermost(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut cur = e;
+    while let Some(next) = cur.source() {
+        cur = next;
+    }
+    cur.to_string()
 }
 
 /// One line, and not a whole XML error document: the server's error code
@@ -370,6 +498,7 @@ pub enum Found {
 /// error, as is a missing bucket or a refused request.
 pub fn locate(url: &str) -> Result<Found, Error> {
     let t = target(url)?;
+    let url = t.clean.as_str();
     let s = store(&t, url)?;
     let rt = runtime().map_err(|r| err(url, r))?;
     if !t.path.as_ref().is_empty() && !url.ends_with('/') {
@@ -392,6 +521,7 @@ pub fn locate(url: &str) -> Result<Found, Error> {
 /// `s3://b/t/...`, never `s3://b/t2/...`.
 pub fn list(url: &str) -> Result<Vec<Listed>, Error> {
     let t = target(url)?;
+    let url = t.clean.as_str();
     let s = store(&t, url)?;
     let rt = runtime().map_err(|r| err(url, r))?;
     list_in(&t, &s, rt, url)
@@ -429,6 +559,7 @@ fn list_in(
 /// an error of kind [`ErrorKind::NotFound`].
 pub fn size(url: &str) -> Result<u64, Error> {
     let t = target(url)?;
+    let url = t.clean.as_str();
     let s = store(&t, url)?;
     let rt = runtime().map_err(|r| err(url, r))?;
     rt.block_on(s.head(&t.path))
@@ -443,6 +574,7 @@ pub fn size(url: &str) -> Result<u64, Error> {
 /// while read is refused too).
 pub fn read_capped(url: &str, cap: u64) -> Result<Vec<u8>, Error> {
     let t = target(url)?;
+    let url = t.clean.as_str();
     let s = store(&t, url)?;
     let rt = runtime().map_err(|r| err(url, r))?;
     let too_large = |size: u64| Error {
@@ -477,6 +609,7 @@ pub fn read_range(url: &str, range: std::ops::Range<u64>) -> Result<Vec<u8>, Err
         return Ok(Vec::new());
     }
     let t = target(url)?;
+    let url = t.clean.as_str();
     let s = store(&t, url)?;
     let rt = runtime().map_err(|r| err(url, r))?;
     let want = range.end - range.start;
@@ -500,6 +633,7 @@ pub fn read_range(url: &str, range: std::ops::Range<u64>) -> Result<Vec<u8>, Err
 /// Streams one object: a GET whose body is read as it arrives.
 pub fn open(url: &str) -> Result<ObjectReader, Error> {
     let t = target(url)?;
+    let url = t.clean.as_str();
     let s = store(&t, url)?;
     let rt = runtime().map_err(|r| err(url, r))?;
     let got = rt
@@ -585,6 +719,53 @@ mod tests {
             e.to_string(),
             "s3:///key: the URL names no bucket or container"
         );
+    }
+
+    #[test]
+    fn credentials_in_urls_are_taken_out_or_refused() {
+        use super::{accept, creds};
+        assert_eq!(
+            accept("s3://AKIAUNITTEST01:unit%2Fsecret%2Bx@unit-bucket/a/b").unwrap(),
+            "s3://unit-bucket/a/b"
+        );
+        assert_eq!(
+            creds::given("s3://unit-bucket"),
+            Some(creds::Given::S3 {
+                key_id: "AKIAUNITTEST01".into(),
+                secret: "unit/secret+x".into()
+            })
+        );
+        // Other credentials for the same bucket in the same run: refused.
+        let e = accept("s3://AKIAUNITTEST02:other-secret@unit-bucket/c").unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("s3://unit-bucket/c: other credentials"),
+            "{e}"
+        );
+        assert_eq!(
+            accept("abfss://logs@acct.dfs.core.windows.net/p?sv=2022-11-02&sp=rl&sig=unitsig0123456789")
+                .unwrap(),
+            "abfss://logs@acct.dfs.core.windows.net/p"
+        );
+        assert!(matches!(
+            creds::given("abfss://logs@acct.dfs.core.windows.net"),
+            Some(creds::Given::Sas(p)) if p.iter().any(|(k, v)| k == "sig" && v == "unitsig0123456789")
+        ));
+        for (bad, why) in [
+            ("s3://b/k?X-Amz-Signature=abcdef0123456789", "presigned"),
+            ("s3://AKIAONLYKEY@b/k", "not both"),
+            ("az://user:pw@c/p", "user info"),
+            ("az://c/p?comp=list", "not a SAS"),
+            ("gs://u:p@b/k", "not used"),
+        ] {
+            let e = accept(bad).unwrap_err().to_string();
+            assert!(e.contains(why), "{bad}: {e}");
+            assert!(
+                !e.contains("abcdef0123456789") && !e.contains(":pw@"),
+                "{e}"
+            );
+        }
+        assert_eq!(accept("s3://b/k").unwrap(), "s3://b/k");
     }
 
     #[test]

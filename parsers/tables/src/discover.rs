@@ -335,8 +335,19 @@ fn walk_tree(t: &Tree, dir: &Path, w: &mut Walk) -> usize {
     loose
 }
 
-/// Find the tables behind one object-store URL.
+/// Find the tables behind one object-store URL (without the credentials
+/// it may carry: they are used for its requests, never shown).
 fn discover_url(url: &str, w: &mut Walk) {
+    let url = match stores::accept(url) {
+        Ok(u) => u,
+        Err(e) => {
+            let shown = PathBuf::from(&e.url);
+            w.errors
+                .push(crate::source::remote_err(&shown, e, u64::MAX));
+            return;
+        }
+    };
+    let url = url.as_str();
     let base = url.trim_end_matches('/');
     let shown = Path::new(base);
     let list = match stores::locate(url) {

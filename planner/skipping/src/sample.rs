@@ -92,7 +92,13 @@ fn local_file(t: &TableState, f: &DataFile, allow_outside: bool) -> Result<PathB
         // The metadata's absolute paths name the declared location, or the
         // table's own directory when it is read in place (absolute, even
         // when the user gave a relative path).
+        // A table on an object store is at its URL (`s3://…`, never
+        // `file:s3://…`); a local one at its canonical `file:` path.
         let declared = t.declared_location.clone().unwrap_or_else(|| {
+            let shown = t.location.display().to_string();
+            if shown.contains("://") {
+                return shown;
+            }
             let here = std::fs::canonicalize(&t.location).unwrap_or_else(|_| t.location.clone());
             format!("file:{}", here.display())
         });
@@ -347,6 +353,35 @@ mod tests {
             PathBuf::from("/w/t/data/x.parquet")
         );
         assert!(local_file(&t, &f("s3://b/other/x.parquet"), false).is_err());
+    }
+
+    /// A table on a store is named by its URL in the error, not as a
+    /// local `file:` path (issue 29: `file:s3://…`).
+    #[test]
+    fn a_store_table_is_named_by_its_url() {
+        let t = TableState {
+            location: PathBuf::from("s3://logs/wh/t"),
+            ..TableState::default()
+        };
+        let f = |p: &str| DataFile {
+            partition: 0,
+            size: 1,
+            rows: None,
+            seq: 0,
+            clustered: false,
+            path: Some(p.into()),
+            deletes: None,
+            stats: None,
+        };
+        assert_eq!(
+            local_file(&t, &f("s3://logs/wh/t/data/x.parquet")).unwrap(),
+            PathBuf::from("s3://logs/wh/t/data/x.parquet")
+        );
+        let e = local_file(&t, &f("s3://other/t/x.parquet")).unwrap_err();
+        assert_eq!(
+            e,
+            "s3://other/t/x.parquet is outside the table's location s3://logs/wh/t"
+        );
     }
 
     #[test]
