@@ -374,10 +374,10 @@ mod tests {
             stats: None,
         };
         assert_eq!(
-            local_file(&t, &f("s3://logs/wh/t/data/x.parquet")).unwrap(),
+            local_file(&t, &f("s3://logs/wh/t/data/x.parquet"), false).unwrap(),
             PathBuf::from("s3://logs/wh/t/data/x.parquet")
         );
-        let e = local_file(&t, &f("s3://other/t/x.parquet")).unwrap_err();
+        let e = local_file(&t, &f("s3://other/t/x.parquet"), false).unwrap_err();
         assert_eq!(
             e,
             "s3://other/t/x.parquet is outside the table's location s3://logs/wh/t"
