@@ -25,10 +25,12 @@ fn every_bad_input_is_reported_and_the_good_one_still_read() {
         "tpch-default/eventlog_v2_local-1796009792357/events_1_local-1796009792357.zstd",
     ))
     .unwrap();
+    // Cut mid-frame: a stream zstd cannot finish. (Bytes flipped inside a
+    // frame without a checksum decode to other text; where that text lies
+    // in an event lakeaudit never parses, such as a superseded AQE plan,
+    // it is not seen, and changes nothing the outputs hold.)
     let n = zst.len();
-    for b in &mut zst[n / 2..n / 2 + 64] {
-        *b ^= 0x5a;
-    }
+    zst.truncate(n / 2);
     let corrupt = w("app-corrupt.zstd", &zst);
     let missing = format!("{dir}/does-not-exist");
     let good = logs("tpch-extended");

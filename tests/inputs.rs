@@ -203,3 +203,40 @@ fn reserialised_json_gives_the_same_records() {
     let plain = ok(&["queries", &file_in("spark4-plain", "03630")]);
     assert_eq!(without_log(&o.stdout), without_log(plain.as_bytes()));
 }
+
+/// A directory search names what it passes over (issue 32.8): a cut lz4
+/// log and a `.log` that holds no events each get a warning with the
+/// reason, the files that are plainly not logs one line, and the good log
+/// is read as alone.
+#[test]
+fn a_directory_search_names_the_files_it_skips() {
+    let dir = std::env::temp_dir().join(format!("lakeaudit-skipped-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let lz4 = std::fs::read(file_in("spark35-lz4", ".lz4")).unwrap();
+    std::fs::write(dir.join("trunc.lz4"), &lz4[..lz4.len().min(200)]).unwrap();
+    std::fs::write(dir.join("broken.log"), "not an event\n").unwrap();
+    std::fs::write(dir.join("README.md"), "# logs\n").unwrap();
+    let good = file_in("spark4-plain", "local-1796017603630");
+    std::fs::copy(&good, dir.join("local-1796017603630")).unwrap();
+    let o = run(&["queries", &dir.display().to_string()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let line = |name: &str| {
+        err.lines()
+            .find(|l| l.starts_with("lakeaudit: warning: skipped ") && l.contains(name))
+            .unwrap_or_else(|| panic!("no warning names {name}:\n{err}"))
+            .to_string()
+    };
+    assert!(line("trunc.lz4").contains("do not decode"), "{err}");
+    assert!(line("broken.log").contains("not an event log"), "{err}");
+    assert!(
+        line("README.md").contains("1 file(s) that are not event logs"),
+        "{err}"
+    );
+    assert_eq!(
+        without_log(&o.stdout),
+        without_log(ok(&["queries", &good]).as_bytes())
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -347,6 +347,12 @@ fn read_lines<T>(
                 st.summary.lines += 1;
                 let truncated = info.truncated;
                 let outcome = match classify_any(line) {
+                    // A compact line is read by key or skipped unparsed:
+                    // a byte JSON never holds raw (a control byte, as a
+                    // corrupt compressed stream decodes to) is still found.
+                    Ok((_, Form::Compact)) if has_control_byte(line) => Err(
+                        "not a JSON event: it holds a control byte (a corrupt stream?)".to_string(),
+                    ),
                     Ok((k, form)) => {
                         counts[k as usize] = counts[k as usize].saturating_add(1);
                         st.handle(k, form, line, info)
@@ -899,6 +905,16 @@ impl<T> Finisher<'_, T> {
 /// Read an application and keep plain records.
 pub fn read_records(input: &LogInput, opts: &ReadOptions) -> AppResult<QueryRecord> {
     read_app(input, opts, |r, _| r)
+}
+
+/// Whether `line` holds a byte below 0x20: JSON allows none raw (only
+/// white space between tokens, which Spark's compact lines do not have).
+/// Checked 64 bytes at a time so that the compiler vectorises it.
+fn has_control_byte(line: &[u8]) -> bool {
+    // A CRLF log's carriage return is white space after the object.
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    line.chunks(64)
+        .any(|c| c.iter().fold(false, |seen, &b| seen | (b < 0x20)))
 }
 
 #[cfg(test)]
