@@ -158,10 +158,10 @@ same edges-windows.csv edges "${inputs[@]}" --window 7d --format csv -- edges --
 refused() { # WHAT EXPECTED-MESSAGE ARGS...
   local what="$1" msg="$2"; shift 2
   set +e
-  "$bin" "$@" -o "$tmp/refused.out" > /dev/null 2> "$tmp/refused.err"
+  "$bin" "$@" -o "$tmp/refused-output" > /dev/null 2> "$tmp/refused.err"
   local code=$?
   set -e
-  if [ "$code" = 2 ] && grep -qF -- "$msg" "$tmp/refused.err" && [ ! -e "$tmp/refused.out" ]; then
+  if [ "$code" = 2 ] && grep -qF -- "$msg" "$tmp/refused.err" && [ ! -e "$tmp/refused-output" ]; then
     echo "test-spark: --aggregates refuses $what: $(head -1 "$tmp/refused.err")"
   else
     echo "test-spark: FAILED: --aggregates with $what: exit $code, expected 2 and \"$msg\":"
