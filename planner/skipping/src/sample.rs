@@ -325,13 +325,9 @@ fn read_file(
 mod tests {
     use super::*;
 
-    #[test]
-    fn paths_stay_inside_the_table() {
-        let mut t = TableState {
-            location: PathBuf::from("/w/t"),
-            ..TableState::default()
-        };
-        let f = |p: &str| DataFile {
+    /// A data file of the metadata at path `p`.
+    fn data_file(p: &str) -> DataFile {
+        DataFile {
             partition: 0,
             size: 1,
             rows: None,
@@ -340,7 +336,16 @@ mod tests {
             path: Some(p.into()),
             deletes: None,
             stats: None,
+        }
+    }
+
+    #[test]
+    fn paths_stay_inside_the_table() {
+        let mut t = TableState {
+            location: PathBuf::from("/w/t"),
+            ..TableState::default()
         };
+        let f = data_file;
         assert_eq!(
             local_file(&t, &f("d%3D1/part-0.parquet"), false).unwrap(),
             PathBuf::from("/w/t/d=1/part-0.parquet")
@@ -363,16 +368,7 @@ mod tests {
             location: PathBuf::from("s3://logs/wh/t"),
             ..TableState::default()
         };
-        let f = |p: &str| DataFile {
-            partition: 0,
-            size: 1,
-            rows: None,
-            seq: 0,
-            clustered: false,
-            path: Some(p.into()),
-            deletes: None,
-            stats: None,
-        };
+        let f = data_file;
         assert_eq!(
             local_file(&t, &f("s3://logs/wh/t/data/x.parquet"), false).unwrap(),
             PathBuf::from("s3://logs/wh/t/data/x.parquet")
@@ -400,16 +396,7 @@ mod tests {
             "file://{}/data/x.parquet",
             dir.canonicalize().unwrap().display()
         );
-        let f = DataFile {
-            partition: 0,
-            size: 1,
-            rows: None,
-            seq: 0,
-            clustered: false,
-            path: Some(abs.into()),
-            deletes: None,
-            stats: None,
-        };
+        let f = data_file(&abs);
         assert_eq!(
             local_file(&t, &f, false).unwrap(),
             rel.join("data/x.parquet")
