@@ -110,21 +110,26 @@ pub fn planning<'a>(
     // `--pricing assumed`); nothing without `--tables`.
     let priced = args.pricing == Pricing::Measured;
     let (whatif, measured) = match tables.read.take() {
-        Some(r) => data
-            .in_memory(|d| skipping::workload::measure(d, r, priced, score.allow_outside_table))?,
+        Some(r) => data.in_memory(|d| {
+            skipping::workload::measure(
+                d,
+                r,
+                priced,
+                score.allow_outside_table,
+                (args.rewriter, args.target_size),
+            )
+        })?,
         None => Default::default(),
     };
     let folded = fold(data, score, &tables.stats, Some(&args.window), keep, also)?;
     let latest = folded.edges.latest();
     let profiles = folded.scans.sizes.profiles(&tables.stats);
-    let planned = planner::plan_window(
-        latest,
-        profiles,
-        args.config()?,
-        args.algorithm(),
-        &measured,
-    )
-    .context("planning failed")?;
+    let mut config = args.config()?;
+    if args.min_table_size.is_none() {
+        planner::leave_alone_one_file_rewrites(&mut config, &measured);
+    }
+    let planned = planner::plan_window(latest, profiles, config, args.algorithm(), &measured)
+        .context("planning failed")?;
     let money = report::Money {
         window_ms: parse_duration(&args.window)?,
         executor_ms: planner::savings::executor_ms(latest, &planned, &measured),

@@ -82,11 +82,22 @@ pub struct PlanArgs {
     /// Price of one executor hour (task run time), to show savings in money.
     #[arg(long, value_name = "PRICE", value_parser = crate::cli::non_negative, allow_hyphen_values = true)]
     pub cost_per_hour: Option<f64>,
-    /// Leave alone every table smaller than this: rewritten it is one file
-    /// (Delta OPTIMIZE's 1 GiB `maxFileSize`), and clustering skips files,
-    /// not rows inside one. `0` plans every table.
-    #[arg(long, value_name = "BYTES", default_value = "1GiB", value_parser = crate::cli::size, allow_hyphen_values = true)]
-    pub min_table_size: u64,
+    /// Leave alone every table smaller than this. Default: a table
+    /// audited with `--tables` is left alone when its rewrite (by
+    /// `--rewriter`, at its target size) makes fewer than two files, since
+    /// clustering skips files, not rows inside one; a table known only
+    /// from the logs below 1 GiB (Delta OPTIMIZE's `maxFileSize`). `0`
+    /// plans every table.
+    #[arg(long, value_name = "BYTES", value_parser = crate::cli::size, allow_hyphen_values = true)]
+    pub min_table_size: Option<u64>,
+    /// The engine whose rewrite the audited tables' layouts are priced
+    /// by (see `lakeaudit whatif --rewriter`).
+    #[arg(long, value_enum, default_value_t = skipping::rewriter::RewriterChoice::Auto)]
+    pub rewriter: skipping::rewriter::RewriterChoice,
+    /// The file size that rewrite writes towards (`128MB`); default: the
+    /// table's property, else the rewriter's default.
+    #[arg(long, value_name = "BYTES", value_parser = crate::cli::positive_size, allow_hyphen_values = true)]
+    pub target_size: Option<u64>,
     /// How the tables given with `--tables` are priced: `measured` (what
     /// their scans would skip on a min/max engine, simulated from their
     /// statistics and rows; joins skip nothing by themselves there) or
@@ -97,6 +108,11 @@ pub struct PlanArgs {
     #[arg(long, value_enum, default_value_t = planner::Pricing::Measured)]
     pub pricing: planner::Pricing,
 }
+
+/// The size below which a table known only from the logs is left alone
+/// by default: Delta OPTIMIZE's `maxFileSize`, under which its rewrite is
+/// one file.
+pub const DEFAULT_MIN_TABLE_BYTES: u64 = skipping::rewriter::SPARK_DELTA_TARGET;
 
 impl PlanArgs {
     /// The planner settings these flags give.
@@ -110,7 +126,11 @@ impl PlanArgs {
             storage_budget: self.storage_budget,
             include_broadcast: self.include_broadcast,
             max_cluster_columns: 4,
-            min_table_bytes: Some(self.min_table_size).filter(|&b| b > 0),
+            min_table_bytes: match self.min_table_size {
+                Some(b) => Some(b).filter(|&b| b > 0),
+                None => Some(DEFAULT_MIN_TABLE_BYTES),
+            },
+            sized_by_rewrite: Default::default(),
             left_alone: Default::default(),
         })
     }

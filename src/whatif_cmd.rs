@@ -7,6 +7,7 @@ use crate::output::{self, Format};
 use crate::pipeline;
 use crate::report_problems;
 use anyhow::Result;
+use skipping::rewriter::RewriterChoice;
 use skipping::workload::{
     read_tables, rows_of, EngineChoice, Layouts, Options, DEFAULT_BUILD_ROWS, DEFAULT_SAMPLE_ROWS,
 };
@@ -32,6 +33,8 @@ impl WhatifArgs {
             sample_rows: self.sample_rows,
             current_only: self.current_only,
             allow_outside_table: self.allow_outside_table,
+            rewriter: self.rewriter,
+            target_size: self.target_size,
         }
     }
 }
@@ -71,6 +74,17 @@ pub struct WhatifArgs {
     /// Only the current layout: no simulation (reads no data files).
     #[arg(long, conflicts_with = "layout")]
     pub current_only: bool,
+    /// The engine whose rewrite each layout predicts: its curve and the
+    /// file size it writes (`auto`: Iceberg tables `iceberg-spark`; Delta
+    /// tables `databricks` when the logs come from a Databricks runtime,
+    /// else `spark-delta`).
+    #[arg(long, value_enum, default_value_t = RewriterChoice::Auto)]
+    pub rewriter: RewriterChoice,
+    /// The file size the rewrite writes towards (`128MB`, a byte count);
+    /// default: the table's property (`delta.targetFileSize`,
+    /// `write.target-file-size-bytes`), else the rewriter's default.
+    #[arg(long, value_name = "BYTES", value_parser = cli::positive_size, allow_hyphen_values = true)]
+    pub target_size: Option<u64>,
 }
 
 /// Run the command; returns whether some input failed.

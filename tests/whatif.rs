@@ -2,6 +2,9 @@
 //! `tests/data/skipping` (TPC-H SF 0.005 by deltalake, random and date
 //! layouts), the Spark 4.0.1 event log of the 22 queries, and the files
 //! DuckDB's Delta extension scanned for each (`scripts/skipping/make_fixture.sh`).
+//! deltalake wrote the tables at 80 KiB files, so every simulated layout is
+//! predicted for delta-rs at that size (`--rewriter delta-rs --target-size
+//! 81920`): the rewrite that produced the date layout.
 
 #[allow(dead_code)]
 mod common;
@@ -79,6 +82,10 @@ fn current_layouts_skip_exactly_the_files_duckdb_skips() {
             &events(),
             "--tables",
             &at(&format!("delta/{layout}")),
+            "--rewriter",
+            "delta-rs",
+            "--target-size",
+            "81920",
             "--current-only",
             "--format",
             "jsonl",
@@ -129,6 +136,10 @@ fn a_layout_predicted_before_the_rewrite_is_within_ten_percent_of_the_real_one()
         &events(),
         "--tables",
         &at("delta/random"),
+        "--rewriter",
+        "delta-rs",
+        "--target-size",
+        "81920",
         "--layout",
         "lineitem=l_shipdate;orders=o_orderdate",
         "--format",
@@ -180,6 +191,10 @@ fn generated_candidates_include_the_filtered_date_columns() {
         &events(),
         "--tables",
         &at("delta/random"),
+        "--rewriter",
+        "delta-rs",
+        "--target-size",
+        "81920",
         "--format",
         "jsonl",
     ]);
@@ -257,6 +272,10 @@ fn a_bad_layout_flag_is_a_usage_error() {
             &events(),
             "--tables",
             &at("delta/random"),
+            "--rewriter",
+            "delta-rs",
+            "--target-size",
+            "81920",
             "--layout",
             bad,
         ]);
@@ -287,6 +306,10 @@ fn the_plan_prices_audited_tables_by_what_their_scans_would_skip() {
         &events(),
         "--tables",
         &at("delta/random"),
+        "--rewriter",
+        "delta-rs",
+        "--target-size",
+        "81920",
         "--min-table-size",
         "0",
         "--format",
@@ -317,6 +340,10 @@ fn the_plan_prices_audited_tables_by_what_their_scans_would_skip() {
         &events(),
         "--tables",
         &at("delta/random"),
+        "--rewriter",
+        "delta-rs",
+        "--target-size",
+        "81920",
         "--min-table-size",
         "0",
     ]);
@@ -328,7 +355,7 @@ fn the_plan_prices_audited_tables_by_what_their_scans_would_skip() {
     // serves the executions that scan the table, and saves files and bytes.
     assert!(!text.contains("its filters  JIS"), "{text}");
     assert!(
-        text.contains("  serves its filters: 14 execution(s) scan it this window; predicted to read 84 fewer file(s) (240 → 156) and save 7.7 MiB/window"),
+        text.contains("  serves its filters: 14 execution(s) scan it this window; predicted to read 85 fewer file(s) (240 → 155) and save 7.8 MiB/window"),
         "{text}"
     );
 }
@@ -343,6 +370,10 @@ fn analyze_writes_skipping_and_layout_quality_that_tell_sorted_from_random() {
             &events(),
             "--tables",
             &at(&format!("delta/{layout}")),
+            "--rewriter",
+            "delta-rs",
+            "--target-size",
+            "81920",
             "--min-table-size",
             "0",
             "--out",

@@ -120,6 +120,34 @@ pub fn plan_with(
     Ok(p.to_plan(&x, algorithm.name()))
 }
 
+/// Size the audited tables by their simulated rewrites instead of
+/// [`PlannerConfig::min_table_bytes`]: each table with measured keys is
+/// left alone when none of its rewrites makes two files or more
+/// ([`LeaveAlone::OneFileRewrite`]).
+pub fn leave_alone_one_file_rewrites(config: &mut PlannerConfig, measured: &[MeasuredKey]) {
+    let mut by_table: std::collections::BTreeMap<&str, Vec<&MeasuredKey>> = Default::default();
+    for m in measured {
+        by_table.entry(m.table.as_str()).or_default().push(m);
+    }
+    for (table, keys) in by_table {
+        config.sized_by_rewrite.insert(table.to_string());
+        if keys.iter().all(|k| k.files_after < 2) {
+            let (rewriter, target) = keys
+                .iter()
+                .find_map(|k| k.rewrite.clone())
+                .unwrap_or_default();
+            config
+                .left_alone
+                .entry(table.to_string())
+                .or_insert(LeaveAlone::OneFileRewrite {
+                    rewriter,
+                    bytes: keys.iter().map(|k| k.bytes).max().unwrap_or(0),
+                    target,
+                });
+        }
+    }
+}
+
 /// `config` with the tables the planning rules keep as they are in
 /// [`PlannerConfig::left_alone`]:
 ///
@@ -140,7 +168,10 @@ pub fn settle(
 ) -> Result<PlannerConfig> {
     let mut c = config.clone();
     if let Some(min) = c.min_table_bytes {
-        for p in profiles.iter().filter(|p| p.bytes < min) {
+        for p in profiles
+            .iter()
+            .filter(|p| p.bytes < min && !c.sized_by_rewrite.contains(&p.table))
+        {
             c.left_alone
                 .entry(p.table.clone())
                 .or_insert(LeaveAlone::SmallerThanTargetFile {

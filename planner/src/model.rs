@@ -120,6 +120,10 @@ pub struct PlannerConfig {
     /// command line gives 1 GiB, Delta OPTIMIZE's `maxFileSize`).
     #[serde(default)]
     pub min_table_bytes: Option<u64>,
+    /// Tables whose size rule is their simulated rewrite's file count
+    /// (audited with `--tables`): [`Self::min_table_bytes`] does not apply
+    /// to them.
+    pub sized_by_rewrite: std::collections::BTreeSet<String>,
     /// Tables kept in their current layout, and why ([`crate::settle`]
     /// fills it); an edge that needs one of them re-laid out is skipped.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -135,6 +139,15 @@ pub enum LeaveAlone {
         /// The table's bytes.
         bytes: u64,
         /// The target file size.
+        target: u64,
+    },
+    /// Its rewrite makes fewer than two files, so no file can be skipped.
+    OneFileRewrite {
+        /// The rewriter simulated.
+        rewriter: String,
+        /// The table's bytes.
+        bytes: u64,
+        /// The rewrite's target file size.
         target: u64,
     },
     /// Its own share of the plan's saving is below its own rewrite and storage.
@@ -165,6 +178,16 @@ impl std::fmt::Display for LeaveAlone {
                 "smaller than one target file ({} < {}), so clustering has no files to skip",
                 human(*bytes as f64),
                 human(*target as f64)
+            ),
+            LeaveAlone::OneFileRewrite {
+                rewriter,
+                bytes,
+                target,
+            } => write!(
+                f,
+                "its rewrite by {rewriter} at {} files makes one file of its {}, so clustering has no files to skip",
+                human(*target as f64),
+                human(*bytes as f64)
             ),
             LeaveAlone::NegativeValue { saving, cost } => write!(
                 f,
@@ -204,6 +227,7 @@ impl Default for PlannerConfig {
             include_broadcast: false,
             max_cluster_columns: 4,
             min_table_bytes: None,
+            sized_by_rewrite: Default::default(),
             left_alone: BTreeMap::new(),
         }
     }

@@ -91,6 +91,12 @@ pub struct MeasuredKey {
     /// The engine behaviour the reads assume (`minmax`, `values`, or both
     /// joined by `+` where the executions ran on different engines).
     pub engine: String,
+    /// The files the simulated rewrite writes.
+    pub files_after: u64,
+    /// The rewriter simulated, and its target file size.
+    pub rewrite: Option<(String, u64)>,
+    /// The table's bytes.
+    pub bytes: u64,
 }
 
 /// One measured key over the window planned for.

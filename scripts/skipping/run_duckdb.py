@@ -68,9 +68,11 @@ def extension(name):
 def query_texts(qdir):
     if qdir:
         out = {}
-        for q in range(1, 23):
-            with open(os.path.join(qdir, f"q{q:02d}.sql")) as f:
-                out[q] = f.read()
+        for f in sorted(os.listdir(qdir)):
+            m = re.fullmatch(r"q(\d\d)\.sql", f)
+            if m:
+                with open(os.path.join(qdir, f)) as fh:
+                    out[int(m.group(1))] = fh.read()
         return out
     import duckdb
 
@@ -305,7 +307,14 @@ def main():
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     files = {t: delta_files(os.path.join(args.tables, t)) for t in TABLES}
     sizes = {t: sum(v.values()) for t, v in files.items()}
-    only = [int(x) for x in args.only.split(",")] if args.only else list(range(1, 23))
+    if args.only:
+        only = [int(x) for x in args.only.split(",")]
+    elif args.queries:
+        # Every qNN.sql of the directory (a workload other than TPC-H's 22).
+        only = sorted(int(m.group(1)) for f in os.listdir(args.queries)
+                      if (m := re.fullmatch(r"q(\d\d)\.sql", f)))
+    else:
+        only = list(range(1, 23))
     t_all = time.time()
     with open(args.out, "w") as out:
         for q in only:

@@ -26,7 +26,7 @@
 
 use crate::parquet_footer::read_checked;
 use polars_io::mmap::MmapBytesReader;
-use polars_io::parquet::read::FileMetadata;
+pub use polars_io::parquet::read::FileMetadata;
 use polars_parquet::parquet::compression::{decompress, Compression, DecompressionContext};
 use polars_parquet::parquet::metadata::ColumnChunkMetadata;
 use polars_parquet::parquet::schema::types::PhysicalType;
@@ -129,11 +129,22 @@ pub enum ReadError {
 /// the path. A panic inside polars on a file that passed is the caller's
 /// to catch (it costs one input).
 pub fn read_columns<R: MmapBytesReader>(
-    mut file: R,
+    file: R,
     len: u64,
     columns: &[&str],
     max_decoded: u64,
 ) -> Result<polars::prelude::DataFrame, ReadError> {
+    read_columns_and_footer(file, len, columns, max_decoded).map(|(df, _)| df)
+}
+
+/// [`read_columns`], and the file's footer (its row groups' sizes: what a
+/// rewrite of these rows would weigh).
+pub fn read_columns_and_footer<R: MmapBytesReader>(
+    mut file: R,
+    len: u64,
+    columns: &[&str],
+    max_decoded: u64,
+) -> Result<(polars::prelude::DataFrame, Arc<FileMetadata>), ReadError> {
     use polars_io::prelude::ParquetReader;
     use polars_io::SerReader;
     let meta = check_data_file(&mut file, len, columns, max_decoded).map_err(ReadError::Refused)?;
@@ -148,9 +159,10 @@ pub fn read_columns<R: MmapBytesReader>(
         .map(|n| n.to_string())
         .collect();
     let mut r = ParquetReader::new(file);
-    r.set_metadata(meta);
+    r.set_metadata(meta.clone());
     r.with_columns(Some(present))
         .finish()
+        .map(|df| (df, meta))
         .map_err(|e| ReadError::Failed(e.to_string()))
 }
 

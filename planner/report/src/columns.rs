@@ -559,6 +559,18 @@ pub fn whatif(rows: &[ScanRow], terminal: bool) -> Vec<Col> {
                 .map(|r| Some(r.engine.as_str().into()))
                 .collect(),
         ),
+        Col::Str(
+            "rewriter",
+            rows.iter()
+                .map(|r| r.rewriter.map(|w| w.as_str().into()))
+                .collect(),
+        ),
+        Col::Int(
+            "target_size",
+            rows.iter()
+                .map(|r| r.target_size.map(|n| n as i64))
+                .collect(),
+        ),
         Col::Int("files_total", int(|r| r.files_total)),
         Col::Int("files_read", int(|r| r.files_read)),
         bytes("bytes_total", |r| r.bytes_total),

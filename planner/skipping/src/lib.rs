@@ -49,6 +49,7 @@
 
 pub mod joins;
 pub mod quality;
+pub mod rewriter;
 pub mod sample;
 pub mod simulate;
 pub mod workload;
@@ -316,6 +317,10 @@ pub struct ScanRow {
     pub table_id: String,
     /// `current`, or a candidate's columns joined by `,`.
     pub layout: String,
+    /// For a simulated layout: the rewriter whose rewrite it predicts.
+    pub rewriter: Option<rewriter::Rewriter>,
+    /// For a simulated layout: the file size that rewrite writes towards.
+    pub target_size: Option<u64>,
     /// The engine behaviour.
     pub engine: Engine,
     /// Live data files of the table.

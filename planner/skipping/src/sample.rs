@@ -25,6 +25,12 @@ pub struct Sample {
     pub files_total: usize,
     /// Live rows of the table (from its metadata).
     pub rows_total: u64,
+    /// The files read: their rows and their row groups' uncompressed
+    /// bytes (the footers' `total_byte_size`: the encoded size before
+    /// compression, which delta-rs's writer measures files by).
+    pub footer_rows: u64,
+    /// See [`Sample::footer_rows`].
+    pub footer_uncompressed: u64,
     /// Files that could not be read, each named with its reason.
     pub warnings: Vec<String>,
     /// Files refused as malformed or lying about their contents (each
@@ -269,10 +275,17 @@ pub(crate) fn file_literals(
     let path = local_file(t, f, allow_outside)
         .map_err(|e| FileError::unreadable(format!("{}: {e}", t.location.display())))?;
     let small: Vec<PlSmallStr> = names.iter().map(|c| c.as_str().into()).collect();
-    let df = read_file(&t.location, &path, &small, allow_outside).map_err(|e| FileError {
-        message: format!("{}: {}", path.display(), e.message),
-        refused: e.refused,
-    })?;
+    let (df, meta) =
+        read_file(&t.location, &path, &small, allow_outside).map_err(|e| FileError {
+            message: format!("{}: {}", path.display(), e.message),
+            refused: e.refused,
+        })?;
+    s.footer_rows += meta.num_rows as u64;
+    s.footer_uncompressed += meta
+        .row_groups
+        .iter()
+        .map(|g| g.total_byte_size() as u64)
+        .sum::<u64>();
     let rows = df.height();
     for (k, name) in names.iter().enumerate() {
         let vals = df
@@ -298,7 +311,13 @@ fn read_file(
     path: &Path,
     names: &[PlSmallStr],
     allow_outside: bool,
-) -> Result<DataFrame, FileError> {
+) -> Result<
+    (
+        DataFrame,
+        std::sync::Arc<tables::parquet_guard::FileMetadata>,
+    ),
+    FileError,
+> {
     // Fault injection for the tests (debug builds only): a data file
     // whose path contains LAKEAUDIT_TEST_PANIC_ON panics as it is read,
     // as a dependency's bug on some file would.
@@ -312,7 +331,7 @@ fn read_file(
         .map_err(|e| FileError::unreadable(e.to_string()))?;
     let wanted: Vec<&str> = names.iter().map(PlSmallStr::as_str).collect();
     let max = tables::parquet_guard::MAX_DECODED;
-    tables::parquet_guard::read_columns(file, len, &wanted, max).map_err(|e| match e {
+    tables::parquet_guard::read_columns_and_footer(file, len, &wanted, max).map_err(|e| match e {
         tables::parquet_guard::ReadError::Refused(message) => FileError {
             message,
             refused: true,

@@ -5,23 +5,26 @@
 //! from the table's data files with polars, from all files or, past
 //! `max_rows`, from an evenly spread subset of whole files ([`sample`],
 //! in [`crate::sample`]).
-//! The rows are then ordered the way the rewrite orders them
-//! ([`layout`]): by the one column's value (a range sort, as Delta liquid
-//! clustering on one key and `ORDER BY` do), or for 2 to 4 columns along a
-//! Z-order curve of the columns' ranks (`OPTIMIZE ZORDER BY`, delta-rs
-//! `z_order`; liquid clustering uses a Hilbert curve, which groups values
-//! much like it). They are cut into files of the table's current rows per
-//! file (its average: a rewrite keeps the target file size, and the rows
-//! that fit in it change little), and each simulated file's min, max and
-//! null count are taken: statistics like a writer's, which
-//! [`crate::read`] evaluates as it does the real ones.
+//! The rows are then ordered the way the rewrite's engine orders them
+//! ([`layout`], [`crate::rewriter`]): by the one column's value, or for 2
+//! to 4 columns along that engine's own curve (delta-rs's and Iceberg's
+//! byte-wise Z-orders, liquid clustering's Hilbert curve over range ids).
+//! They are cut into files as the engine cuts them, at its target file
+//! size (by bytes, each sampled row standing for its share of the table's
+//! compressed bytes), and each simulated file's min, max and null count
+//! are taken: statistics like a writer's, which [`crate::read`] evaluates
+//! as it does the real ones.
 //!
 //! A partitioned table is laid out within each partition (a simulated file
 //! never spans two, as `OPTIMIZE ZORDER BY` rewrites each partition), and
 //! its files keep the partition values of the table's own files.
 
+use crate::rewriter::{
+    delta_rs_bytes, delta_rs_key, hilbert_index, iceberg_bytes, iceberg_key, Curve, Cut, Rewrite,
+    DELTA_RS_WRITE_BATCH, RANGE_IDS,
+};
 pub use crate::sample::{sample, Sample};
-use plan::predicate::{compare, ColumnStats, Literal};
+use plan::predicate::{compare, ColumnStats, ColumnType, Literal};
 use std::cmp::Ordering;
 use tables::{DataFile, TableState};
 
@@ -88,15 +91,121 @@ pub fn rank_all(sample: &mut Sample) -> Vec<Ranked> {
         .collect()
 }
 
-/// Interleave the low `bits` bits of each value, most significant first.
-fn interleave(vals: &[u64], bits: u32) -> u64 {
-    let mut z = 0u64;
+/// Interleave the low `bits` bits of each value, most significant first
+/// (Delta's `interleave_bits` over 32-bit range ids).
+fn interleave(vals: &[u32], bits: u32) -> u128 {
+    let mut z = 0u128;
     for b in (0..bits).rev() {
         for v in vals {
-            z = (z << 1) | ((v >> b) & 1);
+            z = (z << 1) | u128::from((v >> b) & 1);
         }
     }
     z
+}
+
+/// Each row's range id of one ranked column: Spark's
+/// `range_partition_id(col, RANGE_IDS)` gives a value the number of
+/// range bounds below it, bounds drawn so that each range holds about as
+/// many rows; here the rows below the value's rank, as a share of all rows
+/// (nulls first), times the ranges.
+fn range_ids(col: &Ranked) -> Vec<u32> {
+    let mut below = vec![0u64; col.distinct.len() + 2];
+    for &r in &col.ranks {
+        below[r as usize + 1] += 1;
+    }
+    for i in 1..below.len() {
+        below[i] += below[i - 1];
+    }
+    let n = col.ranks.len().max(1) as u64;
+    col.ranks
+        .iter()
+        .map(|&r| {
+            ((below[r as usize] * u64::from(RANGE_IDS)) / n).min(u64::from(RANGE_IDS) - 1) as u32
+        })
+        .collect()
+}
+
+/// Order `rows` (indices into the sample) along `curve` over the
+/// columns `key_idx`, as the rewriter orders them; ties keep the sample's
+/// order (the files' order).
+fn sort_along(
+    sample: &Sample,
+    ranked: &[Ranked],
+    key_idx: &[usize],
+    curve: Curve,
+    rows: &mut [u32],
+) {
+    if key_idx.is_empty() {
+        return;
+    }
+    let cols: Vec<&Ranked> = key_idx.iter().map(|&k| &ranked[k]).collect();
+    let types: Vec<&ColumnType> = key_idx.iter().map(|&k| &sample.columns[k].1).collect();
+    match curve {
+        Curve::Sort => rows.sort_by(|&a, &b| {
+            cols.iter()
+                .map(|c| c.ranks[a as usize].cmp(&c.ranks[b as usize]))
+                .find(|o| o.is_ne())
+                .unwrap_or(Ordering::Equal)
+        }),
+        Curve::RangeZOrder | Curve::RangeHilbert => {
+            let ids: Vec<Vec<u32>> = cols.iter().map(|c| range_ids(c)).collect();
+            let bits = 32 - (RANGE_IDS - 1).leading_zeros();
+            let mut point = vec![0u32; ids.len()];
+            let key: Vec<u128> = (0..sample.rows())
+                .map(|i| {
+                    for (p, c) in point.iter_mut().zip(&ids) {
+                        *p = c[i];
+                    }
+                    if curve == Curve::RangeHilbert {
+                        hilbert_index(&point, bits)
+                    } else {
+                        interleave(&point, 32)
+                    }
+                })
+                .collect();
+            rows.sort_by_key(|&i| key[i as usize]);
+        }
+        Curve::DeltaRsZOrder | Curve::IcebergZOrder => {
+            // Each distinct value's bytes once, then each row's key.
+            let width = if curve == Curve::DeltaRsZOrder { 16 } else { 8 };
+            let per_value: Vec<Vec<[u8; 16]>> = cols
+                .iter()
+                .zip(&types)
+                .map(|(c, ty)| {
+                    std::iter::once(None)
+                        .chain(c.distinct.iter().map(Some))
+                        .map(|v| {
+                            let mut o = [0u8; 16];
+                            if curve == Curve::DeltaRsZOrder {
+                                delta_rs_bytes(ty, v, &mut o);
+                            } else {
+                                o[..8].copy_from_slice(&iceberg_bytes(ty, v));
+                            }
+                            o
+                        })
+                        .collect()
+                })
+                .collect();
+            let stride = width * cols.len();
+            let mut keys: Vec<u8> = Vec::with_capacity(stride * sample.rows());
+            let mut d16: Vec<[u8; 16]> = vec![[0; 16]; cols.len()];
+            let mut d8: Vec<[u8; 8]> = vec![[0; 8]; cols.len()];
+            for i in 0..sample.rows() {
+                for (j, c) in cols.iter().enumerate() {
+                    let b = &per_value[j][c.ranks[i] as usize];
+                    d16[j] = *b;
+                    d8[j].copy_from_slice(&b[..8]);
+                }
+                if curve == Curve::DeltaRsZOrder {
+                    delta_rs_key(&d16, &mut keys);
+                } else {
+                    iceberg_key(&d8, &mut keys);
+                }
+            }
+            let at = |i: u32| &keys[i as usize * stride..(i as usize + 1) * stride];
+            rows.sort_by(|&a, &b| at(a).cmp(at(b)));
+        }
+    }
 }
 
 /// One simulated file: its partition, rows and the statistics of every
@@ -111,17 +220,36 @@ pub struct SimFile {
     pub stats: Vec<ColumnStats>,
 }
 
+/// How [`layout`] lays a sample out: the rewrite's curve and file size,
+/// and the bytes each sampled row stands for.
+#[derive(Clone, Debug)]
+pub struct Plan<'a> {
+    /// The rewrite (rewriter, curve, target size).
+    pub rewrite: &'a Rewrite,
+    /// The table's bytes per sampled row: its bytes over the rows sampled,
+    /// so the simulated files add up to the table's size.
+    pub bytes_per_row: f64,
+    /// Uncompressed bytes per row of the table (the footers' row group
+    /// sizes), which delta-rs's writer closes files by.
+    pub uncompressed_per_row: f64,
+    /// The table's rows per sampled row (1 when every row was read).
+    pub rows_per_sampled_row: f64,
+}
+
 /// The simulated files of `sample` (ranked as `ranked`) laid out by `key`
-/// (1 to 4 of its columns) within each partition, and cut every
-/// `rows_per_file` rows (a file never spans two partitions, as a rewrite
-/// of a partitioned table orders rows within each). With `half`, only
-/// every other sampled row is laid out (and files are cut at half the
-/// rows), to show how the estimate moves with the sample's size.
+/// (1 to 4 of its columns) within each partition as `plan`'s rewriter
+/// orders them ([`order`]), and cut into files as it cuts them
+/// ([`Rewriter::cut`](crate::rewriter::Rewriter::cut): by bytes, or into as many range partitions as the
+/// partition's bytes over the target size; a file never spans two
+/// partitions, as a rewrite of a partitioned table orders rows within
+/// each). With `half`, only every other sampled row is laid out (each
+/// standing for twice the bytes), to show how the estimate moves with the
+/// sample's size.
 pub fn layout(
     sample: &Sample,
     ranked: &[Ranked],
     key: &[String],
-    rows_per_file: usize,
+    plan: &Plan,
     half: bool,
 ) -> Vec<SimFile> {
     let n = sample.rows();
@@ -130,52 +258,34 @@ pub fn layout(
         .filter_map(|k| sample.columns.iter().position(|(c, _)| c == k))
         .collect();
     let step = if half { 2 } else { 1 };
-    let rows_per_file = if half {
-        rows_per_file.div_ceil(2)
-    } else {
-        rows_per_file
-    };
+    let per_row = plan.bytes_per_row * step as f64;
     let mut order: Vec<u32> = (0..n as u32).step_by(step).collect();
-    if key_idx.len() == 1 {
-        let r = &ranked[key_idx[0]].ranks;
-        order.sort_by_key(|&i| r[i as usize]);
-    } else if !key_idx.is_empty() {
-        let bits = 64 / key_idx.len() as u32;
-        let top = (1u64 << bits) - 1;
-        // Ranks spread over the bits: a column with few values still
-        // spans the curve.
-        let scale: Vec<(usize, u64)> = key_idx
-            .iter()
-            .map(|&k| (k, ranked[k].distinct.len() as u64))
-            .collect();
-        let z: Vec<u64> = (0..n)
-            .map(|i| {
-                if i % step != 0 {
-                    return 0;
-                }
-                let v: Vec<u64> = scale
-                    .iter()
-                    .map(|&(k, max)| {
-                        let x = u64::from(ranked[k].ranks[i]);
-                        if max == 0 {
-                            0
-                        } else {
-                            ((u128::from(x) * u128::from(top)) / u128::from(max)) as u64
-                        }
-                    })
-                    .collect();
-                interleave(&v, bits)
-            })
-            .collect();
-        order.sort_by_key(|&i| z[i as usize]);
-    }
+    sort_along(sample, ranked, &key_idx, plan.rewrite.curve, &mut order);
     // Partitions first, the key's order kept within each (a stable sort).
     let part = |i: u32| sample.partitions.get(i as usize).copied().unwrap_or(0);
     order.sort_by_key(|&i| part(i));
-    let per = rows_per_file.max(1);
+    let rewriter = plan.rewrite.rewriter;
+    let target = plan.rewrite.target_size;
     order
         .chunk_by(|&a, &b| part(a) == part(b))
-        .flat_map(|p| p.chunks(per))
+        .flat_map(|p| {
+            let bytes = (p.len() as f64 * per_row).round() as u64;
+            let per = match rewriter.cut(bytes, target) {
+                Cut::Bytes(t) => {
+                    // The table's rows that reach the size, at the writer's
+                    // batch granularity, as sampled rows.
+                    let real = (t as f64 / plan.uncompressed_per_row.max(f64::MIN_POSITIVE))
+                        .ceil()
+                        .max(1.0) as u64;
+                    let real = real.div_ceil(DELTA_RS_WRITE_BATCH) * DELTA_RS_WRITE_BATCH;
+                    (real as f64 / (plan.rows_per_sampled_row * step as f64))
+                        .round()
+                        .max(1.0) as usize
+                }
+                Cut::EqualCount(k) => p.len().div_ceil((k as usize).clamp(1, p.len().max(1))),
+            };
+            p.chunks(per.max(1))
+        })
         .map(|rows| {
             let stats = ranked
                 .iter()
@@ -207,20 +317,6 @@ pub fn layout(
             }
         })
         .collect()
-}
-
-/// The rows per simulated file: the table's average rows per file,
-/// scaled by the share of rows the sample holds, so the simulated table
-/// has about as many files as the table.
-pub fn rows_per_file(t: &TableState, sample: &Sample) -> usize {
-    let files = t.files.len().max(1) as f64;
-    let per_file = sample.rows_total as f64 / files;
-    let share = if sample.rows_total > 0 {
-        sample.rows() as f64 / sample.rows_total as f64
-    } else {
-        1.0
-    };
-    (per_file * share).ceil().max(1.0) as usize
 }
 
 /// A table whose files are the simulated ones, for [`crate::read`]: the
@@ -304,10 +400,61 @@ mod tests {
     use super::*;
     use plan::predicate::{ColumnType, IntWidth};
 
+    /// Delta on Spark's range partitioning at `target` bytes: one byte a
+    /// row, so `floor(rows / target)` files of equal rows.
+    fn by_rows(target: u64) -> Rewrite {
+        Rewrite {
+            rewriter: crate::rewriter::Rewriter::SparkDelta,
+            curve: Curve::Sort,
+            target_size: target,
+            size_source: crate::rewriter::SizeSource::Flag,
+        }
+    }
+
+    fn plan(r: &Rewrite) -> Plan<'_> {
+        Plan {
+            rewrite: r,
+            bytes_per_row: 1.0,
+            uncompressed_per_row: 1.0,
+            rows_per_sampled_row: 1.0,
+        }
+    }
+
     #[test]
     fn z_order_interleaves_most_significant_bits_first() {
         assert_eq!(interleave(&[0b10, 0b01], 2), 0b1001);
         assert_eq!(interleave(&[0b11], 2), 0b11);
+    }
+
+    #[test]
+    fn delta_rs_closes_files_at_its_write_batches() {
+        // 70 uncompressed bytes a row at 80 KiB: 1171 rows reach the size,
+        // the writer checks every 1024 rows, so files of 2048 rows.
+        let mut s = Sample {
+            columns: vec![("k".into(), ColumnType::Integer(IntWidth::Long))],
+            values: vec![(0..5000).map(|i| Some(Literal::Int(i))).collect()],
+            rows: 5000,
+            rows_total: 5000,
+            ..Sample::default()
+        };
+        let ranked = rank_all(&mut s);
+        let r = Rewrite {
+            rewriter: crate::rewriter::Rewriter::DeltaRs,
+            curve: Curve::Sort,
+            target_size: 81920,
+            size_source: crate::rewriter::SizeSource::Flag,
+        };
+        let p = Plan {
+            rewrite: &r,
+            bytes_per_row: 40.0,
+            uncompressed_per_row: 70.0,
+            rows_per_sampled_row: 1.0,
+        };
+        let rows: Vec<u64> = layout(&s, &ranked, &["k".to_string()], &p, false)
+            .iter()
+            .map(|f| f.rows)
+            .collect();
+        assert_eq!(rows, vec![2048, 2048, 904]);
     }
 
     #[test]
@@ -337,8 +484,12 @@ mod tests {
         };
         let mut s = s;
         let ranked = rank_all(&mut s);
-        let files = layout(&s, &ranked, &["k".to_string()], 25, false);
-        assert_eq!(layout(&s, &ranked, &["k".to_string()], 25, true).len(), 4);
+        let r = by_rows(25);
+        let files = layout(&s, &ranked, &["k".to_string()], &plan(&r), false);
+        assert_eq!(
+            layout(&s, &ranked, &["k".to_string()], &plan(&r), true).len(),
+            4
+        );
         assert_eq!(files.len(), 4);
         assert_eq!(files[0].stats[0].min, Some(Literal::Int(0)));
         assert_eq!(files[0].stats[0].max, Some(Literal::Int(24)));
@@ -366,11 +517,12 @@ mod tests {
             ..Sample::default()
         };
         let ranked = rank_all(&mut s);
-        let files = layout(&s, &ranked, &["k".to_string()], 15, false);
-        // 20 rows a partition: files of 15 and 5, never mixed.
+        let r = by_rows(10);
+        let files = layout(&s, &ranked, &["k".to_string()], &plan(&r), false);
+        // 20 rows a partition: two files of 10 each, never mixed.
         let shape: Vec<(u32, u64)> = files.iter().map(|f| (f.partition, f.rows)).collect();
-        assert_eq!(shape, vec![(0, 15), (0, 5), (1, 15), (1, 5)]);
-        assert_eq!(files[1].stats[0].min, Some(Literal::Int(30)));
+        assert_eq!(shape, vec![(0, 10), (0, 10), (1, 10), (1, 10)]);
+        assert_eq!(files[1].stats[0].min, Some(Literal::Int(20)));
         assert_eq!(files[2].stats[0].min, Some(Literal::Int(1)));
         let exact = |v| ColumnStats {
             min: Some(Literal::Int(v)),

@@ -11,6 +11,7 @@
 //! filtered and joined columns ([`MAX_CANDIDATES`] single ones, then the
 //! two and three most used together, along a Z-order curve).
 
+use crate::rewriter::{Rewrite, RewriterChoice};
 use crate::sample::FileError;
 use crate::{Engine, ScanRow};
 use graph::tables::short_table;
@@ -110,6 +111,11 @@ pub struct Options {
     /// Read data files the metadata names outside their table
     /// (`--allow-outside-table`).
     pub allow_outside_table: bool,
+    /// The rewriter the layouts are predicted for (`--rewriter`).
+    pub rewriter: RewriterChoice,
+    /// `--target-size`: the rewrite's file size, over the table's property
+    /// and the rewriter's default.
+    pub target_size: Option<u64>,
 }
 
 /// Every column the workload's scans name, and the `layouts`' columns:
@@ -238,38 +244,94 @@ pub fn rows_of(
     // Each table's simulation inside its own panic boundary: a panic in
     // a dependency reading one table's files costs that table's
     // simulated layouts, never the run.
+    let on_databricks = data.records.iter().any(|e| databricks(&e.record));
     let done: Vec<(&str, Simulated, Vec<String>, Vec<String>)> = jobs
         .into_par_iter()
         .map(|(id, t, keys, needed)| {
             let simulate = || {
+                let mut warnings = Vec::new();
+                let short = short_table(id);
+                let Some(rewriter) = crate::rewriter::choose(opts.rewriter, t, on_databricks)
+                else {
+                    warnings.push(format!(
+                        "{short}: no rewriter writes a table of this format (plain Parquet is converted to Delta first); its layouts are not simulated"
+                    ));
+                    return (Vec::new(), warnings, Vec::new());
+                };
+                if !rewriter.writes(t.format) {
+                    warnings.push(format!(
+                        "{short}: {} does not rewrite {} tables; its layouts are not simulated",
+                        rewriter.as_str(),
+                        t.format.map_or("plain Parquet", |f| f.as_str())
+                    ));
+                    return (Vec::new(), warnings, Vec::new());
+                }
                 let mut sample = crate::simulate::sample(
                     t,
                     &needed,
                     opts.sample_rows,
                     opts.allow_outside_table,
                 );
-                let warnings = std::mem::take(&mut sample.warnings);
+                warnings.append(&mut sample.warnings);
                 let errors = std::mem::take(&mut sample.errors);
                 if sample.rows() == 0 {
                     return (Vec::new(), warnings, errors);
                 }
-                let per_file = crate::simulate::rows_per_file(t, &sample);
-                let ranked = crate::simulate::rank_all(&mut sample);
-                let sim = |k: &[String], half| {
-                    let files = crate::simulate::layout(&sample, &ranked, k, per_file, half);
-                    crate::simulate::simulated_table(t, &sample, files)
+                let bytes: u64 = t.files.iter().map(|f| f.size).sum();
+                let (target_size, size_source, w) =
+                    rewriter.target_size(t, opts.target_size, bytes);
+                warnings.extend(w);
+                let bytes_per_row = bytes as f64 / sample.rows() as f64;
+                // delta-rs closes a file when its row group's encoded size
+                // before compression reaches the target: the footers' row
+                // group sizes per row (the compressed size where no footer
+                // was read).
+                let rows_per_sampled_row =
+                    sample.rows_total.max(sample.rows() as u64) as f64 / sample.rows() as f64;
+                let uncompressed_per_row = if sample.footer_rows > 0 {
+                    sample.footer_uncompressed as f64 / sample.footer_rows as f64
+                } else {
+                    bytes_per_row / rows_per_sampled_row
                 };
-                let sims = keys
-                    .iter()
-                    .map(|k| {
-                        (
-                            k.join(","),
-                            sim(k, false),
-                            sim(k, true),
-                            sample.rows() as u64,
-                        )
-                    })
-                    .collect();
+                let ranked = crate::simulate::rank_all(&mut sample);
+                let mut sims = Vec::new();
+                for k in &keys {
+                    let cols: Vec<_> = k
+                        .iter()
+                        .filter_map(|c| t.columns.iter().find(|(n, _)| n == c).cloned())
+                        .collect();
+                    let curve = rewriter.curve(k.len());
+                    if let Some(reason) = rewriter.refuses(curve, &cols) {
+                        warnings.push(format!(
+                            "{short}: layout ({}) is not predicted: {reason}",
+                            k.join(",")
+                        ));
+                        continue;
+                    }
+                    let rewrite = Rewrite {
+                        rewriter,
+                        curve,
+                        target_size,
+                        size_source: size_source.clone(),
+                    };
+                    let plan = crate::simulate::Plan {
+                        rewrite: &rewrite,
+                        bytes_per_row,
+                        uncompressed_per_row,
+                        rows_per_sampled_row,
+                    };
+                    let sim = |half| {
+                        let files = crate::simulate::layout(&sample, &ranked, k, &plan, half);
+                        crate::simulate::simulated_table(t, &sample, files)
+                    };
+                    sims.push((
+                        k.join(","),
+                        sim(false),
+                        sim(true),
+                        sample.rows() as u64,
+                        rewrite.clone(),
+                    ));
+                }
                 (sims, warnings, errors)
             };
             match std::panic::catch_unwind(std::panic::AssertUnwindSafe(simulate)) {
@@ -304,13 +366,13 @@ pub fn rows_of(
             let joined = induced
                 .get(&(k, i, id.clone()))
                 .map_or(&[][..], Vec::as_slice);
-            let current = std::iter::once(("current", t, None));
+            let current = std::iter::once(("current", t, None, None));
             let sims = simulated
                 .get(id.as_str())
                 .into_iter()
                 .flatten()
-                .map(|(name, st, half, n)| (name.as_str(), st, Some((half, *n))));
-            for ((layout, t, half), &engine) in current
+                .map(|(name, st, half, n, rw)| (name.as_str(), st, Some((half, *n)), Some(rw)));
+            for ((layout, t, half, rewrite), &engine) in current
                 .chain(sims)
                 .flat_map(|l| engines.iter().map(move |e| (l, e)))
             {
@@ -331,6 +393,8 @@ pub fn rows_of(
                     table: short_table(&id),
                     table_id: id.clone(),
                     layout: layout.into(),
+                    rewriter: rewrite.map(|r: &Rewrite| r.rewriter),
+                    target_size: rewrite.map(|r| r.target_size),
                     engine,
                     files_total: reading.files_total,
                     files_read: reading.files_read,
@@ -523,7 +587,7 @@ fn panic_text(p: &Box<dyn std::any::Any + Send>) -> String {
 
 /// A table's simulated layouts: name, the table laid out from the whole
 /// sample and from half of it, and the rows sampled.
-type Simulated = Vec<(String, tables::TableState, tables::TableState, u64)>;
+type Simulated = Vec<(String, tables::TableState, tables::TableState, u64, Rewrite)>;
 
 /// Layouts to simulate, as a `--layout` flag gives them:
 /// `TABLE=COL[,COL...]` (one column: rows sorted by it; 2 to
@@ -588,6 +652,7 @@ pub fn measure(
     read: ReadTables,
     priced: bool,
     allow_outside_table: bool,
+    (rewriter, target_size): (RewriterChoice, Option<u64>),
 ) -> (Whatif, Vec<planner::MeasuredKey>) {
     let opts = Options {
         engines: Engines::Auto,
@@ -595,6 +660,8 @@ pub fn measure(
         sample_rows: DEFAULT_SAMPLE_ROWS,
         current_only: false,
         allow_outside_table,
+        rewriter,
+        target_size,
     };
     let w = rows_of(data, &opts, &[], read, false);
     let m = if priced {
@@ -635,9 +702,20 @@ pub fn measured(rows: &[ScanRow]) -> Vec<planner::MeasuredKey> {
     }
     let mut keys: BTreeMap<(String, Vec<String>), BTreeMap<String, planner::Reads>> =
         BTreeMap::new();
+    // Per (table, key): the simulated files, the rewrite, the table's bytes.
+    type Shape = (u64, Option<(String, u64)>, u64);
+    let mut shapes: BTreeMap<(String, Vec<String>), Shape> = BTreeMap::new();
     for r in rows.iter().filter(|r| r.layout != "current") {
         let mut key: Vec<String> = r.layout.split(',').map(str::to_string).collect();
         key.sort();
+        let shape =
+            shapes
+                .entry((r.table_id.clone(), key.clone()))
+                .or_insert((0, None, r.bytes_total));
+        shape.0 = shape.0.max(r.files_total);
+        if let (Some(w), Some(t)) = (r.rewriter, r.target_size) {
+            shape.1 = Some((w.as_str().to_string(), t));
+        }
         let id = exec(r);
         let per = keys.entry((r.table_id.clone(), key)).or_default();
         let e = per.entry(id.clone()).or_insert_with(|| {
@@ -667,11 +745,18 @@ pub fn measured(rows: &[ScanRow]) -> Vec<planner::MeasuredKey> {
                 .get(table.as_str())
                 .map(|e| e.iter().copied().collect::<Vec<_>>().join("+"))
                 .unwrap_or_default();
+            let (files_after, rewrite, bytes) = shapes
+                .get(&(table.clone(), key.clone()))
+                .cloned()
+                .unwrap_or_default();
             planner::MeasuredKey {
                 table,
                 key,
                 per_exec,
                 engine,
+                files_after,
+                rewrite,
+                bytes,
             }
         })
         .collect()

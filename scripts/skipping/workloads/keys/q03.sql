@@ -1,0 +1,1 @@
+select o_orderkey, o_totalprice from orders where o_custkey = 4711

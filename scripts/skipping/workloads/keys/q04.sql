@@ -1,0 +1,1 @@
+select o_orderkey, o_orderdate from orders where o_custkey = 12345
