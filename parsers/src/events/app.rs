@@ -12,6 +12,7 @@ use super::types::*;
 use crate::error::{Error, Location};
 use crate::io::{LineInfo, LineReader, LogInput};
 use crate::record::{self, PlanSet, QueryRecord};
+use ::plan::{Recursion, TreeNode};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
@@ -124,6 +125,9 @@ struct ExecState {
     end_ms: Option<i64>,
     error: Option<String>,
     plan_text: Option<String>,
+    /// Where `plan_text` was read: the part's index and the line within
+    /// the part (named by warnings about the plan).
+    plan_at: Option<(usize, u64)>,
     plan_info: Option<String>,
     run_ms: i64,
     cpu_ns: i64,
@@ -183,6 +187,9 @@ struct Finisher<'f, T> {
     done: Vec<(u64, T)>,
     /// Unknown operators of the finished executions' plans.
     unknown: BTreeMap<String, u64>,
+    /// Warnings about the finished executions' plans, with where their
+    /// plan text was read (see [`ExecState::plan_at`]).
+    notes: Vec<(Option<(usize, u64)>, String)>,
 }
 
 /// An ended execution on its way to [`Finisher::take`]: its state and the
@@ -241,6 +248,7 @@ pub fn read_app<T: Send>(
         finish: &mut finish,
         done: Vec::new(),
         unknown: BTreeMap::new(),
+        notes: Vec::new(),
     });
     let st = State {
         summary: AppSummary {
@@ -256,7 +264,7 @@ pub fn read_app<T: Send>(
         spare: Vec::new(),
         late: Vec::new(),
     };
-    let (mut st, warnings, errors) = if opts.decode_ahead {
+    let (mut st, mut warnings, errors) = if opts.decode_ahead {
         std::thread::scope(|scope| {
             // Owned here, so that a panic while reading drops the queue's
             // sender and the plan thread stops (the scope waits for it).
@@ -293,6 +301,12 @@ pub fn read_app<T: Send>(
     for (op, n) in fin.unknown {
         let c = summary.unknown_operators.entry(op).or_insert(0);
         *c = c.saturating_add(n);
+    }
+    for (at, note) in fin.notes {
+        match at {
+            Some((part, line)) => warnings.push(format!("{}: {note}", at_line(input, part, line))),
+            None => warnings.push(format!("{}: {note}", input.display)),
+        }
     }
     // Executions end out of order: emit them in execution id order.
     let mut done = fin.done;
@@ -485,6 +499,7 @@ fn read_deferred(st: &mut ExecState, late: &mut Vec<(usize, u64, String)>, spare
             Ok(s) => {
                 if st.plan_text.is_none() {
                     st.plan_text = s.physical_plan_description.map(|t| t.into_owned());
+                    st.plan_at = Some((d.part, d.part_line));
                 }
                 if st.plan_info.is_none() {
                     st.plan_info = s.spark_plan_info.map(|i| i.get().to_string());
@@ -497,6 +512,7 @@ fn read_deferred(st: &mut ExecState, late: &mut Vec<(usize, u64, String)>, spare
             Ok(u) => {
                 if let Some(t) = u.physical_plan_description {
                     replace_text(&mut st.plan_text, t);
+                    st.plan_at = Some((d.part, d.part_line));
                 }
                 if let Some(i) = u.spark_plan_info {
                     replace_text(&mut st.plan_info, Cow::Borrowed(i.get()));
@@ -672,6 +688,7 @@ impl<T> State<'_, '_, T> {
                 read_deferred(st, &mut self.late, &mut self.spare);
                 if let Some(t) = u.physical_plan_description {
                     replace_text(&mut st.plan_text, t);
+                    st.plan_at = Some((info.part, info.part_line));
                 }
                 if let Some(i) = u.spark_plan_info {
                     replace_text(&mut st.plan_info, Cow::Borrowed(i.get()));
@@ -740,6 +757,7 @@ impl<T> State<'_, '_, T> {
                 // An AQE update can only follow the start; keep a later plan.
                 if st.plan_text.is_none() {
                     st.plan_text = s.physical_plan_description.map(|t| t.into_owned());
+                    st.plan_at = Some((info.part, info.part_line));
                 }
                 if st.plan_info.is_none() {
                     st.plan_info = s.spark_plan_info.map(|i| i.get().to_string());
@@ -856,6 +874,24 @@ impl<T> Finisher<'_, T> {
         for (op, n) in set.unknown_operators() {
             let c = self.unknown.entry(op).or_insert(0);
             *c = c.saturating_add(n);
+        }
+        if let Some(p) = set.best() {
+            let notes = &mut self.notes;
+            p.apply(|n| {
+                for e in n.predicates() {
+                    if let Some(terms) = crate::plan::expr::over_term_cap(e) {
+                        notes.push((
+                            st.plan_at,
+                            format!(
+                                "execution {id}: the condition of {} holds {terms} terms, over the cap of {}: kept as text, not read (its equalities give no relationships)",
+                                n.name,
+                                crate::plan::expr::MAX_TERMS
+                            ),
+                        ));
+                    }
+                }
+                Recursion::Continue
+            });
         }
         let (root_node, is_command) = match set.best() {
             Some(p) => {
