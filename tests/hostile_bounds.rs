@@ -415,6 +415,55 @@ fn the_same_records_twice_count_once() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// 29.7 in a log ("duplicated records: same application, execution and
+/// log"): the real log with execution 4's events (start, AQE updates,
+/// metric updates, end) pasted again after its end. Before: `queries`
+/// gave execution 4 twice and nothing said so. Now the repeat is left
+/// out with a warning naming the line it starts at, and every output is
+/// the real log's.
+#[test]
+fn an_execution_read_again_in_its_log_counts_once() {
+    let dir = tempdir("again");
+    let log = dir.join("local-again");
+    let text = std::fs::read_to_string(plain_log()).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let of_four = |l: &&str| l.contains("\"executionId\":4,") || l.contains("\"executionId\":4}");
+    let four: Vec<&str> = lines.iter().copied().filter(of_four).collect();
+    assert!(four.len() > 3, "{}", four.len());
+    let last = lines.iter().rposition(of_four).unwrap();
+    let mut out: Vec<&str> = lines[..=last].to_vec();
+    out.extend(&four);
+    out.extend(&lines[last + 1..]);
+    std::fs::write(&log, out.join("\n") + "\n").unwrap();
+    let o = run(&["queries", &s(&log)]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let warned = format!(
+        "lakeaudit: warning: {}:{}: execution 4 is read again after it ended (an execution id is used once in an application): the repeat is left out\n",
+        s(&log),
+        last + 2
+    );
+    assert!(stderr(&o).contains(&warned), "{}", stderr(&o));
+    let got = jsonl(&String::from_utf8_lossy(&o.stdout));
+    let want = jsonl(&ok(&["queries", &s(&plain_log())]));
+    assert_eq!(got.len(), want.len(), "each execution once");
+    for (mut g, mut w) in got.into_iter().zip(want) {
+        g["log"].take();
+        w["log"].take();
+        assert_eq!(g, w);
+    }
+    for cmd in [
+        &["edges", "--format", "csv"][..],
+        &["drift", "--format", "csv"],
+        &["plan", "--format", "json"],
+    ] {
+        let got = run(&[cmd, &[s(&log).as_str()]].concat());
+        assert_eq!(got.status.code(), Some(0), "{cmd:?}: {}", stderr(&got));
+        let want = ok(&[cmd, &[s(&plain_log()).as_str()]].concat());
+        assert_eq!(String::from_utf8_lossy(&got.stdout), want, "{cmd:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// "Windows are capped everywhere": a window length that cuts the data
 /// (four weeks) into more than 1,000,000 windows is refused with the
 /// length, the span and the way out, for logs and records alike, and
