@@ -258,7 +258,10 @@ fn a_line_over_the_cap_costs_no_more_memory_than_the_cap() {
         enc.finish().unwrap();
         log
     };
-    let (base, long) = (write("local-base.zstd", false), write("local-long.zstd", true));
+    let (base, long) = (
+        write("local-base.zstd", false),
+        write("local-long.zstd", true),
+    );
     let cap_kib = 64 << 10;
     let cap = (cap_kib << 10).to_string();
     for threads in ["1", "2"] {
