@@ -1,8 +1,8 @@
 //! Times and figures that cannot be true (issue 29, items 5 and 7 and
 //! "also seen"): an execution at ±9×10^18 ms in a log or in `--records`,
 //! a window length that would cut the data into millions of windows, a
-//! CPU time of `i64::MIN`, the same records twice, and a join condition
-//! of 200,000 terms. Each case is built at test time from the
+//! CPU time of `i64::MIN`, the same records twice, and join conditions
+//! of 90,000 and 300,000 terms. Each case is built at test time from the
 //! repository's real fixtures: a real log with one value changed, or the
 //! records `queries --format parquet` writes for the samples with one
 //! value changed (polars, the writer lakeaudit itself uses).
@@ -415,6 +415,55 @@ fn the_same_records_twice_count_once() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// 29.7 in a log ("duplicated records: same application, execution and
+/// log"): the real log with execution 4's events (start, AQE updates,
+/// metric updates, end) pasted again after its end. Before: `queries`
+/// gave execution 4 twice and nothing said so. Now the repeat is left
+/// out with a warning naming the line it starts at, and every output is
+/// the real log's.
+#[test]
+fn an_execution_read_again_in_its_log_counts_once() {
+    let dir = tempdir("again");
+    let log = dir.join("local-again");
+    let text = std::fs::read_to_string(plain_log()).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let of_four = |l: &&str| l.contains("\"executionId\":4,") || l.contains("\"executionId\":4}");
+    let four: Vec<&str> = lines.iter().copied().filter(of_four).collect();
+    assert!(four.len() > 3, "{}", four.len());
+    let last = lines.iter().rposition(of_four).unwrap();
+    let mut out: Vec<&str> = lines[..=last].to_vec();
+    out.extend(&four);
+    out.extend(&lines[last + 1..]);
+    std::fs::write(&log, out.join("\n") + "\n").unwrap();
+    let o = run(&["queries", &s(&log)]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let warned = format!(
+        "lakeaudit: warning: {}:{}: execution 4 is read again after it ended (an execution id is used once in an application): the repeat is left out\n",
+        s(&log),
+        last + 2
+    );
+    assert!(stderr(&o).contains(&warned), "{}", stderr(&o));
+    let got = jsonl(&String::from_utf8_lossy(&o.stdout));
+    let want = jsonl(&ok(&["queries", &s(&plain_log())]));
+    assert_eq!(got.len(), want.len(), "each execution once");
+    for (mut g, mut w) in got.into_iter().zip(want) {
+        g["log"].take();
+        w["log"].take();
+        assert_eq!(g, w);
+    }
+    for cmd in [
+        &["edges", "--format", "csv"][..],
+        &["drift", "--format", "csv"],
+        &["plan", "--format", "json"],
+    ] {
+        let got = run(&[cmd, &[s(&log).as_str()]].concat());
+        assert_eq!(got.status.code(), Some(0), "{cmd:?}: {}", stderr(&got));
+        let want = ok(&[cmd, &[s(&plain_log()).as_str()]].concat());
+        assert_eq!(String::from_utf8_lossy(&got.stdout), want, "{cmd:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// "Windows are capped everywhere": a window length that cuts the data
 /// (four weeks) into more than 1,000,000 windows is refused with the
 /// length, the span and the way out, for logs and records alike, and
@@ -451,36 +500,46 @@ fn a_window_far_shorter_than_the_data_is_refused() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// "Also seen": a 525 MB log with one join condition of 3,000,000 terms
-/// did not finish in 300 s: the parser asked, after every `AND`, whether
-/// the group's operators were all one (a look over the whole chain), so
-/// a chain of n terms cost n². Here 200,000 terms (7 MB of condition) in
-/// the real log: the join is resolved, its condition kept whole.
-#[test]
-fn a_join_condition_of_200000_terms_is_read_in_linear_time() {
-    let dir = tempdir("long-and");
+/// The real log with execution 4's join condition (`None` in the
+/// formatted plans of its start and AQE updates) made `n` terms long:
+/// the log's path and the line of the last event changed (the plan read).
+fn log_with_condition(dir: &Path, n: usize) -> (PathBuf, usize) {
     let log = dir.join("local-long");
-    let n = 200_000;
     let cond = format!(
         "Join condition: {}",
         vec!["(c_custkey#3L = o_custkey#12L)"; n].join(" AND ")
     );
     let text = std::fs::read_to_string(plain_log()).unwrap();
     let mut out = String::new();
-    let mut changed = 0;
-    for l in text.lines() {
+    let mut last = 0;
+    for (i, l) in text.lines().enumerate() {
         if l.contains("\"executionId\":4,") && l.contains("Join condition: None") {
             out.push_str(&l.replacen("Join condition: None", &cond, 1));
-            changed += 1;
+            last = i + 1;
         } else {
             out.push_str(l);
         }
         out.push('\n');
     }
-    assert!(changed > 0);
+    assert!(last > 0);
     std::fs::write(&log, out).unwrap();
+    (log, last)
+}
+
+/// "Also seen": a 525 MB log with one join condition of 3,000,000 terms
+/// did not finish in 300 s: the parser asked, after every `AND`, whether
+/// the group's operators were all one (a look over the whole chain), so
+/// a chain of n terms cost n². Here 90,000 terms (2.7 MB of condition,
+/// under the cap of 100,000) in the real log: the join is resolved, its
+/// condition kept whole.
+#[test]
+fn a_join_condition_of_90000_terms_is_read_in_linear_time() {
+    let dir = tempdir("long-and");
+    let n = 90_000;
+    let (log, _) = log_with_condition(&dir, n);
     let o = run(&["queries", &s(&log)]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("over the cap"), "{}", stderr(&o));
     let recs = jsonl(&String::from_utf8(o.stdout).unwrap());
     let want = jsonl(&ok(&["queries", &s(&plain_log())]));
     assert_eq!(recs.len(), want.len());
@@ -490,5 +549,49 @@ fn a_join_condition_of_200000_terms_is_read_in_linear_time() {
     assert_eq!(four["relationships"], want_four["relationships"]);
     let c = four["joins"][0]["condition"].as_str().unwrap();
     assert_eq!(c.matches(" AND ").count(), n - 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// "Also seen", the memory: parsed, each term of a condition cost about
+/// 2.4 KiB (its nodes, names and relationship pairs), so 3,000,000 terms
+/// needed about 7 GB. A condition of more than `MAX_TERMS` (100,000)
+/// binary operators is kept as its text, not parsed, with a warning naming
+/// the log's line that held the plan; the other executions are as without
+/// it. Here 300,000 terms: the debug build peaked at 750 MB before (and
+/// printed nothing), about 120 MB now.
+#[test]
+fn a_join_condition_over_the_term_cap_is_kept_as_text_with_a_warning() {
+    let dir = tempdir("over-cap");
+    let n = 300_000;
+    let (log, line) = log_with_condition(&dir, n);
+    let (code, err, kib) = run_peak_rss(&["queries", &s(&log)]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains(&format!(
+            "lakeaudit: warning: {}:{line}: execution 4: the condition of BroadcastHashJoin holds 300000 terms, over the cap of 100000: kept as text, not read",
+            s(&log)
+        )),
+        "{err}"
+    );
+    assert!(kib < 300 * 1024, "peak RSS {kib} KiB");
+    let o = run(&["queries", &s(&log)]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let recs = jsonl(&String::from_utf8(o.stdout).unwrap());
+    let want = jsonl(&ok(&["queries", &s(&plain_log())]));
+    assert_eq!(recs.len(), want.len());
+    for (mut r, mut w) in recs.into_iter().zip(want) {
+        // The log's path is the copy's.
+        assert_eq!(r["log"].take(), s(&log).as_str());
+        w["log"].take();
+        if r["execution_id"] == 4 {
+            // Its condition is the text as printed; its relationships come
+            // from the join keys, as in the real log.
+            assert_eq!(r["relationships"], w["relationships"]);
+            let c = r["joins"][0]["condition"].as_str().unwrap();
+            assert_eq!(c.matches(" AND ").count(), n - 1);
+        } else {
+            assert_eq!(r, w);
+        }
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -12,6 +12,7 @@ use super::types::*;
 use crate::error::{Error, Location};
 use crate::io::{LineInfo, LineReader, LogInput};
 use crate::record::{self, PlanSet, QueryRecord};
+use ::plan::{Recursion, TreeNode};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
@@ -124,6 +125,9 @@ struct ExecState {
     end_ms: Option<i64>,
     error: Option<String>,
     plan_text: Option<String>,
+    /// Where `plan_text` was read: the part's index and the line within
+    /// the part (named by warnings about the plan).
+    plan_at: Option<(usize, u64)>,
     plan_info: Option<String>,
     run_ms: i64,
     cpu_ns: i64,
@@ -183,6 +187,9 @@ struct Finisher<'f, T> {
     done: Vec<(u64, T)>,
     /// Unknown operators of the finished executions' plans.
     unknown: BTreeMap<String, u64>,
+    /// Warnings about the finished executions' plans, with where their
+    /// plan text was read (see [`ExecState::plan_at`]).
+    notes: Vec<(Option<(usize, u64)>, String)>,
 }
 
 /// An ended execution on its way to [`Finisher::take`]: its state and the
@@ -225,6 +232,45 @@ struct State<'s, 'f, T> {
     /// Deferred updates found bad when read: part index, line in the
     /// part, reason (reported as bad lines by `read_lines`).
     late: Vec<(usize, u64, String)>,
+    /// The ids of the executions finished so far.
+    ended: IdRanges,
+    /// Executions read again after they ended (left out): how many, and
+    /// the first one's id, part index and line in the part.
+    repeats: u64,
+    first_repeat: Option<(u64, usize, u64)>,
+}
+
+/// A set of execution ids as ranges: Spark hands ids out in order, so the
+/// ids of a log's ended executions make a few ranges whatever their number.
+#[derive(Default)]
+struct IdRanges(BTreeMap<u64, u64>);
+
+impl IdRanges {
+    fn contains(&self, id: u64) -> bool {
+        self.0
+            .range(..=id)
+            .next_back()
+            .is_some_and(|(_, &last)| id <= last)
+    }
+
+    fn insert(&mut self, id: u64) {
+        if self.contains(id) {
+            return;
+        }
+        let mut first = id;
+        if let Some((&f, &l)) = self.0.range(..id).next_back() {
+            if l.checked_add(1) == Some(id) {
+                first = f;
+            }
+        }
+        let mut last = id;
+        if let Some(next) = id.checked_add(1) {
+            if let Some(l) = self.0.remove(&next) {
+                last = l;
+            }
+        }
+        self.0.insert(first, last);
+    }
 }
 
 /// Read one application log. `finish` turns each execution's record and
@@ -241,6 +287,7 @@ pub fn read_app<T: Send>(
         finish: &mut finish,
         done: Vec::new(),
         unknown: BTreeMap::new(),
+        notes: Vec::new(),
     });
     let st = State {
         summary: AppSummary {
@@ -255,8 +302,11 @@ pub fn read_app<T: Send>(
         ended_unseen: 0,
         spare: Vec::new(),
         late: Vec::new(),
+        ended: IdRanges::default(),
+        repeats: 0,
+        first_repeat: None,
     };
-    let (mut st, warnings, errors) = if opts.decode_ahead {
+    let (mut st, mut warnings, errors) = if opts.decode_ahead {
         std::thread::scope(|scope| {
             // Owned here, so that a panic while reading drops the queue's
             // sender and the plan thread stops (the scope waits for it).
@@ -293,6 +343,12 @@ pub fn read_app<T: Send>(
     for (op, n) in fin.unknown {
         let c = summary.unknown_operators.entry(op).or_insert(0);
         *c = c.saturating_add(n);
+    }
+    for (at, note) in fin.notes {
+        match at {
+            Some((part, line)) => warnings.push(format!("{}: {note}", at_line(input, part, line))),
+            None => warnings.push(format!("{}: {note}", input.display)),
+        }
     }
     // Executions end out of order: emit them in execution id order.
     let mut done = fin.done;
@@ -415,6 +471,16 @@ fn read_lines<T>(
             reason,
         );
     }
+    if let Some((id, part, line)) = st.first_repeat {
+        let more = match st.repeats {
+            0..=1 => String::new(),
+            n => format!(" ({} more repeated executions in this log)", n - 1),
+        };
+        warnings.push(format!(
+            "{}: execution {id} is read again after it ended (an execution id is used once in an application): the repeat is left out{more}",
+            at_line(input, part, line)
+        ));
+    }
     if st.ended_unseen > 0 {
         warnings.push(format!(
             "{}: {} executions ended after missing rolling parts without their start; left out",
@@ -485,6 +551,7 @@ fn read_deferred(st: &mut ExecState, late: &mut Vec<(usize, u64, String)>, spare
             Ok(s) => {
                 if st.plan_text.is_none() {
                     st.plan_text = s.physical_plan_description.map(|t| t.into_owned());
+                    st.plan_at = Some((d.part, d.part_line));
                 }
                 if st.plan_info.is_none() {
                     st.plan_info = s.spark_plan_info.map(|i| i.get().to_string());
@@ -497,6 +564,7 @@ fn read_deferred(st: &mut ExecState, late: &mut Vec<(usize, u64, String)>, spare
             Ok(u) => {
                 if let Some(t) = u.physical_plan_description {
                     replace_text(&mut st.plan_text, t);
+                    st.plan_at = Some((d.part, d.part_line));
                 }
                 if let Some(i) = u.spark_plan_info {
                     replace_text(&mut st.plan_info, Cow::Borrowed(i.get()));
@@ -651,6 +719,9 @@ impl<T> State<'_, '_, T> {
                 // short is read now, to be reported as truncated.
                 let deferrable = form == Form::Compact && !info.truncated;
                 if let Some(id) = deferrable.then(|| skim::deferrable_update(line)).flatten() {
+                    if self.repeated(id, info, false) {
+                        return Ok(());
+                    }
                     let st = self.execs.entry(id).or_default();
                     let mut buf = match st.update.take() {
                         Some(d) => d.line,
@@ -667,11 +738,15 @@ impl<T> State<'_, '_, T> {
                     return Ok(());
                 }
                 let u: SqlAdaptiveExecutionUpdate = serde_json::from_slice(line).map_err(bad)?;
+                if self.repeated(u.execution_id, info, false) {
+                    return Ok(());
+                }
                 let st = self.execs.entry(u.execution_id).or_default();
                 // A deferred update came first: this one goes over it.
                 read_deferred(st, &mut self.late, &mut self.spare);
                 if let Some(t) = u.physical_plan_description {
                     replace_text(&mut st.plan_text, t);
+                    st.plan_at = Some((info.part, info.part_line));
                 }
                 if let Some(i) = u.spark_plan_info {
                     replace_text(&mut st.plan_info, Cow::Borrowed(i.get()));
@@ -703,6 +778,9 @@ impl<T> State<'_, '_, T> {
                             .map(|d| (f, Some(d.into_owned()))),
                     });
                 if let Some((f, description)) = fields {
+                    if self.repeated(f.execution_id, info, true) {
+                        return Ok(());
+                    }
                     let prev_root = self.last_root.replace(f.root_execution_id);
                     let st = self.execs.entry(f.execution_id).or_default();
                     st.prev_root = prev_root;
@@ -725,6 +803,9 @@ impl<T> State<'_, '_, T> {
                     return Ok(());
                 }
                 let s: SqlExecutionStart = serde_json::from_slice(line).map_err(bad)?;
+                if self.repeated(s.execution_id, info, true) {
+                    return Ok(());
+                }
                 let prev_root = self
                     .last_root
                     .replace(s.root_execution_id.unwrap_or(s.execution_id));
@@ -740,6 +821,7 @@ impl<T> State<'_, '_, T> {
                 // An AQE update can only follow the start; keep a later plan.
                 if st.plan_text.is_none() {
                     st.plan_text = s.physical_plan_description.map(|t| t.into_owned());
+                    st.plan_at = Some((info.part, info.part_line));
                 }
                 if st.plan_info.is_none() {
                     st.plan_info = s.spark_plan_info.map(|i| i.get().to_string());
@@ -802,10 +884,30 @@ impl<T> State<'_, '_, T> {
 
     /// Closes execution `id` (`ended`: its end event was read) and sends it
     /// to be finished.
+    /// Whether execution `id` ended before this line (`info`) names it
+    /// again: the repeat is counted and left out (Spark uses an execution
+    /// id once in an application; a log holding one twice was pasted
+    /// together or damaged, and counting both would count it twice).
+    /// `start`: the line is the execution's start (repeats are counted
+    /// by their starts).
+    fn repeated(&mut self, id: u64, info: LineInfo, start: bool) -> bool {
+        if !self.ended.contains(id) {
+            return false;
+        }
+        if self.first_repeat.is_none() {
+            self.first_repeat = Some((id, info.part, info.part_line));
+        }
+        if start {
+            self.repeats = self.repeats.saturating_add(1);
+        }
+        true
+    }
+
     fn finish_exec(&mut self, id: u64, ended: bool) {
         let Some(mut st) = self.execs.remove(&id) else {
             return;
         };
+        self.ended.insert(id);
         read_deferred(&mut st, &mut self.late, &mut self.spare);
         if !st.started {
             st.incomplete.get_or_insert_with(|| match &self.gap {
@@ -856,6 +958,24 @@ impl<T> Finisher<'_, T> {
         for (op, n) in set.unknown_operators() {
             let c = self.unknown.entry(op).or_insert(0);
             *c = c.saturating_add(n);
+        }
+        if let Some(p) = set.best() {
+            let notes = &mut self.notes;
+            p.apply(|n| {
+                for e in n.predicates() {
+                    if let Some(terms) = crate::plan::expr::over_term_cap(e) {
+                        notes.push((
+                            st.plan_at,
+                            format!(
+                                "execution {id}: the condition of {} holds {terms} terms, over the cap of {}: kept as text, not read (its equalities give no relationships)",
+                                n.name,
+                                crate::plan::expr::MAX_TERMS
+                            ),
+                        ));
+                    }
+                }
+                Recursion::Continue
+            });
         }
         let (root_node, is_command) = match set.best() {
             Some(p) => {
@@ -923,6 +1043,24 @@ mod tests {
     use crate::io::discover;
     use crate::io::testutil::{copy_tree, one_input, plain_sample, samples, TempDir};
     use std::io::Write;
+
+    #[test]
+    fn ended_ids_are_kept_as_ranges() {
+        let mut r = IdRanges::default();
+        for id in [3, 1, 2, 7, 5, 6, u64::MAX, 0] {
+            r.insert(id);
+        }
+        // 0..=3 and 5..=7 joined as they came, u64::MAX alone.
+        assert_eq!(
+            r.0.iter().map(|(&a, &b)| (a, b)).collect::<Vec<_>>(),
+            [(0, 3), (5, 7), (u64::MAX, u64::MAX)]
+        );
+        for (id, yes) in [(0, true), (3, true), (4, false), (6, true), (8, false)] {
+            assert_eq!(r.contains(id), yes, "{id}");
+        }
+        r.insert(4);
+        assert_eq!(r.0.len(), 2);
+    }
 
     /// Re-serialises one compact JSON line as Python's `json.dumps` does by
     /// default: a space after every `:` and `,` outside strings.

@@ -16,7 +16,7 @@
 use std::fs::File;
 use std::io::{self, Read};
 
-use super::ahead::{DecodeAhead, Msg, HEADROOM};
+use super::ahead::{DecodeAhead, Msg, CHUNK, HEADROOM};
 use super::codec::{self, Source};
 use super::{Codec, LogInput, Part};
 use crate::{Error, Location, Result};
@@ -27,6 +27,27 @@ const INITIAL_BUF: usize = 256 << 10;
 
 /// Reads the decompressed lines of one [`LogInput`], across its parts.
 ///
+/// Makes `buf` (holding one partial line) `len` bytes long, for a line
+/// that may grow to `most` bytes under a cap of `max_line`. Its capacity
+/// doubles while the line is short; once the line is past 1/32 of the cap,
+/// it is set to `most` at once, so that no later growth copies the buffer
+/// into one twice its size: memory for one line stays at the cap plus
+/// 1/32 of it. (Doubling to the cap held the old buffer and the new one
+/// together: a line over the 512 MiB cap peaked at 837 MB, the decoding
+/// thread's growth past the cap at more.) Only what the line fills is
+/// touched; the rest of the capacity is address space.
+fn grow_line(buf: &mut Vec<u8>, len: usize, most: usize, max_line: usize) {
+    if len > buf.capacity() {
+        let target = if len > max_line / 32 {
+            most.max(len)
+        } else {
+            len.max(buf.capacity().saturating_mul(2))
+        };
+        buf.reserve_exact(target - buf.len());
+    }
+    buf.resize(len, 0);
+}
+
 /// See the [module documentation](super) for an example.
 pub struct LineReader {
     display: String,
@@ -462,7 +483,7 @@ impl LineReader {
             // The buffer holds one partial line: grow, but never far past the cap.
             let cap = self.max_line.saturating_add(2).max(self.buf.len() + 1);
             let new_len = self.buf.len().saturating_mul(2).min(cap);
-            self.buf.resize(new_len, 0);
+            grow_line(&mut self.buf, new_len, cap, self.max_line);
         }
         let Some(Feed::Inline(src)) = self.src.as_mut() else {
             self.eof = true;
@@ -525,7 +546,8 @@ impl LineReader {
             self.buf.copy_within(self.start..self.end, 0);
             let end = pending + n;
             if self.buf.len() < end {
-                self.buf.resize(end, 0);
+                let most = self.max_line.saturating_add(HEADROOM + CHUNK).max(end);
+                grow_line(&mut self.buf, end, most, self.max_line);
             }
             if let (Some(dst), Some(src)) = (self.buf.get_mut(pending..end), chunk.get(data)) {
                 dst.copy_from_slice(src);

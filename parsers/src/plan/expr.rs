@@ -77,6 +77,30 @@ pub const MAX_NEST: usize = 1500;
 /// calls nest at most about 90 deep.
 pub const RECURSION_COST: usize = 16;
 
+/// Terms one expression's `AND`s and `OR`s may join (`a AND b OR c`: 3).
+/// An expression with more is not parsed: it is kept as its text
+/// ([`Expr::Raw`]), and [`over_term_cap`] tells why. Parsed, each term
+/// costs its nodes and names (a few hundred bytes), so a join condition of
+/// 3,000,000 terms (90 MB of text) took gigabytes; real conditions hold a
+/// few dozen terms. (Chains of other operators are bounded by
+/// [`MAX_NEST`], as they are not folded balanced.)
+pub const MAX_TERMS: usize = 100_000;
+
+/// The number of terms of an expression kept as text because its `AND`s
+/// and `OR`s join more than [`MAX_TERMS`] (counted in its text), or `None`
+/// for any other expression.
+pub fn over_term_cap(e: &Expr) -> Option<usize> {
+    let Expr::Raw(t) = e else {
+        return None;
+    };
+    // Cheap rejection: every ` AND `/` OR ` takes 4 bytes or more.
+    if t.len() < MAX_TERMS * 4 {
+        return None;
+    }
+    let terms = t.matches(" AND ").count() + t.matches(" OR ").count() + 1;
+    (terms > MAX_TERMS).then_some(terms)
+}
+
 /// A chain of this many `AND`s (or `OR`s) or more is folded balanced
 /// rather than left-deep (see [`Frame::fold`]); shorter ones keep Spark's
 /// left-deep shape, and with it the text they print as.
@@ -484,6 +508,8 @@ fn expr_at(input: &str, depth: usize) -> PResult<'_, Expr> {
     let mut parents: Vec<Frame> = Vec::new();
     // The depth the open groups' operator chains add (see `Frame::cost`).
     let mut parents_cost = 0usize;
+    // `AND`s and `OR`s read (see [`MAX_TERMS`]).
+    let mut joins = 0usize;
     let mut i = input;
     'operand: loop {
         // Prefix operators and opening parentheses.
@@ -543,6 +569,12 @@ fn expr_at(input: &str, depth: usize) -> PResult<'_, Expr> {
                 };
             }
             if let Some((rest, op)) = binary_op(i) {
+                if matches!(op, BinaryOp::And | BinaryOp::Or) {
+                    joins += 1;
+                    if joins >= MAX_TERMS {
+                        return fail(i);
+                    }
+                }
                 cur.push(value, op);
                 if depth + parents.len() + parents_cost + cur.cost() >= MAX_NEST {
                     return fail(i);
@@ -1476,5 +1508,23 @@ mod tests {
             parse_expr(&minus[..1000].join(" - ")),
             Expr::Raw(_)
         ));
+    }
+
+    #[test]
+    fn and_or_chains_over_the_term_cap_are_kept_as_text() {
+        let term = |i: usize| format!("(a#{i}L = b#{}L)", i + 1);
+        let terms: Vec<String> = (0..=MAX_TERMS).map(term).collect();
+        // MAX_TERMS terms (each with its own `=`): parsed.
+        let at_cap = terms[..MAX_TERMS].join(" AND ");
+        let e = parse_expr(&at_cap);
+        assert_eq!(e.conjuncts().len(), MAX_TERMS);
+        assert_eq!(over_term_cap(&e), None);
+        // One more, ANDs and ORs mixed: kept as its text, and named.
+        let over = format!("{} OR {}", at_cap, terms[MAX_TERMS]);
+        let e = parse_expr(&over);
+        assert_eq!(e, Expr::Raw(over.clone()));
+        assert_eq!(over_term_cap(&e), Some(MAX_TERMS + 1));
+        // Other text kept raw is not over the cap.
+        assert_eq!(over_term_cap(&Expr::Raw("a - ".repeat(MAX_TERMS))), None);
     }
 }
