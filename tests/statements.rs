@@ -221,6 +221,113 @@ fn samples_plan_has_no_negative_change_and_right_statements() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `maintenance.sql` (issue 32.6): the maintenance plan's statements,
+/// in report.md's rank order, each under a comment with the range its
+/// saving was measured on and the saving a week; a partitioned table's
+/// sixteen partitions in one `OPTIMIZE … WHERE … IN (…)`; every statement
+/// checks and touches only its table. By default the sample tables
+/// (118 KiB, 284 KiB) get neither OPTIMIZE nor REORG, and say why.
+#[test]
+fn maintenance_sql_holds_the_ranked_steps_with_range_and_saving() {
+    // Measured pricing (the default) leaves the shop's Delta tables to
+    // compaction and purging.
+    let dir = tempdir("maintenance");
+    let out = dir.to_string_lossy().into_owned();
+    let (samples, wh) = (sample(""), sample("warehouse"));
+    ok(&[
+        "analyze",
+        &samples,
+        "--tables",
+        &wh,
+        "--min-table-size",
+        "0",
+        "--out",
+        &out,
+    ]);
+    let text = read(&dir, "maintenance.sql");
+    let md = read(&dir, "report.md");
+    let maint = md.split("## Maintenance").nth(1).unwrap();
+    let ranked: Vec<String> = maint
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| #"))
+        .map(|l| l.split(" | ").nth(1).unwrap().trim_matches('`').to_string())
+        .collect();
+    let mut blocks: Vec<(String, Vec<String>, String)> = Vec::new();
+    for line in text.lines() {
+        match line.strip_prefix("-- ").and_then(|l| l.split_once(". ")) {
+            Some((n, rest)) if n.parse::<usize>().is_ok() => {
+                assert_eq!(n.parse::<usize>().unwrap(), blocks.len() + 1, "{text}");
+                let table = rest.split_once(": ").unwrap().0.to_string();
+                blocks.push((table, Vec::new(), String::new()));
+            }
+            _ => {
+                if let Some(b) = blocks.last_mut() {
+                    if line.starts_with("--") {
+                        b.1.push(line.to_string());
+                    } else {
+                        b.2.push_str(line);
+                        b.2.push('\n');
+                    }
+                }
+            }
+        }
+    }
+    let order: Vec<String> = blocks.iter().map(|b| b.0.clone()).collect();
+    assert_eq!(order, ranked, "{text}");
+    let mut statements = 0;
+    for (table, comments, script) in &blocks {
+        let checked = sql::check_script(script).unwrap_or_else(|e| panic!("{e}\n{script}"));
+        let short = table.strip_prefix("spark_catalog.").unwrap();
+        for s in &checked {
+            assert!(
+                s.tables.iter().all(|t| t == &parts(short)),
+                "{} touches {:?}",
+                s.text,
+                s.tables
+            );
+        }
+        statements += checked.len();
+        if !checked.is_empty() {
+            let range = comments
+                .iter()
+                .find(|c| {
+                    c.starts_with("-- measured on 2026-10-05T09:00:07Z .. 2026-12-01T05:59:33Z: ")
+                })
+                .unwrap_or_else(|| panic!("{table}: {comments:?}"));
+            assert!(
+                range.contains("a week") || range.contains("fewer file(s) to open"),
+                "{range}"
+            );
+        }
+    }
+    assert!(statements >= 1, "{text}");
+    let days: Vec<String> = (1..=16).map(|d| format!("'2026-11-{d:02}'")).collect();
+    assert!(
+        text.contains(&format!(
+            "OPTIMIZE `shop`.`orders` WHERE `o_orderday` IN ({});",
+            days.join(", ")
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("-- measured on 2026-10-05T09:00:07Z .. 2026-12-01T05:59:33Z: saves "),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    // By default: no rewrite of a table smaller than one target file.
+    let dir = analyze_samples(&[], "maintenance-default");
+    let text = read(&dir, "maintenance.sql");
+    assert!(sql::check_script(&text).unwrap().is_empty(), "{text}");
+    assert!(
+        text.contains("-- 1. spark_catalog.shop.orders: left alone — nothing: the table (118.0 KiB in 48 files) is smaller than one target file (1.0 GiB), so a rewrite buys next to nothing; neither OPTIMIZE nor a purge runs (it has 48 small files to compact and 12 data files whose deletes passed their rule (58 rows deleted, 2.0% of its rows); --min-table-size 0 rewrites it)")
+            || text.contains("spark_catalog.shop.orders: left alone — nothing: the table (118.0 KiB in 48 files)"),
+        "{text}"
+    );
+    let md = read(&dir, "report.md");
+    assert!(!md.contains("REORG"), "{md}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A budget too small for the top edges: they are left out "over the budget".
 #[test]
 fn a_budget_leaves_edges_out_over_the_budget() {

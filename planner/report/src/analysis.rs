@@ -24,6 +24,7 @@ pub const OUTPUTS: &[&str] = &[
     "skipping.parquet",
     "layout_quality.csv",
     "plan.sql",
+    "maintenance.sql",
     "report.md",
     "report.html",
     "table_state.csv",
@@ -116,6 +117,12 @@ impl Analysis<'_> {
             formats: &formats,
             quality: &self.whatif.quality,
         };
+        if let Some(steps) = &steps {
+            let text = crate::upkeep::sql(steps, self.edge_tables.span());
+            tabular::write_to(Some(&out.file("maintenance.sql")), |w| {
+                Ok(w.write_all(text.as_bytes())?)
+            })?;
+        }
         let mut json = serde_json::to_string_pretty(&self.planned.json())?;
         json.push('\n');
         for (name, text) in [

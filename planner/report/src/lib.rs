@@ -80,6 +80,7 @@ pub mod joingraph;
 pub mod layout;
 pub mod markdown;
 pub mod plan_text;
+pub mod upkeep;
 
 pub use error::{Error, Result};
 pub use html::html;
