@@ -117,15 +117,16 @@ fn samples_left_alone_by_default_with_the_reason() {
         ),
         "{maint}"
     );
-    // Drift: weeks 1 → 2 changed a little (q18 ran 3 then 2 times): the
-    // line says it is a close call and which edges moved.
+    // Drift: weeks 1 → 2 changed a little (q18 ran 3 then 2 times): within
+    // the noise of an unchanged week (issue 32.7), and the line says which
+    // edges moved.
     let drift = md.split("## Drift").nth(1).unwrap();
     let week2 = drift
         .lines()
         .find(|l| l.starts_with("- 2026-10-06"))
         .unwrap_or_else(|| panic!("{drift}"));
     assert!(
-        week2.contains("drift 0.103 → re-plan (a close call: within a tenth of the threshold)")
+        week2.contains("drift 0.103 → keep the plan; moved most")
             && week2.contains("moved most (score before→after): lineitem(l_orderkey) = orders(o_orderkey) 0.684→0.584"),
         "{week2}"
     );

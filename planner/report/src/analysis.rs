@@ -50,6 +50,8 @@ pub struct Analysis<'a> {
     pub drift: &'a [DriftRow],
     /// The drift threshold.
     pub drift_threshold: f64,
+    /// The drift settle threshold (hysteresis).
+    pub drift_settle: f64,
     /// The window length as given (`7d`).
     pub window: &'a str,
     /// The plan for the last window.
@@ -108,6 +110,7 @@ impl Analysis<'_> {
             edges,
             drift: self.drift,
             drift_threshold: self.drift_threshold,
+            drift_settle: self.drift_settle,
             window: self.window,
             planned: self.planned,
             sql: &sql,

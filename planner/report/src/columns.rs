@@ -394,6 +394,10 @@ pub fn drift(rows: &[DriftRow], terminal: bool) -> Vec<Col> {
             "replan",
             rows.iter().map(|r| Some(r.replan)).collect(),
         ));
+        cols.push(Col::Bool(
+            "held",
+            rows.iter().map(|r| Some(r.held)).collect(),
+        ));
     }
     cols
 }
@@ -405,7 +409,16 @@ fn drift_figures(rows: &[DriftRow]) -> [Col; 4] {
         Col::Str(
             "verdict",
             rows.iter()
-                .map(|r| Some(if r.replan { "re-plan" } else { "keep" }.to_string()))
+                .map(|r| {
+                    Some(
+                        match (r.replan, r.held) {
+                            (true, true) => "re-plan (still due)",
+                            (true, false) => "re-plan",
+                            (false, _) => "keep",
+                        }
+                        .to_string(),
+                    )
+                })
                 .collect(),
         ),
         Col::Int("edges", rows.iter().map(|r| Some(r.edges as i64)).collect()),

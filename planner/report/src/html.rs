@@ -687,8 +687,8 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                     }
                 }
                 section id="drift" {
-                    h2 { "Drift (" (d.window) " windows, threshold " (d.drift_threshold) ")" }
-                    p id="drift-now" { strong { (crate::drift_now(d.drift, d.drift_threshold)) } }
+                    h2 { "Drift (" (d.window) " windows, threshold " (d.drift_threshold) ", settles at " (d.drift_settle) ")" }
+                    p id="drift-now" { strong { (crate::drift_now(d.drift, d.drift_threshold, d.drift_settle)) } }
                     @match &drift_svg {
                         None => {},
                         Some(svg) => {
@@ -710,7 +710,7 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                                             (num(r.executions as f64, r.executions.to_string()))
                                             (num(r.edges as f64, r.edges.to_string()))
                                             (num(r.drift, format!("{:.3}", r.drift)))
-                                            @if r.replan { td class="replan" { "re-plan" } } @else { td class="keep" { "keep the plan" } }
+                                            @if r.held { td class="replan" { "re-plan (still due)" } } @else if r.replan { td class="replan" { "re-plan" } } @else { td class="keep" { "keep the plan" } }
                                             td class="name" { @for (k, e) in r.new_edges.iter().enumerate() { @if k > 0 { br; } (name(e)) } }
                                             td class="name" { @for (k, e) in r.gone_edges.iter().enumerate() { @if k > 0 { br; } (name(e)) } }
                                         }

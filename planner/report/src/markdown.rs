@@ -534,13 +534,17 @@ pub fn render(d: &ReportData<'_>) -> String {
         .unwrap_or("");
     let _ = writeln!(
         s,
-        "## Drift ({window} windows, threshold {}{norm})\n",
-        d.drift_threshold
+        "## Drift ({window} windows, threshold {}, settles at {}{norm})\n",
+        d.drift_threshold, d.drift_settle
     );
     let _ = writeln!(
         s,
         "**{}**\n",
-        text(&crate::drift_now(d.drift, d.drift_threshold))
+        text(&crate::drift_now(
+            d.drift,
+            d.drift_threshold,
+            d.drift_settle
+        ))
     );
     for r in d.drift {
         let gap = if r.gap_windows > 0 {
@@ -558,7 +562,16 @@ pub fn render(d: &ReportData<'_>) -> String {
             format_time(r.window_start_ms),
             format_time(r.window_end_ms),
             r.drift,
-            if r.replan { "re-plan" } else { "keep the plan" },
+            if r.held {
+                format!(
+                    "re-plan (still due: not settled to {} since an earlier window's re-plan)",
+                    d.drift_settle
+                )
+            } else if r.replan {
+                "re-plan".to_string()
+            } else {
+                "keep the plan".to_string()
+            },
             // A value within a tenth of the threshold is a close call:
             // the edges that moved say whether the change matters.
             if (r.drift - d.drift_threshold).abs() <= 0.1 * d.drift_threshold {
