@@ -329,6 +329,97 @@ fn maintenance_sql_holds_the_ranked_steps_with_range_and_saving() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Issue 32.8: with `--min-table-size 0`, every join edge of the shop
+/// sample is served, left out, skipped or priced by its tables'
+/// measurements, with its reason in plan.json, report.md, report.html and
+/// the plan text (with `--tables`, the shop's ten-run lineitem–orders
+/// sort-merge join and the others were none of these).
+#[test]
+fn every_edge_is_served_or_said_why_not() {
+    let (shop, wh) = (sample("shop"), sample("warehouse"));
+    for extra in [
+        &[][..],
+        &["--tables", &wh],
+        &["--tables", &wh, "--pricing", "assumed"],
+    ] {
+        let dir = tempdir("every-edge");
+        let out = dir.to_string_lossy().into_owned();
+        let mut args = vec!["analyze", &shop, "--min-table-size", "0", "--out", &out];
+        args.extend_from_slice(extra);
+        ok(&args);
+        let plan: serde_json::Value = serde_json::from_str(&read(&dir, "plan.json")).unwrap();
+        let mut said: Vec<String> = Vec::new();
+        for t in plan["tables"].as_array().unwrap() {
+            for e in t["edges_served"].as_array().unwrap() {
+                said.push(e["edge"]["label"].as_str().unwrap().to_string());
+            }
+        }
+        for l in plan["left_out"].as_array().unwrap() {
+            said.push(l["label"].as_str().unwrap().to_string());
+        }
+        for k in plan["skipped"].as_array().unwrap() {
+            said.push(k["edge"]["label"].as_str().unwrap().to_string());
+        }
+        for r in plan["replaced"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+        {
+            assert!(!r["reason"].as_str().unwrap().is_empty(), "{r}");
+            said.push(r["label"].as_str().unwrap().to_string());
+        }
+        let md = read(&dir, "report.md");
+        let html = read(&dir, "report.html");
+        let edges = read(&dir, "edges.csv");
+        let mut rows = csv_rows(&edges);
+        assert_eq!(rows.len(), 5, "{edges}");
+        for r in rows.drain(..) {
+            let cols = |c: &str| r[c].split([',', ';']).collect::<Vec<_>>().join(", ");
+            let label = format!(
+                "{}({}) = {}({})",
+                r["left_table"],
+                cols("left_columns"),
+                r["right_table"],
+                cols("right_columns")
+            );
+            assert!(
+                said.contains(&label),
+                "{extra:?}: {label} not in plan.json: {said:?}"
+            );
+            assert!(
+                md.contains(&label),
+                "{extra:?}: {label} not in report.md:\n{md}"
+            );
+        }
+        if plan["replaced"].is_array() {
+            assert!(html.contains(r#"<ul id="replaced">"#), "{extra:?}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+/// The rows of a CSV with a header, as maps (no quoted commas in the
+/// edges' cells but the column lists, which are quoted).
+fn csv_rows(text: &str) -> Vec<BTreeMap<String, String>> {
+    let mut lines = text.lines();
+    let split = |l: &str| -> Vec<String> {
+        let (mut out, mut cur, mut quoted) = (Vec::new(), String::new(), false);
+        for c in l.chars() {
+            match c {
+                '"' => quoted = !quoted,
+                ',' if !quoted => out.push(std::mem::take(&mut cur)),
+                c => cur.push(c),
+            }
+        }
+        out.push(cur);
+        out
+    };
+    let head = split(lines.next().unwrap());
+    lines
+        .map(|l| head.iter().cloned().zip(split(l)).collect())
+        .collect()
+}
+
 /// A budget too small for the top edges: they are left out "over the budget".
 #[test]
 fn a_budget_leaves_edges_out_over_the_budget() {

@@ -602,6 +602,12 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                             }
                         } }
                     }
+                    @if !d.planned.replaced.is_empty() {
+                        h3 { "Join edges priced by their tables' measurements" }
+                        ul id="replaced" { @for r in &d.planned.replaced {
+                            li { (name(&r.label)) ": " (r.reason) }
+                        } }
+                    }
                     h3 { "SQL (" code { "plan.sql" } ")" }
                     pre id="plan-sql" { code { (d.sql) } }
                 }

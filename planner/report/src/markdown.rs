@@ -276,13 +276,6 @@ fn measured_section(s: &mut String, d: &ReportData<'_>) {
             assumed.join(", ")
         );
     }
-    if !d.planned.replaced.is_empty() {
-        let _ = writeln!(
-            s,
-            "\n{} join edge(s) touching a measured table are priced by that table's measurements instead of the assumed reduction.",
-            d.planned.replaced.len()
-        );
-    }
 }
 
 fn maintenance_section(
@@ -503,6 +496,19 @@ pub fn render(d: &ReportData<'_>) -> String {
             "{} broadcast-only edge(s) were reported but not planned for (clustering does not help a broadcast join).\n",
             p.excluded_broadcast.len()
         );
+    }
+    // Every edge is said (issue 32.8): the join edges the tables'
+    // measurements priced instead are neither served nor left out.
+    if !d.planned.replaced.is_empty() {
+        let _ = writeln!(
+            s,
+            "{} join edge(s) touching a measured table are priced by that table's measurements instead of the assumed reduction:\n",
+            d.planned.replaced.len()
+        );
+        for r in &d.planned.replaced {
+            let _ = writeln!(s, "- {}: {}", text(&r.label), text(&r.reason));
+        }
+        let _ = writeln!(s);
     }
     let skipped = crate::plan_text::skipped_groups(p, missed);
     if !skipped.is_empty() {
