@@ -539,6 +539,32 @@ fn terminal_tables_fit_and_pipes_get_json_lines() {
     }
     let tables = ok(&["tables", &sample("warehouse")]);
     assert!(!jsonl(&tables).is_empty());
+    // whatif at 100 columns keeps its answer (files and bytes read) and
+    // gives up the description first (issue 32.9: it kept the description
+    // and dropped files_read and bytes_read).
+    let o = run_env(
+        &[
+            "whatif",
+            &sample("shop"),
+            "--tables",
+            &sample("warehouse"),
+            "--format",
+            "table",
+        ],
+        &[("COLUMNS", "100")],
+    );
+    let out = String::from_utf8(o.stdout).unwrap();
+    let header = out.lines().next().unwrap();
+    assert!(
+        header.contains("files_read")
+            && header.contains("bytes_read")
+            && !header.contains("description"),
+        "{out}"
+    );
+    assert!(out.contains("description; widen the terminal"), "{out}");
+    for l in out.lines() {
+        assert!(l.chars().count() <= 100, "{l}");
+    }
     let drift = ok(&["drift", &weekly, "--format", "table"]);
     let rows = jsonl(&ok(&["drift", &weekly]));
     for r in &rows {
