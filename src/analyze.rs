@@ -179,6 +179,12 @@ pub fn run(a: &Args) -> Result<bool> {
     out.finish()?;
     // Warnings first: the summary is the last line.
     report_problems(&data.errors, &data.warnings);
-    let _ = writeln!(std::io::stderr(), "lakeaudit: {}", analysis.summary(&a.out));
+    {
+        let mut err = std::io::stderr().lock();
+        for v in analysis.verdicts() {
+            let _ = writeln!(err, "lakeaudit: verdict: {}", stores::redact(&v));
+        }
+        let _ = writeln!(err, "lakeaudit: {}", analysis.summary(&a.out));
+    }
     Ok(data.failed())
 }

@@ -58,7 +58,17 @@ struct Cli {
     /// gives up on a store whose last attempts failed.
     #[arg(long = "store-timeout", global = true, value_name = "DURATION", value_parser = cli::store_timeout)]
     store_timeout: Option<std::time::Duration>,
+    /// Print no progress and no warnings on standard error (errors, and
+    /// the run's closing lines, still are).
+    #[arg(long, short = 'q', global = true, conflicts_with = "verbose")]
+    quiet: bool,
+    /// Print a line per log as it is read (instead of the progress bar).
+    #[arg(long, short = 'v', global = true)]
+    verbose: bool,
 }
+
+/// `--quiet`: warnings are not printed.
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 #[derive(Subcommand, Debug)]
 enum Command {
@@ -116,6 +126,13 @@ enum Command {
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
+    if cli.quiet {
+        QUIET.store(true, std::sync::atomic::Ordering::Relaxed);
+        stores::set_quiet(true);
+        workload::ingest::set_verbosity(workload::ingest::Verbosity::Quiet);
+    } else if cli.verbose {
+        workload::ingest::set_verbosity(workload::ingest::Verbosity::Verbose);
+    }
     if let Some(n) = cli.threads {
         rayon::ThreadPoolBuilder::new()
             .num_threads(n.max(1))
@@ -159,6 +176,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
 /// Print problems with inputs the way every command does.
 fn report_problems(errors: &[String], warnings: &[String]) {
     let mut err = std::io::stderr().lock();
+    let warnings = if QUIET.load(std::sync::atomic::Ordering::Relaxed) {
+        &[]
+    } else {
+        warnings
+    };
     for w in warnings {
         let _ = writeln!(err, "lakeaudit: warning: {}", stores::redact(w));
     }

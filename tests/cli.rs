@@ -700,3 +700,108 @@ fn a_closed_pipe_is_not_a_failure() {
         );
     }
 }
+
+/// `--quiet` and `--verbose` (issue 32.10): quiet prints no warning (the
+/// weekly sample's directory holds a README and SQL files, a warning
+/// otherwise) but still every error, with its exit code; verbose names
+/// each log as it is read; both at once is a usage error.
+#[test]
+fn quiet_and_verbose() {
+    let weekly = logs("weekly");
+    let o = run(&["queries", &weekly]);
+    assert!(
+        stderr(&o).contains("lakeaudit: warning: skipped"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["queries", &weekly, "--quiet"]);
+    assert_eq!((o.status.code(), stderr(&o).as_str()), (Some(0), ""));
+    let o = run(&["-q", "queries", &weekly, "no-such-log"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("no-such-log") && !err.contains("warning"),
+        "{err}"
+    );
+    let o = run(&["queries", &weekly, "--verbose"]);
+    let err = stderr(&o);
+    let read: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("lakeaudit: read "))
+        .collect();
+    assert_eq!(read.len(), 4, "{err}");
+    assert!(
+        read.iter()
+            .any(|l| l.starts_with("lakeaudit: read 4 of 4: ")),
+        "{err}"
+    );
+    assert!(err.contains("eventlog_v2_local-1791190803209"), "{err}");
+    let o = run(&["queries", &weekly, "-q", "-v"]);
+    assert_eq!(o.status.code(), Some(64), "{}", stderr(&o));
+}
+
+/// `analyze` ends with one verdict line per table (issue 32.10): what to
+/// do with it and what that saves a week, then the summary; `--quiet`
+/// keeps them (they are the run's result, not progress).
+#[test]
+fn analyze_ends_with_a_verdict_per_table() {
+    let dir = tempdir("verdicts");
+    let o = run(&[
+        "analyze",
+        &sample(""),
+        "--tables",
+        &sample("warehouse"),
+        "--min-table-size",
+        "0",
+        "--pricing",
+        "assumed",
+        "--quiet",
+        "--out",
+        &dir,
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let lines: Vec<&str> = err.lines().collect();
+    assert!(lines.last().unwrap().contains("applications"), "{err}");
+    let verdict = |table: &str| {
+        lines
+            .iter()
+            .find(|l| l.starts_with(&format!("lakeaudit: verdict: {table}: ")))
+            .unwrap_or_else(|| panic!("no verdict for {table}:\n{err}"))
+            .to_string()
+    };
+    let v = verdict("spark_catalog.shop.lineitem");
+    assert!(
+        v.contains(": recluster on (l_orderkey) — saves ") && v.ends_with(" a week"),
+        "{v}"
+    );
+    let v = verdict("spark_catalog.shop.web_events");
+    assert!(v.contains(": leave — costs more than it saves"), "{v}");
+    // Every table the plan weighed gets exactly one line, before the summary.
+    let plan: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(format!("{dir}/plan.json")).unwrap())
+            .unwrap();
+    let profiles = plan["table_profiles"].as_array().unwrap();
+    let verdicts = lines
+        .iter()
+        .filter(|l| l.starts_with("lakeaudit: verdict: "))
+        .count();
+    assert_eq!(verdicts, profiles.len(), "{err}");
+    assert!(!err.contains("warning"), "{err}");
+    // Default sizes: the audited sample tables are left alone, saying why.
+    let o = run(&[
+        "analyze",
+        &sample(""),
+        "--tables",
+        &sample("warehouse"),
+        "--force",
+        "--out",
+        &dir,
+    ]);
+    let err = stderr(&o);
+    assert!(
+        err.contains("lakeaudit: verdict: spark_catalog.shop.orders: leave — the table (118.0 KiB in 48 files) is smaller than one target file (1.0 GiB)"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

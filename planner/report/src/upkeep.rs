@@ -137,11 +137,16 @@ pub fn verdicts(steps: &[UpkeepStep], span: Option<(i64, i64)>) -> Vec<String> {
                 Action::CompactAndPurge => "compact + purge",
                 Action::LeaveAlone => "leave",
             };
-            format!(
-                "{}: {word} — {}",
-                one_line(&st.table),
-                one_line(&saving(st, span))
-            )
+            let why = match st.action {
+                // A table left alone says why (its size) instead.
+                Action::LeaveAlone => st
+                    .rewrites
+                    .strip_prefix("nothing: ")
+                    .unwrap_or(&st.rewrites)
+                    .to_string(),
+                _ => saving(st, span),
+            };
+            format!("{}: {word} — {}", one_line(&st.table), one_line(&why))
         })
         .collect()
 }
