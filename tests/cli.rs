@@ -805,3 +805,82 @@ fn analyze_ends_with_a_verdict_per_table() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `lakeaudit.toml`, `[tool.lakeaudit]` in `pyproject.toml` and
+/// `--config FILE` (issue 32.10): the flags a team sets once, the command
+/// line's winning; an unknown key, or a run's own flag, is a usage error
+/// naming the file and the key; a key another command takes is ignored.
+#[test]
+fn a_config_file_sets_the_teams_flags() {
+    let dir = std::path::PathBuf::from(tempdir("config"));
+    let samples = sample("");
+    let in_dir = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_lakeaudit"))
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .unwrap()
+    };
+    let budget = |o: &Output| -> serde_json::Value {
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(o));
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()["budget"].clone()
+    };
+    std::fs::write(
+        dir.join("lakeaudit.toml"),
+        "budget = \"200KB\"\nmin-table-size = 0\npricing = \"assumed\"\nthreshold = 0.5\n[storage-option]\naws_region = \"eu-west-1\"\n",
+    )
+    .unwrap();
+    let plan = ["plan", samples.as_str(), "--format", "json"];
+    assert_eq!(budget(&in_dir(&plan)), 200_000);
+    // The command line wins.
+    let mut over = plan.to_vec();
+    over.extend(["--budget", "300KB"]);
+    assert_eq!(budget(&in_dir(&over)), 300_000);
+    // queries takes none of these: it runs as without the file.
+    let o = in_dir(&["queries", &logs("weekly"), "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // drift takes the threshold.
+    let o = in_dir(&["drift", &logs("weekly")]);
+    assert!(
+        stderr(&o).contains("within the threshold 0.5"),
+        "{}",
+        stderr(&o)
+    );
+    // Unknown keys and a run's own flags: exit 64, naming file and key.
+    for (text, key) in [("bugdet = 1\n", "bugdet"), ("out = \"x\"\n", "out")] {
+        std::fs::write(dir.join("lakeaudit.toml"), text).unwrap();
+        let o = in_dir(&["queries", &logs("weekly")]);
+        assert_eq!(o.status.code(), Some(64), "{}", stderr(&o));
+        assert!(
+            stderr(&o).starts_with(&format!("lakeaudit: lakeaudit.toml: unknown key `{key}`")),
+            "{}",
+            stderr(&o)
+        );
+    }
+    // A value the flag refuses names the file, then the flag.
+    std::fs::write(dir.join("lakeaudit.toml"), "budget = \"lots\"\n").unwrap();
+    let o = in_dir(&plan);
+    assert_eq!(o.status.code(), Some(64), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("with the flags of lakeaudit.toml") && stderr(&o).contains("--budget"),
+        "{}",
+        stderr(&o)
+    );
+    // pyproject.toml's [tool.lakeaudit], when there is no lakeaudit.toml;
+    // --config FILE over both.
+    std::fs::remove_file(dir.join("lakeaudit.toml")).unwrap();
+    std::fs::write(
+        dir.join("pyproject.toml"),
+        "[project]\nname = \"x\"\n[tool.lakeaudit]\nbudget = \"250KB\"\n",
+    )
+    .unwrap();
+    assert_eq!(budget(&in_dir(&plan)), 250_000);
+    std::fs::write(dir.join("team.toml"), "budget = \"400KB\"\n").unwrap();
+    let mut conf = plan.to_vec();
+    conf.extend(["--config", "team.toml"]);
+    assert_eq!(budget(&in_dir(&conf)), 400_000);
+    // A pyproject.toml without [tool.lakeaudit] is no configuration.
+    std::fs::write(dir.join("pyproject.toml"), "[project]\nname = \"x\"\n").unwrap();
+    assert_eq!(budget(&in_dir(&plan)), serde_json::Value::Null);
+    let _ = std::fs::remove_dir_all(&dir);
+}
