@@ -4,7 +4,8 @@
 # CLUSTER BY, CREATE OR REPLACE, ANALYZE, CALL and the OPTIMIZE predicates;
 # Iceberg 1.10.2's (Spark 3.5 runtime jar) for WRITE ORDERED BY and CALL.
 # Inputs: the ddl snapshots, plan.sql of the samples with every table
-# plannable, and the compaction statements of the table fixtures.
+# plannable, its maintenance.sql, and the compaction statements of the
+# table fixtures.
 #
 # Usage: spark/test_sql.sh SPARK4_PYTHON ICEBERG_PYTHON LAKEAUDIT
 set -euo pipefail
@@ -34,7 +35,7 @@ for line in open(sys.argv[1]):
 PY
 files=(planner/src/snapshots/planner__ddl__tests__ddl_snapshot.snap
        planner/src/snapshots/planner__ddl__tests__ddl_by_format.snap
-       "$tmp/a/plan.sql" "$tmp/compaction.sql")
+       "$tmp/a/plan.sql" "$tmp/a/maintenance.sql" "$tmp/compaction.sql")
 echo "test-sql-spark: Spark 4.0.1's parser"
 "$spark_py" planner/scripts/check_sql.py spark "${files[@]}" 2> "$tmp/spark.log" || {
   tail -20 "$tmp/spark.log"; echo "test-sql-spark: FAILED (spark)"; exit 1; }

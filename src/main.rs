@@ -4,6 +4,7 @@
 
 mod analyze;
 mod cli;
+mod config;
 mod edges_cmd;
 mod output;
 mod pipeline;
@@ -58,7 +59,24 @@ struct Cli {
     /// gives up on a store whose last attempts failed.
     #[arg(long = "store-timeout", global = true, value_name = "DURATION", value_parser = cli::store_timeout)]
     store_timeout: Option<std::time::Duration>,
+    /// Print no progress and no warnings on standard error (errors, and
+    /// the run's closing lines, still are).
+    #[arg(long, short = 'q', global = true, conflicts_with = "verbose")]
+    quiet: bool,
+    /// Print a line per log as it is read (instead of the progress bar).
+    #[arg(long, short = 'v', global = true)]
+    verbose: bool,
+    /// The flags a team sets once (budgets, prices, policies, storage
+    /// options), from a TOML file whose keys are the long flags (default:
+    /// `lakeaudit.toml` in the working directory, else
+    /// `[tool.lakeaudit]` in `pyproject.toml` there); the command line's
+    /// flags win.
+    #[arg(long, global = true, value_name = "FILE")]
+    config: Option<std::path::PathBuf>,
 }
+
+/// `--quiet`: warnings are not printed.
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 #[derive(Subcommand, Debug)]
 enum Command {
@@ -116,6 +134,13 @@ enum Command {
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
+    if cli.quiet {
+        QUIET.store(true, std::sync::atomic::Ordering::Relaxed);
+        stores::set_quiet(true);
+        workload::ingest::set_verbosity(workload::ingest::Verbosity::Quiet);
+    } else if cli.verbose {
+        workload::ingest::set_verbosity(workload::ingest::Verbosity::Verbose);
+    }
     if let Some(n) = cli.threads {
         rayon::ThreadPoolBuilder::new()
             .num_threads(n.max(1))
@@ -159,6 +184,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
 /// Print problems with inputs the way every command does.
 fn report_problems(errors: &[String], warnings: &[String]) {
     let mut err = std::io::stderr().lock();
+    let warnings = if QUIET.load(std::sync::atomic::Ordering::Relaxed) {
+        &[]
+    } else {
+        warnings
+    };
     for w in warnings {
         let _ = writeln!(err, "lakeaudit: warning: {}", stores::redact(w));
     }
@@ -184,9 +214,47 @@ fn parse_cli() -> Cli {
             i32::from(cli::EXIT_OK)
         })
     };
+    let args = without_credentials(std::env::args_os());
     let mut matches = cmd
-        .try_get_matches_from(without_credentials(std::env::args_os()))
+        .clone()
+        .try_get_matches_from(&args)
         .unwrap_or_else(|e| usage(e));
+    let sub = matches.subcommand_name().map(str::to_string);
+    let cli = Cli::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| usage(e));
+    // The configuration file's flags go before the command line's, which
+    // win (`args_override_self`: a flag's last value is taken).
+    if let Command::Completions { .. } = &cli.command {
+        return cli;
+    }
+    let found = std::env::current_dir()
+        .map_err(|e| config::ConfigError(format!("the working directory: {e}")))
+        .and_then(|dir| config::find(cli.config.as_deref(), &dir));
+    let bad_config = |e: config::ConfigError| -> ! {
+        let _ = writeln!(std::io::stderr(), "lakeaudit: {}", e.0);
+        std::process::exit(i32::from(cli::EXIT_USAGE))
+    };
+    let Some(conf) = found.unwrap_or_else(|e| bad_config(e)) else {
+        return cli;
+    };
+    let (Some(sub), Some(at)) = (sub, config::subcommand_index(&args, &cmd)) else {
+        return cli;
+    };
+    let extra = conf.args_for(&cmd, &sub).unwrap_or_else(|e| bad_config(e));
+    if extra.is_empty() {
+        return cli;
+    }
+    let mut with = args[..=at].to_vec();
+    with.extend(extra);
+    with.extend_from_slice(&args[at + 1..]);
+    let cmd = cmd.mut_subcommand(&sub, |c| c.args_override_self(true));
+    let mut matches = cmd.try_get_matches_from(&with).unwrap_or_else(|e| {
+        let _ = writeln!(
+            std::io::stderr(),
+            "lakeaudit: with the flags of {}:",
+            conf.file.display()
+        );
+        usage(e)
+    });
     Cli::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| usage(e))
 }
 

@@ -217,6 +217,11 @@ fn a_directory_search_names_the_files_it_skips() {
     std::fs::write(dir.join("trunc.lz4"), &lz4[..lz4.len().min(200)]).unwrap();
     std::fs::write(dir.join("broken.log"), "not an event\n").unwrap();
     std::fs::write(dir.join("README.md"), "# logs\n").unwrap();
+    // An empty rolling directory (an application that wrote nothing yet)
+    // is no application and no input error (it was "Spark ?", then exit 2).
+    let empty = dir.join("eventlog_v2_local-1796017600000");
+    std::fs::create_dir_all(&empty).unwrap();
+    std::fs::write(empty.join("appstatus_local-1796017600000.inprogress"), "").unwrap();
     let good = file_in("spark4-plain", "local-1796017603630");
     std::fs::copy(&good, dir.join("local-1796017603630")).unwrap();
     let o = run(&["queries", &dir.display().to_string()]);
@@ -230,6 +235,18 @@ fn a_directory_search_names_the_files_it_skips() {
     };
     assert!(line("trunc.lz4").contains("do not decode"), "{err}");
     assert!(line("broken.log").contains("not an event log"), "{err}");
+    assert!(
+        line("eventlog_v2_local-1796017600000")
+            .contains("a rolling event-log directory with no events_<N>_<appId> part"),
+        "{err}"
+    );
+    let apps_file = dir.with_extension("apps.jsonl");
+    let apps_path = apps_file.display().to_string();
+    ok(&["queries", &dir.display().to_string(), "--apps", &apps_path]);
+    let apps = std::fs::read_to_string(&apps_file).unwrap();
+    let _ = std::fs::remove_file(&apps_file);
+    assert_eq!(apps.lines().count(), 1, "{apps}");
+    assert!(!apps.contains("1796017600000"), "{apps}");
     assert!(
         line("README.md").contains("1 file(s) that are not event logs"),
         "{err}"

@@ -459,11 +459,11 @@ fn maintenance_row(report: &str, table: &str) -> Option<(usize, String, String)>
     let section = section.split("\n## ").next()?;
     section.lines().find_map(|l| {
         let cells: Vec<&str> = l.split(" | ").map(str::trim).collect();
-        (cells.len() >= 10 && cells[1] == format!("`{table}`")).then(|| {
+        (cells.len() >= 11 && cells[1] == format!("`{table}`")).then(|| {
             (
                 cells[0].trim_start_matches("| ").parse().unwrap(),
                 cells[2].to_string(),
-                cells[9].trim_end_matches(" |").to_string(),
+                cells[10].trim_end_matches(" |").to_string(),
             )
         })
     })
@@ -507,7 +507,7 @@ fn analyze_with_tables_plans_from_real_sizes_and_subsumes_compaction_in_recluste
         maintenance_row(&report, "spark_catalog.default.sales").expect("sales step");
     assert_eq!(
         (step.as_str(), stmt.as_str()),
-        ("recluster", "`see plan.sql`")
+        ("recluster", "see `plan.sql`")
     );
     assert!(!report.contains("OPTIMIZE `sales`"), "{report}");
     let html = fs::read_to_string(out.join("report.html")).unwrap();

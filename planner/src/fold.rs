@@ -23,6 +23,9 @@ pub enum Keep {
     Drift {
         /// Re-plan above this.
         threshold: f64,
+        /// A due re-plan stays due until drift falls to this
+        /// (`crate::drift::hold`).
+        settle: f64,
         /// How JIS is normalised for the comparison.
         normalize: Normalize,
     },
@@ -67,8 +70,9 @@ pub fn fold<'a, E: From<workload::Error>>(
         let drift = match keep {
             Keep::Drift {
                 threshold,
+                settle,
                 normalize,
-            } => crate::drift::of_tables(&edges, threshold, normalize),
+            } => crate::drift::of_tables(&edges, threshold, settle, normalize),
             Keep::All | Keep::Latest => Vec::new(),
         };
         return Ok(Folded {
@@ -94,6 +98,7 @@ pub fn fold<'a, E: From<workload::Error>>(
         (
             Keep::Drift {
                 threshold,
+                settle,
                 normalize,
             },
             Some(width_ms),
@@ -104,7 +109,9 @@ pub fn fold<'a, E: From<workload::Error>>(
                 threshold,
                 normalize,
             };
-            edges.finish_pairs(false, |a, b| drift.extend(measure.pair(a, b)))?
+            let edges = edges.finish_pairs(false, |a, b| drift.extend(measure.pair(a, b)))?;
+            crate::drift::hold(&mut drift, threshold, settle);
+            edges
         }
         (Keep::All, _) => edges.finish()?,
         _ => edges.finish_pairs(false, |_, _| {})?,

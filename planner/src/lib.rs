@@ -66,7 +66,7 @@ pub mod workload;
 pub use curve::{curve, plan_and_curve, BudgetCurve, CurvePoint};
 pub use ddl::{ddl, ddl_for, planned_layout, planned_layout_short, TableFormat, TableSql};
 pub use drift::{
-    drift, verdict, DriftReport, DriftRow, DriftVerdict, EdgeMove, Normalize,
+    drift, verdict, DriftReport, DriftRow, DriftVerdict, EdgeMove, Normalize, DEFAULT_DRIFT_SETTLE,
     DEFAULT_DRIFT_THRESHOLD,
 };
 pub use error::{Error, Result};

@@ -115,17 +115,83 @@ pub struct MeasuredWindow {
     pub engine: String,
 }
 
+/// A join edge priced by its tables' measurements instead of the assumed
+/// reduction ([`with_measured`]), and what became of it: it is not one of
+/// the planner's demands, so it is neither served nor left out in the
+/// plan's own terms (issue 32.8: every edge is said).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ReplacedEdge {
+    /// `left(cols) = right(cols)`.
+    pub label: String,
+    /// What its measured tables' keys did, per table.
+    pub reason: String,
+}
+
+/// Why each replaced join demand is not in the plan as itself: per
+/// measured table of the edge, whether the plan re-lays it out, whether a
+/// measured key of it saves bytes in the window, or whether none does.
+fn replaced_reasons(
+    replaced: &[EdgeDemand],
+    measured: &[MeasuredWindow],
+    plan: &crate::LayoutPlan,
+) -> Vec<ReplacedEdge> {
+    let human = |b: u64| crate::human(b as f64);
+    let table_reason = |t: &str| -> Option<String> {
+        let keys: Vec<&MeasuredWindow> = measured.iter().filter(|m| m.table == t).collect();
+        if let Some(d) = plan.tables.iter().find(|d| d.changed && d.table == t) {
+            return Some(format!(
+                "{t} is re-laid out on ({}) for what its scans measured",
+                d.keys.join(", ")
+            ));
+        }
+        let best = keys
+            .iter()
+            .max_by_key(|m| m.reads.bytes_now.saturating_sub(m.reads.bytes_after))?;
+        let saving = best.reads.bytes_now.saturating_sub(best.reads.bytes_after);
+        Some(if saving == 0 {
+            format!(
+                "{t}: none of its {} measured key(s) saves a byte in this window (its scans read {} now, and as much or more under each)",
+                keys.len(),
+                human(best.reads.bytes_now)
+            )
+        } else {
+            format!(
+                "{t}: its best measured key ({}) saves {} a window, which the plan does not take (see left_out and left_alone)",
+                best.key.join(", "),
+                human(saving)
+            )
+        })
+    };
+    replaced
+        .iter()
+        .map(|d| {
+            let mut tables = vec![d.left_table.as_str()];
+            if d.right_table != d.left_table {
+                tables.push(d.right_table.as_str());
+            }
+            let parts: Vec<String> = tables.into_iter().filter_map(table_reason).collect();
+            ReplacedEdge {
+                label: d.label(),
+                reason: if parts.is_empty() {
+                    "priced by its tables' measurements, which no scan of this window read".into()
+                } else {
+                    parts.join("; ")
+                },
+            }
+        })
+        .collect()
+}
+
 /// The demands with measured tables priced by measurement: every join
 /// demand touching a measured table is replaced by that table's own
 /// demands, one per measured key, each saving what its scans in the
 /// window (`facts`) read now minus under the key. Returns the demands,
-/// the measured keys over the window, and the labels of the join demands
-/// replaced.
+/// the measured keys over the window, and the join demands replaced.
 pub fn with_measured(
     demands: Vec<EdgeDemand>,
     facts: &[ExecFacts],
     measured: &[MeasuredKey],
-) -> (Vec<EdgeDemand>, Vec<MeasuredWindow>, Vec<String>) {
+) -> (Vec<EdgeDemand>, Vec<MeasuredWindow>, Vec<EdgeDemand>) {
     if measured.is_empty() {
         return (demands, Vec::new(), Vec::new());
     }
@@ -176,11 +242,7 @@ pub fn with_measured(
             measured_saving: Some(saving as f64),
         });
     }
-    (
-        out,
-        windows,
-        replaced.iter().map(EdgeDemand::label).collect(),
-    )
+    (out, windows, replaced)
 }
 
 /// A plan with what it was made from.
@@ -203,8 +265,9 @@ pub struct Planned {
     pub curve: BudgetCurve,
     /// The measured keys over the window (tables priced by measurement).
     pub measured: Vec<MeasuredWindow>,
-    /// Join demands replaced by their tables' measured demands.
-    pub replaced: Vec<String>,
+    /// Join demands replaced by their tables' measured demands, each
+    /// with what became of it.
+    pub replaced: Vec<ReplacedEdge>,
 }
 
 /// The JSON form of a [`Planned`]: the plan's fields, the window, and the
@@ -229,6 +292,10 @@ pub struct PlanJson<'a> {
     /// Edges that would pay on their own but are not in the plan, and why
     /// (the reports list the first few and point here for the rest).
     pub left_out: &'a [LeftOut],
+    /// Join edges priced by their tables' measurements, and what became
+    /// of each.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub replaced: &'a [ReplacedEdge],
 }
 
 impl Planned {
@@ -242,6 +309,7 @@ impl Planned {
             budget_curve: &self.curve,
             measured: &self.measured,
             left_out: &self.left_out,
+            replaced: &self.replaced,
         }
     }
 }
@@ -465,6 +533,7 @@ pub fn plan_window(
     let config = crate::settle(&profiles, &demands, &config, algorithm)?;
     let (plan, curve) = crate::plan_and_curve(&profiles, &demands, &config, algorithm)?;
     let left_out = left_out(&profiles, &demands, &config, &plan)?;
+    let replaced = replaced_reasons(&replaced, &measured, &plan);
     Ok(Planned {
         profiles,
         window: table.window,

@@ -36,6 +36,39 @@ impl<T> Ingested<T> {
     }
 }
 
+/// How much reading says on standard error while it runs (the binary's
+/// `--quiet` and `--verbose`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verbosity {
+    /// Nothing: no progress bar.
+    Quiet,
+    /// A progress bar on a terminal when there are several logs.
+    Normal,
+    /// A line per log as it is read (`read 3 of 12: PATH`), terminal or
+    /// not, instead of the bar.
+    Verbose,
+}
+
+static VERBOSITY: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(1);
+
+/// Sets what reading says while it runs; call before reading.
+pub fn set_verbosity(v: Verbosity) {
+    let n = match v {
+        Verbosity::Quiet => 0,
+        Verbosity::Normal => 1,
+        Verbosity::Verbose => 2,
+    };
+    VERBOSITY.store(n, std::sync::atomic::Ordering::Relaxed);
+}
+
+fn verbosity() -> Verbosity {
+    match VERBOSITY.load(std::sync::atomic::Ordering::Relaxed) {
+        0 => Verbosity::Quiet,
+        2 => Verbosity::Verbose,
+        _ => Verbosity::Normal,
+    }
+}
+
 /// Read every application under `paths` in parallel; standard input (`-`)
 /// is named `stdin_name` when given (`--name`). `finish` maps each
 /// execution (record and parsed plans) to the caller's item.
@@ -59,7 +92,11 @@ where
         }
     }
     // A progress bar on long archives, only when stderr is a terminal.
-    let bar = if found.inputs.len() > 1 && std::io::stderr().is_terminal() {
+    let verbosity = verbosity();
+    let bar = if verbosity == Verbosity::Normal
+        && found.inputs.len() > 1
+        && std::io::stderr().is_terminal()
+    {
         let b = ProgressBar::new(found.inputs.len() as u64);
         if let Ok(style) =
             ProgressStyle::with_template("{bar:40} {pos}/{len} logs {elapsed_precise} {msg}")
@@ -77,12 +114,26 @@ where
         decode_ahead: opts.decode_ahead || found.inputs.len() < rayon::current_num_threads(),
         ..opts.clone()
     };
+    let read_count = std::sync::atomic::AtomicUsize::new(0);
     let read: Vec<(AppResult<T>, bool)> = found
         .inputs
         .par_iter()
         .map(|input| {
             let r = read_one(input, opts, &finish);
             bar.inc(1);
+            if verbosity == Verbosity::Verbose {
+                let done = read_count.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                let failed = if r.0.errors.is_empty() {
+                    ""
+                } else {
+                    " (with errors)"
+                };
+                eprintln!(
+                    "lakeaudit: read {done} of {}: {}{failed}",
+                    found.inputs.len(),
+                    stores::redact(&input.display)
+                );
+            }
             r
         })
         .collect();

@@ -417,7 +417,24 @@ fn walk(dir: &Path, depth: usize, d: &mut Discovery, seen: &mut Visited) {
                 continue;
             }
             if name.starts_with(ROLLING_DIR_PREFIX) || holds_rolling_parts(&path) {
-                match rolling(&path, &shown) {
+                let list = match entries(&path) {
+                    Ok(l) => l,
+                    Err(source) => {
+                        d.errors.push(Error::Io {
+                            at: loc(&shown),
+                            source,
+                        });
+                        continue;
+                    }
+                };
+                if without_parts(&list) {
+                    d.skipped.push(Skipped {
+                        path: shown,
+                        why: SkipReason::EmptyRollingDirectory,
+                    });
+                    continue;
+                }
+                match rolling_parts(list, &shown) {
                     Ok(input) => d.inputs.push(input),
                     Err(e) => d.errors.push(e),
                 }
@@ -461,6 +478,16 @@ fn rolling(dir: &Path, display: &str) -> Result<LogInput, Error> {
         source,
     })?;
     rolling_parts(list, display)
+}
+
+/// Whether a rolling directory's entries hold no `events_<N>_<appId>`
+/// part: a directory search passes over it, named
+/// ([`SkipReason::EmptyRollingDirectory`]); named on the command line, it
+/// is an input error ([`rolling_parts`]).
+pub(super) fn without_parts(list: &[(String, PathBuf)]) -> bool {
+    !list
+        .iter()
+        .any(|(name, _)| name.starts_with(EVENTS_PREFIX) && !name.ends_with(".crc"))
 }
 
 /// A rolling log from its directory's entries (name, path), sorted by name.

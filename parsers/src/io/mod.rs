@@ -219,6 +219,11 @@ pub enum SkipReason {
     /// A Delta table's directory (it holds `_delta_log/`) or an Iceberg
     /// table's (`metadata/` with `*.metadata.json`): not searched.
     TableDirectory,
+    /// A rolling event-log directory (`eventlog_v2_<appId>`) that holds no
+    /// `events_<N>_<appId>` part: an application that wrote nothing yet,
+    /// or whose parts were removed. Not an application (it was counted as
+    /// one, "Spark ?", and then an input error): named and passed over.
+    EmptyRollingDirectory,
 }
 
 impl Skipped {
@@ -226,7 +231,10 @@ impl Skipped {
     /// `.log`, `.inprogress`) or its bytes are a stream that does not
     /// decode: worth a warning of its own.
     pub fn looks_meant_as_log(&self) -> bool {
-        if self.why == SkipReason::Undecodable {
+        if matches!(
+            self.why,
+            SkipReason::Undecodable | SkipReason::EmptyRollingDirectory
+        ) {
             return true;
         }
         let name = self.path.rsplit('/').next().unwrap_or(&self.path);
@@ -246,6 +254,9 @@ impl std::fmt::Display for Skipped {
                 "not read: its compressed bytes do not decode (truncated or corrupt?)"
             }
             SkipReason::TableDirectory => "a table directory, not searched for event logs",
+            SkipReason::EmptyRollingDirectory => {
+                "a rolling event-log directory with no events_<N>_<appId> part (nothing written yet, or its parts removed)"
+            }
         };
         write!(f, "{}: {why}", self.path)
     }

@@ -155,7 +155,15 @@ fn walk(dir: &Dir, display: &str, depth: usize, d: &mut Discovery) {
             Entry::Dir(sub) => {
                 let shown = format!("{display}/{name}");
                 if name.starts_with(ROLLING_DIR_PREFIX) || sub.holds_rolling_parts() {
-                    match rolling_parts(sub.files(), &shown) {
+                    let files = sub.files();
+                    if super::discover::without_parts(&files) {
+                        d.skipped.push(super::Skipped {
+                            path: shown,
+                            why: super::SkipReason::EmptyRollingDirectory,
+                        });
+                        continue;
+                    }
+                    match rolling_parts(files, &shown) {
                         Ok(input) => d.inputs.push(input),
                         Err(e) => d.errors.push(e),
                     }

@@ -258,11 +258,13 @@ fn failed(
             secs(RETRY_TIME_BUDGET)
         )
     };
-    eprintln!(
-        "lakeaudit: warning: {}: {what}: {why}; {next}",
-        redact(store),
-        why = redact(why)
-    );
+    if !crate::quiet() {
+        eprintln!(
+            "lakeaudit: warning: {}: {what}: {why}; {next}",
+            redact(store),
+            why = redact(why)
+        );
+    }
     retry
 }
 

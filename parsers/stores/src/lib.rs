@@ -158,6 +158,19 @@ pub fn set_options(options: Vec<(String, String)>) -> Result<(), String> {
 
 static TIMEOUTS: OnceLock<Timeouts> = OnceLock::new();
 
+/// `--quiet`: the retry notices on standard error are not printed (an
+/// error still is: it is returned, not noticed).
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Silences the retry notices (the binary's `--quiet`).
+pub fn set_quiet(quiet: bool) {
+    QUIET.store(quiet, std::sync::atomic::Ordering::Relaxed);
+}
+
+fn quiet() -> bool {
+    QUIET.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Sets the timeouts of every request (the binary's `--store-timeout`);
 /// call once, before the first URL is read. Default: [`Timeouts::DEFAULT`].
 pub fn set_timeouts(t: Timeouts) -> Result<(), String> {

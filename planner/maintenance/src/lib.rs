@@ -25,8 +25,8 @@ mod upkeep;
 
 pub use deletes::{deletes, DeleteFileRow, DeleteRollup, Verdict};
 pub use policy::{
-    compaction, iceberg_call, table_parts, CompactionRow, Policy, PolicyChoice, Settings,
-    ICEBERG_CATALOG,
+    compaction, grouped_statements, iceberg_call, table_parts, Atoms, CompactionRow, Policy,
+    PolicyChoice, Scope, Settings, ICEBERG_CATALOG, PARTITIONS_PER_STATEMENT,
 };
 pub use state::{summarize, TableStateRow};
 pub use upkeep::{upkeep, upkeep_for_plan, Action, Audited, TableUpkeep, UpkeepStep, Workload};

@@ -232,6 +232,10 @@ pub struct CompactionRow {
     pub rows_purged: u64,
     pub reasons: String,
     pub statement: String,
+    /// What the statement rewrites (`None`: no statement), for
+    /// [`grouped_statements`].
+    #[serde(skip)]
+    pub scope: Option<Scope>,
 }
 
 /// A file as the planners see it.
@@ -332,11 +336,13 @@ fn expected_output_files(input: u64, s: &Settings) -> u64 {
     }
 }
 
-/// `col = literal AND ...` for a partition, when every field is an identity
-/// transform of a column (`Ok(None)`: the statement covers the table). A
-/// value that is not a valid literal of its column's type is an `Err` with
-/// the reason: the statement is then left out.
-fn predicate(t: &TableState, idx: u32) -> Result<Option<String>, String> {
+/// A partition's fields as a predicate's atoms: each partition column
+/// (quoted) and its value as a literal of the column's type (`None`:
+/// NULL), when every field is an identity transform of a column
+/// (`Ok(None)`: the statement covers the table). A value that is not a
+/// valid literal of its column's type is an `Err` with the reason: the
+/// statement is then left out.
+fn partition_atoms(t: &TableState, idx: u32) -> Result<Option<Atoms>, String> {
     let Some(p) = t.partitions.get(idx as usize) else {
         return Ok(None);
     };
@@ -346,25 +352,53 @@ fn predicate(t: &TableState, idx: u32) -> Result<Option<String>, String> {
     {
         return Ok(None);
     }
-    let mut parts = Vec::new();
+    let mut atoms = Vec::new();
     for (f, v) in t.partition_fields.iter().zip(&p.values) {
         if f.transform != "identity" {
             return Ok(None);
         }
         let col = sql::quote_ident(&f.source);
-        parts.push(match v {
-            None => format!("{col} IS NULL"),
+        let lit = match v {
+            None => None,
             Some(v) => match sql::literal(v, &f.source_type) {
-                Ok(lit) => format!("{col} = {lit}"),
+                Ok(lit) => Some(lit),
                 Err(e) => {
                     return Err(sql::one_line(&format!(
                         "statement omitted: partition column {col}: {e}"
                     )))
                 }
             },
-        });
+        };
+        atoms.push((col, lit));
     }
-    Ok(Some(parts.join(" AND ")))
+    Ok(Some(atoms))
+}
+
+/// One partition's columns (quoted) and values (SQL literals; `None`: NULL).
+pub type Atoms = Vec<(String, Option<String>)>;
+
+/// `col = literal AND ...` of one partition.
+fn conjunction(atoms: &Atoms) -> String {
+    atoms
+        .iter()
+        .map(|(col, v)| match v {
+            None => format!("{col} IS NULL"),
+            Some(lit) => format!("{col} = {lit}"),
+        })
+        .collect::<Vec<_>>()
+        .join(" AND ")
+}
+
+/// What a compaction row's statement rewrites, kept so that the
+/// maintenance plan can name several partitions of a table in one
+/// statement ([`grouped_statements`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scope {
+    pub(crate) policy: Policy,
+    pub(crate) parts: Vec<String>,
+    pub(crate) target: u64,
+    /// The partition (`None`: the whole table).
+    pub(crate) partition: Option<Atoms>,
 }
 
 pub use sql::ICEBERG_CATALOG;
@@ -399,11 +433,20 @@ pub fn iceberg_call(procedure: &str, parts: &[String], args: &[(&str, String)]) 
     }
 }
 
-fn statement(t: &TableState, policy: Policy, idx: u32, s: &Settings) -> Result<String, String> {
-    let pred = predicate(t, idx)?;
-    let parts = table_parts(&t.name, &t.location);
-    let name = sql::quote_parts(&parts);
-    Ok(match policy {
+/// A row's scope, or why its statement is left out.
+fn scope(t: &TableState, policy: Policy, idx: u32, s: &Settings) -> Result<Scope, String> {
+    Ok(Scope {
+        policy,
+        parts: table_parts(&t.name, &t.location),
+        target: s.target,
+        partition: partition_atoms(t, idx)?,
+    })
+}
+
+/// The statement of `policy` on the table `parts`, restricted by `pred`.
+fn statement_text(policy: Policy, parts: &[String], target: u64, pred: Option<String>) -> String {
+    let name = sql::quote_parts(parts);
+    match policy {
         Policy::Delta | Policy::Fabric => match pred {
             Some(p) => format!("OPTIMIZE {name} WHERE {p}"),
             None => format!("OPTIMIZE {name}"),
@@ -411,18 +454,101 @@ fn statement(t: &TableState, policy: Policy, idx: u32, s: &Settings) -> Result<S
         Policy::Iceberg => {
             let mut args = vec![(
                 "options",
-                format!("map('target-file-size-bytes', '{}')", s.target),
+                format!("map('target-file-size-bytes', '{target}')"),
             )];
             if let Some(p) = pred {
                 args.push(("where", sql::string_literal(&p)));
             }
-            iceberg_call("rewrite_data_files", &parts, &args)
+            iceberg_call("rewrite_data_files", parts, &args)
         }
         Policy::Amoro => format!(
-            "-- Amoro's optimizer runs this itself: ALTER TABLE {name} SET TBLPROPERTIES ('self-optimizing.enabled' = 'true', 'self-optimizing.target-size' = '{}')",
-            s.target
+            "-- Amoro's optimizer runs this itself: ALTER TABLE {name} SET TBLPROPERTIES ('self-optimizing.enabled' = 'true', 'self-optimizing.target-size' = '{target}')"
         ),
-    })
+    }
+}
+
+impl Scope {
+    /// The statement for this row's partition alone.
+    pub fn statement(&self) -> String {
+        statement_text(
+            self.policy,
+            &self.parts,
+            self.target,
+            self.partition.as_ref().map(conjunction),
+        )
+    }
+}
+
+/// Partitions one grouped statement names at most: a longer `IN` list is
+/// split, so each statement stays readable and each run stays a bounded
+/// job.
+pub const PARTITIONS_PER_STATEMENT: usize = 100;
+
+/// The statements that rewrite the partitions of `scopes` (rows of one
+/// table), as few as the engine allows: Delta's `OPTIMIZE … WHERE` takes
+/// any predicate on partition columns (`DeltaSqlBase.g4` `optimizeTable`'s
+/// `partitionPredicate`, checked by `OptimizeTableCommand` to name only
+/// partition columns) and Iceberg's `rewrite_data_files` any filter Spark
+/// parses and Iceberg converts (`where`, `SparkExpressionConverter`, which
+/// converts `IN` and `OR`), so one statement names up to
+/// [`PARTITIONS_PER_STATEMENT`] partitions: `p IN (…)` for one partition
+/// column (`OR p IS NULL` for a NULL partition), `(a = … AND b = …) OR
+/// (…)` for several. A row whose statement covers the whole table makes
+/// the table's statement one whole-table statement. Amoro's property
+/// statement is one per table.
+pub fn grouped_statements<'a>(scopes: impl IntoIterator<Item = &'a Scope>) -> Vec<String> {
+    let mut groups: Vec<(&Scope, Vec<&Atoms>, bool)> = Vec::new();
+    for sc in scopes {
+        let i = match groups.iter().position(|(g, _, _)| {
+            (g.policy, &g.parts, g.target) == (sc.policy, &sc.parts, sc.target)
+        }) {
+            Some(i) => i,
+            None => {
+                groups.push((sc, Vec::new(), false));
+                groups.len() - 1
+            }
+        };
+        match &sc.partition {
+            Some(a) if !groups[i].1.contains(&a) => groups[i].1.push(a),
+            Some(_) => {}
+            None => groups[i].2 = true,
+        }
+    }
+    let mut out = Vec::new();
+    for (g, partitions, whole) in groups {
+        let one_column = partitions.iter().all(|a| a.len() == 1)
+            && partitions.windows(2).all(|w| w[0][0].0 == w[1][0].0);
+        if whole || g.policy == Policy::Amoro || partitions.is_empty() {
+            out.push(statement_text(g.policy, &g.parts, g.target, None));
+            continue;
+        }
+        for chunk in partitions.chunks(PARTITIONS_PER_STATEMENT) {
+            let pred = if chunk.len() == 1 {
+                conjunction(chunk[0])
+            } else if one_column {
+                let col = &chunk[0][0].0;
+                let values: Vec<&str> = chunk.iter().filter_map(|a| a[0].1.as_deref()).collect();
+                let mut terms = Vec::new();
+                match values.as_slice() {
+                    [] => {}
+                    [v] => terms.push(format!("{col} = {v}")),
+                    vs => terms.push(format!("{col} IN ({})", vs.join(", "))),
+                }
+                if chunk.iter().any(|a| a[0].1.is_none()) {
+                    terms.push(format!("{col} IS NULL"));
+                }
+                terms.join(" OR ")
+            } else {
+                chunk
+                    .iter()
+                    .map(|a| format!("({})", conjunction(a)))
+                    .collect::<Vec<_>>()
+                    .join(" OR ")
+            };
+            out.push(statement_text(g.policy, &g.parts, g.target, Some(pred)));
+        }
+    }
+    out
 }
 
 /// The compaction rows of one table under one policy (empty when the
@@ -458,14 +584,14 @@ pub fn compaction(t: &TableState, policy: Policy, s: &Settings) -> Vec<Compactio
             let candidate_files: u64 = chosen.iter().map(|b| b.files.len() as u64).sum();
             let outputs: u64 = chosen.iter().map(|b| b.outputs).sum();
             let mut reasons = reasons;
-            let stmt = if candidate_files > 0 {
-                statement(t, policy, idx, s).unwrap_or_else(|why| {
-                    reasons.push(why);
-                    String::new()
-                })
+            let scope = if candidate_files > 0 {
+                scope(t, policy, idx, s)
+                    .map_err(|why| reasons.push(why))
+                    .ok()
             } else {
-                String::new()
+                None
             };
+            let stmt = scope.as_ref().map(Scope::statement).unwrap_or_default();
             CompactionRow {
                 table: t.name.clone(),
                 partition: t.partition_label(idx),
@@ -483,6 +609,7 @@ pub fn compaction(t: &TableState, policy: Policy, s: &Settings) -> Vec<Compactio
                     .sum(),
                 reasons: reasons.join("; "),
                 statement: stmt,
+                scope,
             }
         })
         .collect();

@@ -106,8 +106,18 @@ pub struct UpkeepStep {
     pub value: f64,
     /// What the step rewrites, in words.
     pub rewrites: String,
-    /// The statements to run (`;`-separated); for a recluster, `plan.sql`.
-    pub statement: String,
+    /// The statements to run, in order (one per group of partitions where
+    /// the engine takes several in one statement); none for a recluster
+    /// (its statements are in `plan.sql`) or a table left alone.
+    pub statements: Vec<String>,
+    /// Bytes the logged scans of the table would not have read after the
+    /// step (over the logs' whole range): the share of rows it purges and
+    /// the delete files' extra bytes it makes unnecessary. A recluster's
+    /// saving is the layout plan's.
+    pub saved_bytes: f64,
+    /// Files fewer after the step (compaction), each a file open fewer
+    /// for a read of the whole table.
+    pub files_fewer: u64,
 }
 
 /// `n` and the noun, in the plural unless `n` is 1: `1 file`, `48 files`.
@@ -183,20 +193,23 @@ fn step(t: &TableUpkeep<'_>) -> Option<(f64, UpkeepStep)> {
     let value = t.workload.scanned_bytes as f64 * (1.0 + t.workload.jis) * overhead;
     let weight = overhead * s.bytes as f64;
     let native = s.format;
-    let mut compaction: Vec<&CompactionRow> = t
-        .compaction
+    let native_rows = || t.compaction.iter().copied().filter(|c| c.policy == native);
+    let mut compaction: Vec<&CompactionRow> =
+        native_rows().filter(|c| c.bytes_to_rewrite > 0).collect();
+    let purge: Vec<&&DeleteFileRow> = t
+        .deletes
         .iter()
-        .copied()
-        .filter(|c| c.policy == native && c.bytes_to_rewrite > 0)
+        .filter(|d| d.verdict == "rewrite_now")
         .collect();
-    // A table smaller than one target file is not compacted (issue 20.1):
-    // its files are few bytes to open, and a rewrite buys next to nothing.
-    let target = compaction.iter().map(|c| c.target_size).max().unwrap_or(0);
-    let small_table =
-        !compaction.is_empty() && t.min_table_bytes.is_some_and(|m| s.bytes < m.min(target));
-    if small_table {
-        compaction.clear();
-    }
+    // A table smaller than one target file is not rewritten (issue 20.1,
+    // issue 32.6): its files are few bytes to open, and a rewrite — an
+    // OPTIMIZE or a purge of its deletes alike — buys next to nothing.
+    let target = native_rows()
+        .map(|c| c.target_size)
+        .max()
+        .unwrap_or(s.small_file_threshold);
+    let small_table = (!compaction.is_empty() || !purge.is_empty())
+        && t.min_table_bytes.is_some_and(|m| s.bytes < m.min(target));
     let mut out = UpkeepStep {
         table: t.table.clone(),
         action: Action::Compact,
@@ -210,7 +223,9 @@ fn step(t: &TableUpkeep<'_>) -> Option<(f64, UpkeepStep)> {
         jis: t.workload.jis,
         value,
         rewrites: String::new(),
-        statement: String::new(),
+        statements: Vec::new(),
+        saved_bytes: 0.0,
+        files_fewer: 0,
     };
     if let Some(keys) = &t.recluster {
         out.action = Action::Recluster;
@@ -218,28 +233,49 @@ fn step(t: &TableUpkeep<'_>) -> Option<(f64, UpkeepStep)> {
         out.files_rewritten = s.files;
         out.rows_purged = s.rows_deleted;
         out.rewrites = recluster_rewrites(s.files, keys, s.small_files, s.rows_deleted);
-        out.statement = "see plan.sql".into();
         return Some((weight, out));
+    }
+    if small_table {
+        let mut left = Vec::new();
+        if !compaction.is_empty() {
+            left.push(format!(
+                "{} to compact",
+                count(
+                    compaction.iter().map(|c| c.candidate_files).sum(),
+                    "small file"
+                )
+            ));
+        }
+        if !purge.is_empty() {
+            left.push(format!(
+                "{} whose deletes passed their rule ({} deleted, {:.1}% of its rows)",
+                count(purge.len() as u64, "data file"),
+                count(purge.iter().map(|d| d.deleted_rows).sum(), "row"),
+                deleted_share * 100.0
+            ));
+        }
+        out.action = Action::LeaveAlone;
+        out.value = 0.0;
+        out.rewrites = format!(
+            "nothing: the table ({} in {}) is smaller than one target file ({}), so a rewrite buys next to nothing; neither OPTIMIZE nor a purge runs (it has {}; --min-table-size 0 rewrites it)",
+            sql::human(s.bytes as f64),
+            count(s.files, "file"),
+            sql::human(target as f64),
+            left.join(" and ")
+        );
+        compaction.clear();
+        return Some((0.0, out));
     }
     let compact_bytes: u64 = compaction.iter().map(|c| c.bytes_to_rewrite).sum();
     let compact_files: u64 = compaction.iter().map(|c| c.candidate_files).sum();
     let compact_after: u64 = compaction.iter().map(|c| c.files_after_est).sum();
     let compact_before: u64 = compaction.iter().map(|c| c.files_before).sum();
     let compact_purged: u64 = compaction.iter().map(|c| c.rows_purged).sum();
-    let purge: Vec<&&DeleteFileRow> = t
-        .deletes
-        .iter()
-        .filter(|d| d.verdict == "rewrite_now")
-        .collect();
     let purge_rows: u64 = purge.iter().map(|d| d.deleted_rows).sum();
     // Rows the compaction does not already drop.
     let purge_needed = purge_rows > compact_purged;
-    let mut statements: Vec<String> = Vec::new();
-    for c in &compaction {
-        if !statements.contains(&c.statement) {
-            statements.push(c.statement.clone());
-        }
-    }
+    let mut statements =
+        crate::policy::grouped_statements(compaction.iter().filter_map(|c| c.scope.as_ref()));
     let mut what = Vec::new();
     if compact_bytes > 0 {
         what.push(format!(
@@ -253,9 +289,20 @@ fn step(t: &TableUpkeep<'_>) -> Option<(f64, UpkeepStep)> {
             ));
         }
     }
+    // The delete files' extra bytes a read no longer opens.
+    let mut extra_gone = if s.rows_deleted > 0 {
+        extra as f64 * compact_purged.min(s.rows_deleted) as f64 / s.rows_deleted as f64
+    } else {
+        0.0
+    };
     if purge_needed {
         let files: u64 = purge.len() as u64;
         let bytes: u64 = purge.iter().map(|d| d.file_bytes).sum();
+        extra_gone = purge
+            .iter()
+            .map(|d| d.bytes_opened.saturating_sub(d.file_bytes) as f64)
+            .sum::<f64>()
+            .max(extra_gone);
         what.push(format!(
             "{files} data file(s) whose deletes passed their rule ({}), dropping {purge_rows} deleted row(s)",
             {
@@ -293,17 +340,6 @@ fn step(t: &TableUpkeep<'_>) -> Option<(f64, UpkeepStep)> {
         }
     }
     out.action = match (compact_bytes > 0, purge_needed || compact_purged > 0) {
-        (false, false) if small_table => {
-            out.action = Action::LeaveAlone;
-            out.value = 0.0;
-            out.rewrites = format!(
-                "nothing: the table ({} in {}) is smaller than one target file ({}), so it is not compacted",
-                sql::human(s.bytes as f64),
-                count(s.files, "file"),
-                sql::human(target as f64)
-            );
-            return Some((0.0, out));
-        }
         (false, false) => return None,
         (true, false) => Action::Compact,
         (false, true) => Action::PurgeDeletes,
@@ -313,7 +349,13 @@ fn step(t: &TableUpkeep<'_>) -> Option<(f64, UpkeepStep)> {
     out.files_rewritten += compact_files;
     out.rows_purged = compact_purged.max(purge_rows);
     out.rewrites = what.join("; ");
-    out.statement = statements.join("; ");
+    out.statements = statements;
+    // What the logged scans would not have read: the deleted rows' share
+    // of the data (read, then dropped) and the delete files' extra bytes.
+    out.saved_bytes = t.workload.scanned_bytes as f64
+        * (ratio(out.rows_purged.min(s.rows_physical), s.rows_physical)
+            + extra_gone / s.bytes.max(1) as f64);
+    out.files_fewer = compact_before.saturating_sub(compact_after);
     Some((weight, out))
 }
 
@@ -430,7 +472,13 @@ mod tests {
             files_before: files,
             files_after_est: 1,
             bytes_to_rewrite: bytes,
-            statement: format!("OPTIMIZE {name}"),
+            statement: format!("OPTIMIZE `{name}`"),
+            scope: Some(crate::Scope {
+                policy: crate::Policy::Delta,
+                parts: vec![name.to_string()],
+                target: 1 << 30,
+                partition: None,
+            }),
             ..Default::default()
         }
     }
@@ -466,7 +514,7 @@ mod tests {
         assert_eq!(steps.len(), 1);
         assert_eq!(steps[0].action, Action::Recluster);
         assert_eq!(steps[0].rewrite_bytes, 4000);
-        assert_eq!(steps[0].statement, "see plan.sql");
+        assert!(steps[0].statements.is_empty());
         assert!(steps[0].rewrites.contains("no separate OPTIMIZE"));
     }
 
@@ -515,14 +563,14 @@ mod tests {
         }];
         let steps = upkeep(&[table(&s, &[], &d, 10)]);
         assert_eq!(steps[0].action, Action::PurgeDeletes);
-        assert_eq!(steps[0].statement, "REORG TABLE `t` APPLY (PURGE)");
+        assert_eq!(steps[0].statements, ["REORG TABLE `t` APPLY (PURGE)"]);
         assert_eq!((steps[0].rewrite_bytes, steps[0].rows_purged), (500, 100));
         let mut c = optimize("t", 1000, 2);
         c.rows_purged = 100;
         let c = [c];
         let steps = upkeep(&[table(&s, &c, &d, 10)]);
         assert_eq!(steps[0].action, Action::CompactAndPurge);
-        assert_eq!(steps[0].statement, "OPTIMIZE t");
+        assert_eq!(steps[0].statements, ["OPTIMIZE `t`"]);
     }
 
     #[test]
@@ -549,14 +597,14 @@ mod tests {
         let steps = upkeep(&[small(&s, &c, &[])]);
         assert_eq!(steps.len(), 1);
         assert_eq!(steps[0].action, Action::LeaveAlone);
-        assert_eq!(
-            (steps[0].rewrite_bytes, steps[0].statement.as_str()),
-            (0, "")
-        );
+        assert_eq!((steps[0].rewrite_bytes, steps[0].statements.len()), (0, 0));
         assert!(steps[0].rewrites.contains("smaller than one target file"));
-        // Its purge still runs: deletes are not a size question.
+        // Nor is it purged (issue 32.6: a 118 KiB table got REORG … PURGE):
+        // the same size rule, with its deletes named in the reason; with
+        // no compaction row, the table's small-file threshold is its target.
         let mut s = s;
         s.rows_deleted = 100;
+        s.small_file_threshold = 1 << 30;
         let d = [DeleteFileRow {
             table: "t".into(),
             file_bytes: 500,
@@ -565,8 +613,108 @@ mod tests {
             rule: "delta_max_deleted_rows_ratio",
             ..Default::default()
         }];
-        let steps = upkeep(&[small(&s, &c, &d)]);
+        for c in [&c[..], &[]] {
+            let steps = upkeep(&[small(&s, c, &d)]);
+            assert_eq!(steps[0].action, Action::LeaveAlone);
+            assert!(steps[0].statements.is_empty());
+            let why = &steps[0].rewrites;
+            assert!(
+                why.contains("smaller than one target file (1.0 GiB), so a rewrite buys next to nothing; neither OPTIMIZE nor a purge runs (it has ")
+                    && why.ends_with("1 data file whose deletes passed their rule (100 rows deleted, 10.0% of its rows); --min-table-size 0 rewrites it)"),
+                "{why}"
+            );
+        }
+        // Without the size rule it is purged.
+        let steps = upkeep(&[table(&s, &[], &d, 100)]);
         assert_eq!(steps[0].action, Action::PurgeDeletes);
+        assert_eq!(steps[0].saved_bytes, 100.0 * 0.1);
+    }
+
+    fn partition_row(
+        name: &str,
+        policy: crate::Policy,
+        atoms: &[(&str, Option<&str>)],
+    ) -> CompactionRow {
+        let mut c = optimize(name, 100, 3);
+        c.policy = if policy == crate::Policy::Iceberg {
+            "iceberg"
+        } else {
+            "delta"
+        };
+        c.scope = Some(crate::Scope {
+            policy,
+            parts: vec!["db".into(), name.into()],
+            target: 1 << 20,
+            partition: Some(
+                atoms
+                    .iter()
+                    .map(|(c, v)| (format!("`{c}`"), v.map(str::to_string)))
+                    .collect(),
+            ),
+        });
+        c
+    }
+
+    /// Issue 32.6: one table cell held 16 `OPTIMIZE … WHERE` statements,
+    /// one per partition; the engines take an IN list (Delta's OPTIMIZE
+    /// WHERE, Iceberg's `where`), or an OR of each partition's fields.
+    #[test]
+    fn partitions_are_named_in_one_statement() {
+        use crate::Policy::{Delta, Iceberg};
+        let s = state("t", 1000, 48, 48);
+        let days: Vec<CompactionRow> = (1..=16)
+            .map(|d| partition_row("t", Delta, &[("day", Some(&format!("'2026-11-{d:02}'")))]))
+            .collect();
+        let steps = upkeep(&[table(&s, &days, &[], 10)]);
+        let list: Vec<String> = (1..=16).map(|d| format!("'2026-11-{d:02}'")).collect();
+        assert_eq!(
+            steps[0].statements,
+            [format!(
+                "OPTIMIZE `db`.`t` WHERE `day` IN ({})",
+                list.join(", ")
+            )]
+        );
+        for st in &steps[0].statements {
+            sql::check_statement(st).unwrap();
+        }
+        // A NULL partition, two-column partitions, Iceberg's where, and
+        // a list past PARTITIONS_PER_STATEMENT split.
+        let rows = [
+            partition_row("t", Delta, &[("p", Some("1"))]),
+            partition_row("t", Delta, &[("p", None)]),
+        ];
+        assert_eq!(
+            upkeep(&[table(&s, &rows, &[], 10)])[0].statements,
+            ["OPTIMIZE `db`.`t` WHERE `p` = 1 OR `p` IS NULL"]
+        );
+        let rows = [
+            partition_row("t", Iceberg, &[("a", Some("1")), ("b", Some("'x'"))]),
+            partition_row("t", Iceberg, &[("a", Some("2")), ("b", None)]),
+        ];
+        let mut s2 = s.clone();
+        s2.format = "iceberg";
+        let st = &upkeep(&[table(&s2, &rows, &[], 10)])[0].statements;
+        assert_eq!(st.len(), 1);
+        assert!(
+            st[0].ends_with(r"where => '(`a` = 1 AND `b` = \'x\') OR (`a` = 2 AND `b` IS NULL)')"),
+            "{st:?}"
+        );
+        sql::check_statement(&st[0]).unwrap();
+        let many: Vec<CompactionRow> = (0..crate::PARTITIONS_PER_STATEMENT + 1)
+            .map(|i| partition_row("t", Delta, &[("p", Some(&i.to_string()))]))
+            .collect();
+        let st = &upkeep(&[table(&s, &many, &[], 10)])[0].statements;
+        assert_eq!(st.len(), 2);
+        assert!(st[1].ends_with(&format!("WHERE `p` = {}", crate::PARTITIONS_PER_STATEMENT)));
+        // A whole-table row makes one whole-table statement.
+        let mut rows = days.clone();
+        let mut whole = partition_row("t", Delta, &[]);
+        if let Some(sc) = whole.scope.as_mut() {
+            sc.partition = None;
+        }
+        rows.push(whole);
+        let st = &upkeep(&[table(&s, &rows, &[], 10)])[0].statements;
+        assert_eq!(st, &["OPTIMIZE `db`.`t`"]);
     }
 
     #[test]

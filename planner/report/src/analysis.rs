@@ -24,6 +24,7 @@ pub const OUTPUTS: &[&str] = &[
     "skipping.parquet",
     "layout_quality.csv",
     "plan.sql",
+    "maintenance.sql",
     "report.md",
     "report.html",
     "table_state.csv",
@@ -32,6 +33,9 @@ pub const OUTPUTS: &[&str] = &[
     "deletes_tables.csv",
     "table_stats.csv",
 ];
+
+/// Most one-line verdicts `analyze` prints ([`Analysis::verdicts`]).
+pub const VERDICTS: usize = 30;
 
 /// The results of one `analyze` run.
 pub struct Analysis<'a> {
@@ -49,6 +53,8 @@ pub struct Analysis<'a> {
     pub drift: &'a [DriftRow],
     /// The drift threshold.
     pub drift_threshold: f64,
+    /// The drift settle threshold (hysteresis).
+    pub drift_settle: f64,
     /// The window length as given (`7d`).
     pub window: &'a str,
     /// The plan for the last window.
@@ -90,15 +96,7 @@ impl Analysis<'_> {
         csv(out, &crate::columns::drift(self.drift, false), "drift.csv")?;
         let formats = tables.formats(self.scans);
         let sql = planner::ddl_for(&self.planned.plan, &formats);
-        let steps = tables.audit.as_ref().map(|a| {
-            let audited = maintenance::Audited {
-                state: &a.state,
-                compaction: &a.compaction,
-                deletes: &a.deletes,
-                rollups: &a.rollups,
-            };
-            maintenance::upkeep_for_plan(audited, &tables.index, &self.scans.scanned, self.planned)
-        });
+        let steps = self.steps();
         let rd = ReportData {
             inputs: InputSummary::of(data),
             apps: Apps::of(data.apps.iter()),
@@ -107,6 +105,7 @@ impl Analysis<'_> {
             edges,
             drift: self.drift,
             drift_threshold: self.drift_threshold,
+            drift_settle: self.drift_settle,
             window: self.window,
             planned: self.planned,
             sql: &sql,
@@ -116,6 +115,12 @@ impl Analysis<'_> {
             formats: &formats,
             quality: &self.whatif.quality,
         };
+        if let Some(steps) = &steps {
+            let text = crate::upkeep::sql(steps, self.edge_tables.span());
+            tabular::write_to(Some(&out.file("maintenance.sql")), |w| {
+                Ok(w.write_all(text.as_bytes())?)
+            })?;
+        }
         let mut json = serde_json::to_string_pretty(&self.planned.json())?;
         json.push('\n');
         for (name, text) in [
@@ -127,6 +132,84 @@ impl Analysis<'_> {
             tabular::write_to(Some(&out.file(name)), |w| Ok(w.write_all(text.as_bytes())?))?;
         }
         Ok(())
+    }
+
+    /// The maintenance plan of the audited tables (`--tables`), ranked.
+    fn steps(&self) -> Option<Vec<maintenance::UpkeepStep>> {
+        let tables = self.tables;
+        tables.audit.as_ref().map(|a| {
+            let audited = maintenance::Audited {
+                state: &a.state,
+                compaction: &a.compaction,
+                deletes: &a.deletes,
+                rollups: &a.rollups,
+            };
+            maintenance::upkeep_for_plan(audited, &tables.index, &self.scans.scanned, self.planned)
+        })
+    }
+
+    /// One line per table, what to do with it and what that saves a week
+    /// (issue 32.10): `recluster` for the plan's changes (its saving, as
+    /// the plan prices it), `compact` / `purge` / `compact + purge` /
+    /// `leave` for the audited tables (the maintenance plan's step and
+    /// saving), `leave` for every other table the plan weighed (why, when
+    /// the planning rules leave it alone). Tables in the plan's order,
+    /// then the maintenance plan's; at most [`VERDICTS`] lines, the rest
+    /// counted.
+    pub fn verdicts(&self) -> Vec<String> {
+        let p = &self.planned.plan;
+        let mut out: Vec<(String, String)> = Vec::new();
+        let said = |out: &Vec<(String, String)>, t: &str| out.iter().any(|(n, _)| n == t);
+        for t in p.tables.iter().filter(|t| t.changed) {
+            let saving = self.money.describe(self.money.change(t, self.planned));
+            out.push((
+                t.table.clone(),
+                format!(
+                    "recluster on ({}) — saves {saving} a week",
+                    t.keys.join(", ")
+                ),
+            ));
+        }
+        let span = self.edge_tables.span();
+        for line in self.steps().unwrap_or_default().iter().filter_map(|st| {
+            (st.action != maintenance::Action::Recluster).then(|| {
+                (
+                    st.table.clone(),
+                    crate::upkeep::verdicts(std::slice::from_ref(st), span),
+                )
+            })
+        }) {
+            if !said(&out, &line.0) {
+                let text = line.1.into_iter().next().unwrap_or_default();
+                let verdict = text
+                    .split_once(": ")
+                    .map_or(text.clone(), |(_, v)| v.to_string());
+                out.push((line.0, verdict));
+            }
+        }
+        for prof in &self.planned.profiles {
+            if said(&out, &prof.table) {
+                continue;
+            }
+            let why = p
+                .left_alone
+                .iter()
+                .find(|l| l.table == prof.table)
+                .map_or("no change pays for itself".to_string(), |l| {
+                    l.reason.to_string()
+                });
+            out.push((prof.table.clone(), format!("leave — {why}")));
+        }
+        let more = out.len().saturating_sub(VERDICTS);
+        let mut lines: Vec<String> = out
+            .into_iter()
+            .take(VERDICTS)
+            .map(|(t, v)| format!("{}: {v}", t.replace(['\n', '\r'], " ")))
+            .collect();
+        if more > 0 {
+            lines.push(format!("… and {more} more table(s): see report.md"));
+        }
+        lines
     }
 
     /// The run's one-line summary, naming the report written in `dir`.

@@ -406,6 +406,7 @@ mod tests {
             window_end_ms: (week + 1) * WEEK,
             drift,
             replan: drift > 0.1,
+            held: false,
             new_edges: vec![],
             gone_edges: vec![],
             moved: vec![],

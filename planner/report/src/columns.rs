@@ -394,6 +394,10 @@ pub fn drift(rows: &[DriftRow], terminal: bool) -> Vec<Col> {
             "replan",
             rows.iter().map(|r| Some(r.replan)).collect(),
         ));
+        cols.push(Col::Bool(
+            "held",
+            rows.iter().map(|r| Some(r.held)).collect(),
+        ));
     }
     cols
 }
@@ -405,7 +409,16 @@ fn drift_figures(rows: &[DriftRow]) -> [Col; 4] {
         Col::Str(
             "verdict",
             rows.iter()
-                .map(|r| Some(if r.replan { "re-plan" } else { "keep" }.to_string()))
+                .map(|r| {
+                    Some(
+                        match (r.replan, r.held) {
+                            (true, true) => "re-plan (still due)",
+                            (true, false) => "re-plan",
+                            (false, _) => "keep",
+                        }
+                        .to_string(),
+                    )
+                })
                 .collect(),
         ),
         Col::Int("edges", rows.iter().map(|r| Some(r.edges as i64)).collect()),
@@ -518,8 +531,9 @@ pub fn quality(rows: &[skipping::quality::Quality]) -> Vec<Col> {
     ]
 }
 
-/// Tabular view; on a terminal the description is cut and sizes are
-/// human.
+/// Tabular view; on a terminal sizes are human and the columns are in the
+/// order a narrow terminal gives them up in reverse: the scan, its answer
+/// (files and bytes read), the totals, the diagnostics, the description.
 pub fn whatif(rows: &[ScanRow], terminal: bool) -> Vec<Col> {
     let int = |f: fn(&ScanRow) -> u64| rows.iter().map(|r| Some(f(r) as i64)).collect();
     let bytes = |name, f: fn(&ScanRow) -> u64| {
@@ -611,6 +625,18 @@ pub fn whatif(rows: &[ScanRow], terminal: bool) -> Vec<Col> {
                 "app_id" | "logged_bytes_read" | "sample_rows" | "files_read_half_sample"
             )
         });
+        // A narrow terminal drops the last columns first (issue 32.9: at
+        // 100 columns the answer, files_read and bytes_read, went and the
+        // description stayed): the answer right after what names the
+        // scan, then the totals and diagnostics, the description last.
+        let rank = |c: &Col| match c.name() {
+            "execution_id" | "scan" | "table" | "layout" | "engine" => 0,
+            "files_read" | "bytes_read" => 1,
+            "files_total" | "bytes_total" => 2,
+            "description" => 4,
+            _ => 3,
+        };
+        cols.sort_by_key(rank);
     }
     cols
 }

@@ -602,6 +602,12 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                             }
                         } }
                     }
+                    @if !d.planned.replaced.is_empty() {
+                        h3 { "Join edges priced by their tables' measurements" }
+                        ul id="replaced" { @for r in &d.planned.replaced {
+                            li { (name(&r.label)) ": " (r.reason) }
+                        } }
+                    }
                     h3 { "SQL (" code { "plan.sql" } ")" }
                     pre id="plan-sql" { code { (d.sql) } }
                 }
@@ -611,13 +617,13 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                         @if steps.is_empty() {
                             p { "No audited table needs compaction or delete purging." }
                         } @else {
-                            p class="muted" { "Ranked by value: bytes the logs read from the table × (1 + its join importance) × its overhead (read amplification − 1 + deleted-row share + small-file share). A table the layout plan reclusters is compacted and purged by that rewrite; a table smaller than one target file is left alone (not compacted; its deletes are still purged)." }
+                            p class="muted" { "Ranked by value: bytes the logs read from the table × (1 + its join importance) × its overhead (read amplification − 1 + deleted-row share + small-file share). A table the layout plan reclusters is compacted and purged by that rewrite; a table smaller than one target file is left alone (neither compacted nor purged: a rewrite buys next to nothing). A saving is the bytes the logged scans of the input would not have read, a week. The statements, in this order, are in " code { "maintenance.sql" } "." }
                             div class="table-wrap" { table class="sortable" id="maintenance-steps" {
                                 thead { tr {
                                     th class="num" { "#" } th { "table" } th { "step" } th { "rewrites" }
                                     th class="num" { "bytes" } th class="num" { "read ampl." }
                                     th class="num" { "small files" } th class="num" { "deleted" }
-                                    th class="num" { "scanned" } th { "statement" }
+                                    th class="num" { "scanned" } th { "saves" } th { "statements" }
                                 } }
                                 tbody {
                                     @for (i, st) in steps.iter().enumerate() {
@@ -631,7 +637,12 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                                             (num(st.small_file_share, format!("{:.0}%", st.small_file_share * 100.0)))
                                             (num(st.deleted_share, format!("{:.1}%", st.deleted_share * 100.0)))
                                             (num(st.scanned_bytes as f64, human(st.scanned_bytes as f64)))
-                                            td class="name" { code { (st.statement) } }
+                                            td class="name" { (crate::upkeep::saving(st, d.edges_span)) }
+                                            td class="name" {
+                                                @if st.action == maintenance::Action::Recluster { "see " code { "plan.sql" } }
+                                                @else if st.statements.is_empty() { "none" }
+                                                @for stmt in &st.statements { code { (stmt) } br; }
+                                            }
                                         }
                                     }
                                 }
@@ -682,8 +693,8 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                     }
                 }
                 section id="drift" {
-                    h2 { "Drift (" (d.window) " windows, threshold " (d.drift_threshold) ")" }
-                    p id="drift-now" { strong { (crate::drift_now(d.drift, d.drift_threshold)) } }
+                    h2 { "Drift (" (d.window) " windows, threshold " (d.drift_threshold) ", settles at " (d.drift_settle) ")" }
+                    p id="drift-now" { strong { (crate::drift_now(d.drift, d.drift_threshold, d.drift_settle)) } }
                     @match &drift_svg {
                         None => {},
                         Some(svg) => {
@@ -705,7 +716,7 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                                             (num(r.executions as f64, r.executions.to_string()))
                                             (num(r.edges as f64, r.edges.to_string()))
                                             (num(r.drift, format!("{:.3}", r.drift)))
-                                            @if r.replan { td class="replan" { "re-plan" } } @else { td class="keep" { "keep the plan" } }
+                                            @if r.held { td class="replan" { "re-plan (still due)" } } @else if r.replan { td class="replan" { "re-plan" } } @else { td class="keep" { "keep the plan" } }
                                             td class="name" { @for (k, e) in r.new_edges.iter().enumerate() { @if k > 0 { br; } (name(e)) } }
                                             td class="name" { @for (k, e) in r.gone_edges.iter().enumerate() { @if k > 0 { br; } (name(e)) } }
                                         }

@@ -51,7 +51,8 @@
 //!     errors: &[],
 //!     edges: &[],
 //!     drift: &[],
-//!     drift_threshold: 0.1,
+//!     drift_threshold: 0.3,
+//!     drift_settle: 0.15,
 //!     window: "7d",
 //!     planned: &planned,
 //!     sql: &planner::ddl(&planned.plan),
@@ -80,6 +81,7 @@ pub mod joingraph;
 pub mod layout;
 pub mod markdown;
 pub mod plan_text;
+pub mod upkeep;
 
 pub use error::{Error, Result};
 pub use html::html;
@@ -108,6 +110,9 @@ pub struct ReportData<'a> {
     pub drift: &'a [DriftRow],
     /// The drift threshold above which a window asks for a re-plan.
     pub drift_threshold: f64,
+    /// Below or at this, a re-plan due from an earlier window is no
+    /// longer due (`planner::drift::hold`).
+    pub drift_settle: f64,
     /// The window length as the user gave it (`7d`).
     pub window: &'a str,
     /// The plan, with its demands, profiles and left-out edges.
@@ -414,7 +419,7 @@ pub fn curve_span(c: &planner::BudgetCurve) -> String {
 
 /// Whether the drift asks for action now, in one sentence: the latest
 /// window against the one before it (across any gap of empty windows).
-pub fn drift_now(drift: &[DriftRow], threshold: f64) -> String {
+pub fn drift_now(drift: &[DriftRow], threshold: f64, settle: f64) -> String {
     let Some(r) = drift.last() else {
         return "The input spans one window: no drift to measure.".into();
     };
@@ -436,7 +441,9 @@ pub fn drift_now(drift: &[DriftRow], threshold: f64) -> String {
         workload::time::format_time(r.prev_window_start_ms),
         workload::time::format_time(r.prev_window_start_ms + width),
     );
-    if r.replan {
+    if r.held {
+        format!("Action needed now: re-plan; {latest}, within the threshold {threshold}, but a re-plan has been due since an earlier window drifted past it and drift has not settled to {settle} or below.")
+    } else if r.replan {
         format!("Action needed now: re-plan; {latest}, above the threshold {threshold}.")
     } else {
         format!("No action needed now: {latest}, within the threshold {threshold}.")

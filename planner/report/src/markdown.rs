@@ -276,16 +276,13 @@ fn measured_section(s: &mut String, d: &ReportData<'_>) {
             assumed.join(", ")
         );
     }
-    if !d.planned.replaced.is_empty() {
-        let _ = writeln!(
-            s,
-            "\n{} join edge(s) touching a measured table are priced by that table's measurements instead of the assumed reduction.",
-            d.planned.replaced.len()
-        );
-    }
 }
 
-fn maintenance_section(s: &mut String, steps: &[maintenance::UpkeepStep]) {
+fn maintenance_section(
+    s: &mut String,
+    steps: &[maintenance::UpkeepStep],
+    span: Option<(i64, i64)>,
+) {
     let _ = writeln!(s, "## Maintenance\n");
     if steps.is_empty() {
         let _ = writeln!(s, "No audited table needs compaction or delete purging.\n");
@@ -293,17 +290,21 @@ fn maintenance_section(s: &mut String, steps: &[maintenance::UpkeepStep]) {
     }
     let _ = writeln!(
         s,
-        "Ranked by value: bytes the logs read from the table × (1 + its join importance) × its overhead (read amplification − 1 + deleted-row share + small-file share). A table the layout plan reclusters is compacted and purged by that rewrite; a table smaller than one target file is left alone (not compacted; its deletes are still purged). Details: `table_state.csv`, `compaction.csv`, `deletes.csv`.\n"
+        "Ranked by value: bytes the logs read from the table × (1 + its join importance) × its overhead (read amplification − 1 + deleted-row share + small-file share). A table the layout plan reclusters is compacted and purged by that rewrite; a table smaller than one target file is left alone (neither compacted nor purged: a rewrite buys next to nothing). A saving is the bytes the logged scans of {} would not have read, a week. The statements, in this order: `maintenance.sql`. Details: `table_state.csv`, `compaction.csv`, `deletes.csv`.\n",
+        match span {
+            Some((a, b)) => format!("{} .. {}", format_time(a), format_time(b)),
+            None => "the input".into(),
+        }
     );
     let _ = writeln!(
         s,
-        "| # | table | step | rewrites | bytes | read ampl. | small files | deleted | scanned | statement |"
+        "| # | table | step | rewrites | bytes | read ampl. | small files | deleted | scanned | saves | statements |"
     );
-    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|");
     for (i, st) in steps.iter().enumerate() {
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {:.2} | {:.0}% | {:.1}% | {} | {} |",
+            "| {} | {} | {} | {} | {} | {:.2} | {:.0}% | {:.1}% | {} | {} | {} |",
             i + 1,
             cell_code(&st.table),
             st.action.label(),
@@ -313,10 +314,17 @@ fn maintenance_section(s: &mut String, steps: &[maintenance::UpkeepStep]) {
             st.small_file_share * 100.0,
             st.deleted_share * 100.0,
             human(st.scanned_bytes as f64),
-            if st.statement.is_empty() {
+            text(&crate::upkeep::saving(st, span)),
+            if st.action == maintenance::Action::Recluster {
+                "see `plan.sql`".to_string()
+            } else if st.statements.is_empty() {
                 "none".to_string()
             } else {
-                cell_code(&st.statement)
+                st.statements
+                    .iter()
+                    .map(|x| cell_code(x))
+                    .collect::<Vec<_>>()
+                    .join("<br>")
             }
         );
     }
@@ -489,6 +497,19 @@ pub fn render(d: &ReportData<'_>) -> String {
             p.excluded_broadcast.len()
         );
     }
+    // Every edge is said (issue 32.8): the join edges the tables'
+    // measurements priced instead are neither served nor left out.
+    if !d.planned.replaced.is_empty() {
+        let _ = writeln!(
+            s,
+            "{} join edge(s) touching a measured table are priced by that table's measurements instead of the assumed reduction:\n",
+            d.planned.replaced.len()
+        );
+        for r in &d.planned.replaced {
+            let _ = writeln!(s, "- {}: {}", text(&r.label), text(&r.reason));
+        }
+        let _ = writeln!(s);
+    }
     let skipped = crate::plan_text::skipped_groups(p, missed);
     if !skipped.is_empty() {
         let _ = writeln!(s, "Edges the planner could not plan for:\n");
@@ -506,7 +527,7 @@ pub fn render(d: &ReportData<'_>) -> String {
     }
     budget_curve(&mut s, &d.planned.curve);
     if let Some(steps) = d.maintenance {
-        maintenance_section(&mut s, steps);
+        maintenance_section(&mut s, steps, d.edges_span);
     }
     let norm = d
         .drift
@@ -519,13 +540,17 @@ pub fn render(d: &ReportData<'_>) -> String {
         .unwrap_or("");
     let _ = writeln!(
         s,
-        "## Drift ({window} windows, threshold {}{norm})\n",
-        d.drift_threshold
+        "## Drift ({window} windows, threshold {}, settles at {}{norm})\n",
+        d.drift_threshold, d.drift_settle
     );
     let _ = writeln!(
         s,
         "**{}**\n",
-        text(&crate::drift_now(d.drift, d.drift_threshold))
+        text(&crate::drift_now(
+            d.drift,
+            d.drift_threshold,
+            d.drift_settle
+        ))
     );
     for r in d.drift {
         let gap = if r.gap_windows > 0 {
@@ -543,7 +568,16 @@ pub fn render(d: &ReportData<'_>) -> String {
             format_time(r.window_start_ms),
             format_time(r.window_end_ms),
             r.drift,
-            if r.replan { "re-plan" } else { "keep the plan" },
+            if r.held {
+                format!(
+                    "re-plan (still due: not settled to {} since an earlier window's re-plan)",
+                    d.drift_settle
+                )
+            } else if r.replan {
+                "re-plan".to_string()
+            } else {
+                "keep the plan".to_string()
+            },
             // A value within a tenth of the threshold is a close call:
             // the edges that moved say whether the change matters.
             if (r.drift - d.drift_threshold).abs() <= 0.1 * d.drift_threshold {

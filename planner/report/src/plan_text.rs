@@ -57,7 +57,7 @@ pub fn planned(
     money: &Money,
     formats: &std::collections::BTreeMap<String, planner::TableFormat>,
 ) -> String {
-    render(
+    let mut s = render(
         &p.plan,
         p.window,
         &p.profiles,
@@ -65,7 +65,19 @@ pub fn planned(
         &p.curve,
         Some((money, formats)),
         (&p.measured, p.config.scan_reduction),
-    )
+    );
+    // Every edge is said (issue 32.8): the join edges the tables'
+    // measurements priced instead are neither served nor left out.
+    if !p.replaced.is_empty() {
+        let _ = writeln!(
+            s,
+            "\nJoin edges priced by their tables' measurements, and what became of them:"
+        );
+        for r in &p.replaced {
+            let _ = writeln!(s, "  {}: {}", r.label, r.reason);
+        }
+    }
+    s
 }
 
 /// The plan of a stated instance (`plan --instance`), as text: its tables

@@ -29,8 +29,11 @@
 //! | `CALL cat.system.proc(name => const, …)` | Iceberg `call` / Spark 4.0 `call`; the table is the `table` argument, parsed as a multipart identifier, in the procedure's catalog |
 //!
 //! A predicate `p` (Delta's `predicateToken`, Iceberg's `where` argument:
-//! both handed to Spark's expression parser) is checked as `atom (AND
-//! atom)*` with `atom := name = literal | name IS [NOT] NULL | (p)`.
+//! both handed to Spark's expression parser) is checked as `conj (OR
+//! conj)*`, `conj := atom (AND atom)*`, with `atom := name = literal |
+//! name IN (literal, …) | name IS [NOT] NULL | (p)` (the maintenance plan
+//! names several partitions in one statement: `p IN (…)`, or `(a = 1 AND
+//! b = 2) OR (…)`).
 
 use crate::error::{Error, Result};
 
@@ -429,6 +432,13 @@ impl<'a> P<'a> {
         }
     }
     fn predicate(&mut self) -> Result<()> {
+        self.conjunction()?;
+        while self.kw("OR") {
+            self.conjunction()?;
+        }
+        Ok(())
+    }
+    fn conjunction(&mut self) -> Result<()> {
         self.atom()?;
         while self.kw("AND") {
             self.atom()?;
@@ -443,6 +453,14 @@ impl<'a> P<'a> {
         self.multipart()?;
         if self.sym("=") {
             return self.literal();
+        }
+        if self.kw("IN") {
+            self.expect_sym("(")?;
+            self.literal()?;
+            while self.sym(",") {
+                self.literal()?;
+            }
+            return self.expect_sym(")");
         }
         self.expect_kw("IS")?;
         self.kw("NOT");
@@ -773,6 +791,13 @@ mod tests {
         assert!(matches!(e, Err(Error::Syntax { index: 2, .. })), "{e:?}");
         assert!(check_statement("OPTIMIZE a; OPTIMIZE b").is_err());
         assert!(check_statement("OPTIMIZE t WHERE p = 1 OR 1 = 1").is_err());
+        one("OPTIMIZE t WHERE `p` IN ('a', 'b\\'c') OR `p` IS NULL");
+        one("OPTIMIZE t WHERE (`a` = 1 AND `b` = 'x') OR (`a` = 2 AND `b` IS NULL)");
+        one("CALL c.system.rewrite_data_files(table => 'a', where => '`p` IN (\\'x\\', \\'y\\')')");
+        assert!(check_statement("OPTIMIZE t WHERE p IN ()").is_err());
+        assert!(check_statement("OPTIMIZE t WHERE p IN (q)").is_err());
+        assert!(check_statement("OPTIMIZE t WHERE p IN (1, 2").is_err());
+        assert!(check_statement("OPTIMIZE t WHERE p IN (1) OR").is_err());
         assert!(
             check_statement("OPTIMIZE t WHERE p = 'a''b'").is_ok(),
             "adjacent strings"
