@@ -171,14 +171,18 @@ impl Analysis<'_> {
             ));
         }
         let span = self.edge_tables.span();
-        for line in self.steps().unwrap_or_default().iter().filter_map(|st| {
-            (st.action != maintenance::Action::Recluster).then(|| {
+        for line in self
+            .steps()
+            .unwrap_or_default()
+            .iter()
+            .filter(|st| st.action != maintenance::Action::Recluster)
+            .map(|st| {
                 (
                     st.table.clone(),
                     crate::upkeep::verdicts(std::slice::from_ref(st), span),
                 )
             })
-        }) {
+        {
             if !said(&out, &line.0) {
                 let text = line.1.into_iter().next().unwrap_or_default();
                 let verdict = text
