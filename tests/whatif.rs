@@ -127,6 +127,76 @@ fn current_layouts_skip_exactly_the_files_duckdb_skips() {
     }
 }
 
+/// Each table's files, per layout, in `whatif` rows.
+fn files_total(rows: &[Value]) -> BTreeMap<(String, String), BTreeSet<u64>> {
+    let mut out: BTreeMap<(String, String), BTreeSet<u64>> = BTreeMap::new();
+    for r in rows {
+        out.entry((
+            r["table"].as_str().unwrap().to_string(),
+            r["layout"].as_str().unwrap().to_string(),
+        ))
+        .or_default()
+        .insert(r["files_total"].as_u64().unwrap());
+    }
+    out
+}
+
+/// delta-rs's writer closes a file once its row group's uncompressed size
+/// reaches the target, checked every 1024 rows: simulated from the random
+/// layout at the fixture's 80 KiB, the date layout has as many files as
+/// deltalake wrote (lineitem 15, orders 8), and every simulated row names
+/// the rewriter and the size.
+#[test]
+fn a_delta_rs_rewrite_makes_as_many_files_as_deltalake_wrote() {
+    let args = |tables: &str, extra: &[&str]| {
+        let mut a = vec![
+            "whatif".to_string(),
+            events(),
+            "--tables".into(),
+            at(tables),
+            "--engine".into(),
+            "minmax".into(),
+            "--format".into(),
+            "jsonl".into(),
+        ];
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let real = args("delta/date", &["--current-only"]);
+    let real = files_total(&jsonl(&ok(&real.iter().map(String::as_str).collect::<Vec<_>>())));
+    let sim = args(
+        "delta/random",
+        &[
+            "--rewriter",
+            "delta-rs",
+            "--target-size",
+            "81920",
+            "--layout",
+            "lineitem=l_shipdate;orders=o_orderdate",
+        ],
+    );
+    let out = ok(&sim.iter().map(String::as_str).collect::<Vec<_>>());
+    let rows = jsonl(&out);
+    let sim = files_total(&rows);
+    for (table, col) in [("lineitem", "l_shipdate"), ("orders", "o_orderdate")] {
+        let r = &real[&(table.to_string(), "current".to_string())];
+        assert_eq!(r.len(), 1);
+        assert_eq!(
+            sim[&(table.to_string(), col.to_string())],
+            *r,
+            "{table}: simulated files vs deltalake's"
+        );
+    }
+    assert_eq!(
+        real[&("lineitem".to_string(), "current".to_string())],
+        BTreeSet::from([15])
+    );
+    for r in rows.iter().filter(|r| r["layout"] != "current") {
+        assert_eq!(r["rewriter"], "delta-rs", "{r}");
+        assert_eq!(r["target_size"], 81920, "{r}");
+    }
+}
+
 #[test]
 fn a_layout_predicted_before_the_rewrite_is_within_ten_percent_of_the_real_one() {
     // Simulated from the random layout's rows, compared with DuckDB on the
@@ -611,4 +681,45 @@ fn join_induced_predicates_skip_the_files_the_build_sides_keys_rule_out() {
     // themselves do not.
     let dec = &expected[1];
     assert!(dec["files_values"].as_u64() < dec["files_minmax"].as_u64());
+}
+
+/// `--rewriter` takes only the rewriters it names (a usage error, exit 64,
+/// lists them), and a layout the rewriter cannot produce (five columns on
+/// a curve) is named in a warning and predicts nothing.
+#[test]
+fn rewriters_refuse_what_they_cannot_do() {
+    let o = run(&[
+        "whatif",
+        &events(),
+        "--tables",
+        &at("delta/random"),
+        "--rewriter",
+        "hudi",
+    ]);
+    assert_eq!(o.status.code(), Some(64));
+    let err = String::from_utf8_lossy(&o.stderr);
+    for name in ["spark-delta", "databricks", "delta-rs", "iceberg-spark"] {
+        assert!(err.contains(name), "{err}");
+    }
+    let o = run(&[
+        "whatif",
+        &events(),
+        "--tables",
+        &at("delta/random"),
+        "--rewriter",
+        "delta-rs",
+        "--layout",
+        "lineitem=l_orderkey,l_shipdate,l_partkey,l_suppkey,l_quantity",
+        "--format",
+        "jsonl",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("layout (l_orderkey,l_shipdate,l_partkey,l_suppkey,l_quantity) is not predicted: delta-rs lays out at most 4 columns along a curve, not 5"),
+        "{err}"
+    );
+    let rows = jsonl(&String::from_utf8_lossy(&o.stdout));
+    assert!(!rows.is_empty());
+    assert!(rows.iter().all(|r| r["layout"] == "current"));
 }
