@@ -1064,6 +1064,12 @@ fn file_scan(name: &str, rest: &str) -> PlanNode {
             .unwrap_or_default();
     }
     info.table = table;
+    // An Iceberg scan describes itself after its columns (`BatchScan
+    // lake.db.t[a#1] lake.db.t (branch=null) [filters=…] RuntimeFilters: []`).
+    if name == "BatchScan" {
+        info.runtime_filters = crate::plan::formatted::runtime_filters_in(meta);
+        crate::plan::formatted::iceberg_scan(&mut info, rest);
+    }
     node(NodeKind::Scan(info), name, parse_attr_list(cols))
 }
 
