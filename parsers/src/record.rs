@@ -57,6 +57,11 @@ pub struct ScanRecord {
     /// `RuntimeFilters` of a DataSource V2 scan as printed, when not empty.
     #[serde(default)]
     pub runtime_filters: Option<String>,
+    /// Where the application's catalog settings put the table when the
+    /// plan prints no location (an Iceberg Hadoop catalog's warehouse,
+    /// `spark.sql.warehouse.dir`; [`crate::catalog::locate`]).
+    #[serde(default)]
+    pub catalog_location: Option<String>,
 }
 
 /// Which engine measured a scan's file counts: the metrics its plan node
@@ -425,9 +430,36 @@ pub fn scan_records<S: std::hash::BuildHasher>(
                 ignored_metrics: counts.ignored,
                 branch: s.branch.clone(),
                 runtime_filters: s.runtime_filters.clone(),
+                catalog_location: None,
             }
         })
         .collect()
+}
+
+/// `scans` with [`ScanRecord::catalog_location`] set from the
+/// application's catalog settings `catalog`, for the catalog tables whose
+/// plan prints no location.
+pub fn locate_scans(
+    mut scans: Vec<ScanRecord>,
+    catalog: &BTreeMap<String, String>,
+) -> Vec<ScanRecord> {
+    if catalog.is_empty() {
+        return scans;
+    }
+    for s in &mut scans {
+        if s.location.is_none() && !graph_path(&s.table) {
+            s.catalog_location = crate::catalog::locate(&s.table, catalog)
+                .ok()
+                .map(|l| l.location);
+        }
+    }
+    scans
+}
+
+/// Whether a scan's table is a path (or a non-table read) rather than a
+/// catalog name.
+fn graph_path(t: &str) -> bool {
+    t.contains("://") || t.starts_with("file:") || t.starts_with('/') || t.contains(':')
 }
 
 /// The join operators of a plan, in pre-order.

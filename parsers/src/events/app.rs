@@ -194,6 +194,8 @@ struct Closed {
     app_name: String,
     spark_version: Option<String>,
     log: String,
+    /// The application's catalog settings ([`crate::catalog`]).
+    catalog: std::sync::Arc<BTreeMap<String, String>>,
 }
 
 /// Where ended executions go: finished on this thread, or queued for the
@@ -225,6 +227,8 @@ struct State<'s, 'f, T> {
     /// Deferred updates found bad when read: part index, line in the
     /// part, reason (reported as bad lines by `read_lines`).
     late: Vec<(usize, u64, String)>,
+    /// The catalog settings of the latest environment update.
+    catalog: std::sync::Arc<BTreeMap<String, String>>,
 }
 
 /// Read one application log. `finish` turns each execution's record and
@@ -255,6 +259,7 @@ pub fn read_app<T: Send>(
         ended_unseen: 0,
         spare: Vec::new(),
         late: Vec::new(),
+        catalog: Default::default(),
     };
     let (mut st, warnings, errors) = if opts.decode_ahead {
         std::thread::scope(|scope| {
@@ -785,6 +790,16 @@ impl<T> State<'_, '_, T> {
                         self.summary.properties.insert((*k).to_string(), v.clone());
                     }
                 }
+                // The catalogs' settings, to locate the tables scans name
+                // without a location (`catalog::locate`).
+                let catalog: BTreeMap<String, String> = e
+                    .spark_properties
+                    .iter()
+                    .filter(|(k, _)| crate::catalog::is_catalog_property(k))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                self.summary.properties.extend(catalog.clone());
+                self.catalog = std::sync::Arc::new(catalog);
                 if self.summary.spark_version.is_none() {
                     if let Some(v) = e.spark_properties.get(DATABRICKS_RUNTIME) {
                         self.summary.spark_version = Some(format!("databricks-{v}"));
@@ -827,6 +842,7 @@ impl<T> State<'_, '_, T> {
             app_name: self.summary.app_name.clone(),
             spark_version: self.summary.spark_version.clone(),
             log: self.summary.log.clone(),
+            catalog: self.catalog.clone(),
         };
         match &self.route {
             Route::Here(fin) => lock(fin).take(closed),
@@ -850,6 +866,7 @@ impl<T> Finisher<'_, T> {
             app_name,
             spark_version,
             log,
+            catalog,
         } = c;
         let (set, plan_error) =
             record::parse_plans(st.plan_text.as_deref(), st.plan_info.as_deref());
@@ -892,7 +909,7 @@ impl<T> Finisher<'_, T> {
                 .and(st.prev_root),
             root_node,
             is_command,
-            scans: record::scan_records(&set, &st.metrics),
+            scans: record::locate_scans(record::scan_records(&set, &st.metrics), &catalog),
             joins,
             plan_error,
             incomplete: st.incomplete,
