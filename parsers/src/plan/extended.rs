@@ -1467,6 +1467,31 @@ Project [c_custkey#182L]\n\
     }
 
     #[test]
+    fn iceberg_batch_scan_line() {
+        // Spark 3.5.6 + Iceberg 1.10.2 (tests/data/iceberg-spark, q18),
+        // with a runtime filter as a partitioned table's join prints one.
+        let t = "BatchScan lake.tpch.orders[o_orderstatus#9] lake.tpch.orders (branch=audit) \
+                 [filters=o_orderstatus IS NOT NULL, o_orderstatus = 'F', groupedBy=] \
+                 RuntimeFilters: [dynamicpruningexpression(o_orderdate#3 IN dynamicpruning#7)]";
+        let n = make_node(t, vec![], vec![]);
+        let NodeKind::Scan(s) = &n.kind else {
+            panic!("{n:?}")
+        };
+        assert_eq!(s.table, "lake.tpch.orders");
+        assert_eq!(s.format.as_deref(), Some("iceberg"));
+        assert_eq!(s.branch.as_deref(), Some("audit"));
+        assert_eq!(
+            s.pushed_filters.as_deref(),
+            Some("[filters=o_orderstatus IS NOT NULL, o_orderstatus = 'F', groupedBy=]")
+        );
+        assert_eq!(
+            s.runtime_filters.as_deref(),
+            Some("[dynamicpruningexpression(o_orderdate#3 IN dynamicpruning#7)]")
+        );
+        assert_eq!(n.output, vec![Attr::new("o_orderstatus", 9, "")]);
+    }
+
+    #[test]
     fn join_operators() {
         // q07 (execution 14): the condition comes before isNullAware.
         let t = "BroadcastHashJoin [c_nationkey#185L], [n_nationkey#248L], Inner, BuildRight, (((n_name#142 = FRANCE) AND (n_name#249 = GERMANY)) OR ((n_name#142 = GERMANY) AND (n_name#249 = FRANCE))), false";
