@@ -42,4 +42,4 @@ find "$DEST/warehouse" -name '.*.crc' -delete
 cp "$SCRATCH/expected.json" "$DEST/expected.json"
 du -sh "$DEST"/events "$DEST"/warehouse "$DEST"
 echo "the log names the warehouse it ran with:"
-zstd -dc "$DEST/events/$name" | grep -o '"spark.sql.catalog.lake.warehouse":"[^"]*"'
+zstd -dc "$DEST/events/$name" | grep -o -m 1 '"spark.sql.catalog.lake.warehouse":"[^"]*"' | head -n 1
