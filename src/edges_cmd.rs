@@ -51,10 +51,13 @@ pub struct ScoreArgs {
     /// `gs://`): their real sizes, live rows and clustering keys go to the
     /// planner (over `--table-stats`), matched to the logs' tables by
     /// location (local tables), else by name. Put it after the log paths.
+    /// `from-logs`: the tables the logs read, where their plans or their
+    /// catalog settings put them, inside the other `--tables` paths.
     #[arg(long, value_name = "WAREHOUSE", num_args = 1..)]
     pub tables: Vec<PathBuf>,
     /// With `--tables`: read files the tables' metadata names outside
-    /// their directories (see `lakeaudit tables --allow-outside-table`).
+    /// their directories (see `lakeaudit tables --allow-outside-table`);
+    /// with `--tables from-logs`, follow the logs to tables anywhere.
     #[arg(long)]
     pub allow_outside_table: bool,
 }

@@ -52,16 +52,17 @@ pub fn fold<'a>(
 pub fn table_inputs(args: &ScoreArgs, data: &mut Workload, keep: bool) -> Result<TableInputs> {
     data.warnings
         .extend(workload::exec::filter_warning(&data.census, &range(args)?));
-    let read = if keep && !args.tables.is_empty() {
+    let tables = tables_from_logs(&args.tables, data, args.allow_outside_table);
+    let read = if keep && !tables.is_empty() {
         Some(data.in_memory(|d| {
-            skipping::workload::read_tables(d, &args.tables, args.allow_outside_table, &[])
+            skipping::workload::read_tables(d, &tables, args.allow_outside_table, &[])
         })?)
     } else {
         None
     };
     let stats = table_stats(args)?;
     let t = TableInputs::gather(
-        &args.tables,
+        &tables,
         stats,
         &data.locations,
         read,
@@ -72,6 +73,20 @@ pub fn table_inputs(args: &ScoreArgs, data: &mut Workload, keep: bool) -> Result
         data.warnings.extend(a.warnings.iter().cloned());
     }
     Ok(t)
+}
+
+/// `--tables` with `from-logs` expanded ([`workload::from_logs::expand`]):
+/// the tables the loaded logs read, confined to the other `--tables`
+/// paths unless `allow_outside`; why a table of the logs is not read joins
+/// `data`'s warnings.
+pub fn tables_from_logs(
+    given: &[std::path::PathBuf],
+    data: &mut Workload,
+    allow_outside: bool,
+) -> Vec<std::path::PathBuf> {
+    let e = workload::from_logs::expand(given, &data.locations, allow_outside);
+    data.warnings.extend(e.warnings);
+    e.paths
 }
 
 /// `--table-stats FILE`, or none.

@@ -46,10 +46,13 @@ pub struct WhatifArgs {
     /// whose scans to evaluate, local or object-store URLs (`s3://`,
     /// `az://`, `abfss://`, `gs://`), matched to the logs' tables by
     /// location (local tables), else by name. Put it after the log paths.
+    /// `from-logs`: the tables the logs read, where their plans or their
+    /// catalog settings put them, inside the other `--tables` paths.
     #[arg(long, value_name = "WAREHOUSE", num_args = 1.., required = true)]
     pub tables: Vec<PathBuf>,
     /// Read files the tables' metadata names outside their directories
-    /// (see `lakeaudit tables --allow-outside-table`).
+    /// (see `lakeaudit tables --allow-outside-table`); with `--tables
+    /// from-logs`, follow the logs to tables anywhere.
     #[arg(long)]
     pub allow_outside_table: bool,
     /// What the engine does with the tables' file statistics and with
@@ -92,8 +95,9 @@ pub fn run(a: &Args) -> Result<bool> {
     let (inputs, args, format, out) = (&a.inputs, &a.args, a.out.format()?, a.out.path());
     let layouts: Vec<_> = args.layout.iter().flat_map(|l| l.0.clone()).collect();
     let mut data = pipeline::load(inputs, &Default::default())?;
+    let tables = pipeline::tables_from_logs(&args.tables, &mut data, args.allow_outside_table);
     let rows = data.in_memory(|d| {
-        let read = read_tables(d, &args.tables, args.allow_outside_table, &layouts);
+        let read = read_tables(d, &tables, args.allow_outside_table, &layouts);
         rows_of(d, &args.options(), &layouts, read, true).rows
     })?;
     match format {

@@ -172,6 +172,135 @@ fn photon_q88_joins_are_the_three_store_sales_keys_in_all_eight_branches() {
     assert_eq!(recs[&26]["executor_cpu_ms"], 2_885_568);
 }
 
+/// The sums of the SQL metrics named `names` of every `scan`-named node of
+/// each execution's last plan, read from the raw log apart from lakeaudit:
+/// ids from `sparkPlanInfo`, values summed over `SparkListenerTaskEnd`
+/// accumulables and `SparkListenerDriverAccumUpdates`. Per execution, one
+/// entry per scan node (nodes with the same metric ids, a reused subtree,
+/// once): the sums in the order of `names` (`None`: no value).
+fn metric_sums(path: &str, scan: &str, names: &[&str]) -> BTreeMap<u64, Vec<Vec<Option<i64>>>> {
+    fn walk(n: &Value, scan: &str, out: &mut Vec<BTreeMap<String, u64>>) {
+        if n["nodeName"].as_str().is_some_and(|x| x.starts_with(scan)) {
+            out.push(
+                n["metrics"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|m| {
+                        Some((
+                            m["name"].as_str()?.to_string(),
+                            m["accumulatorId"].as_u64()?,
+                        ))
+                    })
+                    .collect(),
+            );
+        }
+        for c in n["children"].as_array().into_iter().flatten() {
+            walk(c, scan, out);
+        }
+    }
+    let bytes = std::fs::read(path).expect("public log");
+    let text = String::from_utf8(zstd::decode_all(&bytes[..]).expect("zstd")).expect("utf-8");
+    let mut plans: BTreeMap<u64, Vec<BTreeMap<String, u64>>> = BTreeMap::new();
+    let mut sums: BTreeMap<u64, i64> = BTreeMap::new();
+    let num = |v: &Value| {
+        v.as_i64()
+            .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+    };
+    for l in text.lines() {
+        let Ok(e) = serde_json::from_str::<Value>(l) else {
+            continue;
+        };
+        let ev = e["Event"].as_str().unwrap_or_default();
+        if ev.ends_with("SparkListenerSQLExecutionStart")
+            || ev.ends_with("SparkListenerSQLAdaptiveExecutionUpdate")
+        {
+            let mut v = Vec::new();
+            walk(&e["sparkPlanInfo"], scan, &mut v);
+            // A reused subtree repeats its nodes with the same metric ids:
+            // one scan.
+            let mut seen = BTreeSet::new();
+            v.retain(|ids| seen.insert(ids.values().copied().collect::<Vec<_>>()));
+            plans.insert(e["executionId"].as_u64().expect("id"), v);
+        } else if ev == "SparkListenerTaskEnd" {
+            for a in e["Task Info"]["Accumulables"]
+                .as_array()
+                .into_iter()
+                .flatten()
+            {
+                if let (Some(id), Some(v)) = (a["ID"].as_u64(), num(&a["Update"])) {
+                    *sums.entry(id).or_default() += v;
+                }
+            }
+        } else if ev.ends_with("SparkListenerDriverAccumUpdates") {
+            for u in e["accumUpdates"].as_array().into_iter().flatten() {
+                if let (Some(id), Some(v)) = (u[0].as_u64(), num(&u[1])) {
+                    *sums.entry(id).or_default() += v;
+                }
+            }
+        }
+    }
+    plans
+        .into_iter()
+        .map(|(id, scans)| {
+            let per_scan = scans
+                .iter()
+                .map(|ids| {
+                    names
+                        .iter()
+                        .map(|n| ids.get(*n).and_then(|i| sums.get(i)).copied())
+                        .collect()
+                })
+                .collect();
+            (id, per_scan)
+        })
+        .collect()
+}
+
+#[test]
+fn photon_scans_count_the_files_they_read() {
+    let Some([log]) = public_logs("photon_scans_count_the_files_they_read", [Q88]) else {
+        return;
+    };
+    // Photon's scans name their count `files read` (Spark's scans:
+    // `number of files read`).
+    let truth = metric_sums(&log, "PhotonScan", &["files read", "size of files read"]);
+    let recs = records(&log);
+    let mut compared = 0;
+    for (id, r) in &recs {
+        let mut got: Vec<Vec<Option<i64>>> = r["scans"]
+            .as_array()
+            .expect("scans")
+            .iter()
+            .filter(|s| s["counts_from"] == "photon")
+            .map(|s| vec![s["files_read"].as_i64(), s["bytes_read"].as_i64()])
+            .collect();
+        let mut want = truth.get(id).cloned().unwrap_or_default();
+        got.sort();
+        want.sort();
+        assert_eq!(got, want, "execution {id}");
+        compared += got.len();
+    }
+    // The 18 scans of the query (execution 26); store_sales read in
+    // 1,824 files by each of its eight scans.
+    assert_eq!(compared, 18);
+    let store_sales: Vec<&Value> = recs[&26]["scans"]
+        .as_array()
+        .expect("scans")
+        .iter()
+        .filter(|s| {
+            s["table"]
+                .as_str()
+                .is_some_and(|t| t.ends_with("/store_sales"))
+        })
+        .collect();
+    assert_eq!(store_sales.len(), 8);
+    assert!(
+        store_sales.iter().all(|s| s["files_read"] == 1824),
+        "{store_sales:?}"
+    );
+}
+
 fn assert_no_empty_scan_name(name: &str, recs: &BTreeMap<u64, Value>) {
     for r in recs.values() {
         for s in r["scans"].as_array().into_iter().flatten() {

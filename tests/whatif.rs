@@ -163,7 +163,10 @@ fn a_delta_rs_rewrite_makes_as_many_files_as_deltalake_wrote() {
         a
     };
     let real = args("delta/date", &["--current-only"]);
-    let real = files_total(&jsonl(&ok(&real.iter().map(String::as_str).collect::<Vec<_>>())));
+    let real = files_total(&jsonl(&ok(&real
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>())));
     let sim = args(
         "delta/random",
         &[

@@ -13,6 +13,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod catalog;
 pub mod error;
 pub mod events;
 pub mod io;

@@ -29,12 +29,88 @@ pub struct ScanRecord {
     pub partition_filters: Option<String>,
     /// `DataFilters`.
     pub data_filters: Option<String>,
-    /// Metric `number of files read`.
+    /// Files the scan read, as its engine measured them: Spark's `number
+    /// of files read` (Photon's `files read`, Iceberg's `number of result
+    /// data files`); which one is [`ScanRecord::counts_from`].
     pub files_read: Option<i64>,
-    /// Metric `size of files read` (bytes).
+    /// Bytes of those files: `size of files read` (Iceberg: `total data
+    /// file size (bytes)`).
     pub bytes_read: Option<i64>,
     /// Metric `number of output rows`.
     pub rows: Option<i64>,
+    /// Files the engine skipped by their metadata: Iceberg's `number of
+    /// skipped data files`, Databricks' `number of files pruned`.
+    #[serde(default)]
+    pub files_skipped: Option<i64>,
+    /// Which engine's metrics `files_read`, `bytes_read` and
+    /// `files_skipped` are; `null` when the scan has none of them.
+    #[serde(default)]
+    pub counts_from: Option<CountSource>,
+    /// File-count metrics the plan declares for this scan whose values were
+    /// not taken, each `name: why` (no value in the log, a negative value):
+    /// never a measurement.
+    #[serde(default)]
+    pub ignored_metrics: Vec<String>,
+    /// The branch an Iceberg scan read, when not the main one.
+    #[serde(default)]
+    pub branch: Option<String>,
+    /// `RuntimeFilters` of a DataSource V2 scan as printed, when not empty.
+    #[serde(default)]
+    pub runtime_filters: Option<String>,
+    /// Where the application's catalog settings put the table when the
+    /// plan prints no location (an Iceberg Hadoop catalog's warehouse,
+    /// `spark.sql.warehouse.dir`; [`crate::catalog::locate`]).
+    #[serde(default)]
+    pub catalog_location: Option<String>,
+}
+
+/// Which engine measured a scan's file counts: the metrics its plan node
+/// declares, with values from the log's accumulator updates (task ends and
+/// `SparkListenerDriverAccumUpdates`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CountSource {
+    /// Spark's file scans (`FileSourceScanExec`, RAPIDS' `GpuFileSourceScanExec`,
+    /// Databricks): `number of files read`, `size of files read`, and
+    /// Databricks' `number of files pruned`.
+    Spark,
+    /// Photon's scans: `files read`, `size of files read`.
+    Photon,
+    /// Iceberg's scan report (`BatchScan` of an Iceberg table): `number of
+    /// result data files`, `total data file size (bytes)`, `number of
+    /// skipped data files`, counted by Iceberg's planning on the snapshot
+    /// it read.
+    Iceberg,
+}
+
+impl CountSource {
+    /// The source, what it counts and the name of a scan metric.
+    fn of(name: &str) -> Option<(CountSource, Counted, &'static str)> {
+        use CountSource as S;
+        use Counted as C;
+        Some(match name {
+            "number of files read" => (S::Spark, C::Files, "number of files read"),
+            "number of files pruned" => (S::Spark, C::Skipped, "number of files pruned"),
+            "files read" => (S::Photon, C::Files, "files read"),
+            "size of files read" => (S::Spark, C::Bytes, "size of files read"),
+            "number of result data files" => (S::Iceberg, C::Files, "number of result data files"),
+            "total data file size (bytes)" => {
+                (S::Iceberg, C::Bytes, "total data file size (bytes)")
+            }
+            "number of skipped data files" => {
+                (S::Iceberg, C::Skipped, "number of skipped data files")
+            }
+            _ => return None,
+        })
+    }
+}
+
+/// What a file-count metric counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Counted {
+    Files,
+    Bytes,
+    Skipped,
 }
 
 /// A join operator of the executed plan.
@@ -225,8 +301,50 @@ fn is_formatted(t: &str) -> bool {
 #[derive(Default, Clone)]
 struct ScanMetrics {
     rows: Option<u64>,
-    files: Option<u64>,
-    bytes: Option<u64>,
+    /// The file-count metrics: what each counts, its name and its id.
+    counts: Vec<(Counted, &'static str, u64)>,
+    source: Option<CountSource>,
+}
+
+/// The file counts of one scan read from the metric values: each value
+/// taken only when present and not negative, else named in the ignored
+/// list.
+struct Counts {
+    files: Option<i64>,
+    bytes: Option<i64>,
+    skipped: Option<i64>,
+    ignored: Vec<String>,
+}
+
+impl ScanMetrics {
+    fn counts<S: std::hash::BuildHasher>(&self, values: &HashMap<u64, i64, S>) -> Counts {
+        let mut c = Counts {
+            files: None,
+            bytes: None,
+            skipped: None,
+            ignored: Vec::new(),
+        };
+        for &(what, name, id) in &self.counts {
+            let v = match values.get(&id) {
+                None => {
+                    c.ignored.push(format!("{name}: no value in the log"));
+                    continue;
+                }
+                Some(&v) if v < 0 => {
+                    c.ignored.push(format!("{name}: negative ({v})"));
+                    continue;
+                }
+                Some(&v) => v,
+            };
+            let slot = match what {
+                Counted::Files => &mut c.files,
+                Counted::Bytes => &mut c.bytes,
+                Counted::Skipped => &mut c.skipped,
+            };
+            *slot = Some(v);
+        }
+        c
+    }
 }
 
 fn scan_key(table: &str, output: &[Attr]) -> (String, Vec<u64>) {
@@ -262,12 +380,20 @@ pub fn scan_records<S: std::hash::BuildHasher>(
         for (n, s) in collect_scans(info) {
             let mut m = ScanMetrics::default();
             for metric in &n.metrics {
-                match metric.name.as_str() {
-                    "number of output rows" => m.rows = Some(metric.accumulator_id),
-                    "number of files read" => m.files = Some(metric.accumulator_id),
-                    "size of files read" => m.bytes = Some(metric.accumulator_id),
-                    _ => {}
+                let name = metric.name.as_str();
+                if name == "number of output rows" {
+                    m.rows = Some(metric.accumulator_id);
+                    continue;
                 }
+                let Some((source, what, name)) = CountSource::of(name) else {
+                    continue;
+                };
+                // Photon's scans say `size of files read` too: the
+                // source is the one that named the files.
+                if what != Counted::Bytes || m.source.is_none() {
+                    m.source = Some(source);
+                }
+                m.counts.push((what, name, metric.accumulator_id));
             }
             by_key.insert(scan_key(&s.table, &n.output), m.clone());
             by_table.entry(s.table.clone()).or_default().push(m);
@@ -285,6 +411,9 @@ pub fn scan_records<S: std::hash::BuildHasher>(
                 .unwrap_or_default();
             *idx += 1;
             let val = |id: Option<u64>| id.and_then(|i| values.get(&i).copied());
+            let counts = m.counts(values);
+            let measured =
+                counts.files.is_some() || counts.bytes.is_some() || counts.skipped.is_some();
             ScanRecord {
                 table: s.table.clone(),
                 format: s.format.clone(),
@@ -293,12 +422,44 @@ pub fn scan_records<S: std::hash::BuildHasher>(
                 pushed_filters: s.pushed_filters.clone(),
                 partition_filters: s.partition_filters.clone(),
                 data_filters: s.data_filters.clone(),
-                files_read: val(m.files),
-                bytes_read: val(m.bytes),
+                files_read: counts.files,
+                bytes_read: counts.bytes,
                 rows: val(m.rows),
+                files_skipped: counts.skipped,
+                counts_from: m.source.filter(|_| measured),
+                ignored_metrics: counts.ignored,
+                branch: s.branch.clone(),
+                runtime_filters: s.runtime_filters.clone(),
+                catalog_location: None,
             }
         })
         .collect()
+}
+
+/// `scans` with [`ScanRecord::catalog_location`] set from the
+/// application's catalog settings `catalog`, for the catalog tables whose
+/// plan prints no location.
+pub fn locate_scans(
+    mut scans: Vec<ScanRecord>,
+    catalog: &BTreeMap<String, String>,
+) -> Vec<ScanRecord> {
+    if catalog.is_empty() {
+        return scans;
+    }
+    for s in &mut scans {
+        if s.location.is_none() && !graph_path(&s.table) {
+            s.catalog_location = crate::catalog::locate(&s.table, catalog)
+                .ok()
+                .map(|l| l.location);
+        }
+    }
+    scans
+}
+
+/// Whether a scan's table is a path (or a non-table read) rather than a
+/// catalog name.
+fn graph_path(t: &str) -> bool {
+    t.contains("://") || t.starts_with("file:") || t.starts_with('/') || t.contains(':')
 }
 
 /// The join operators of a plan, in pre-order.

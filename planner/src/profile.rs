@@ -39,7 +39,9 @@ pub fn is_full_scan(
     use plan::predicate::{is_catalyst, parse_catalyst, parse_filters, Predicate};
     let only_null_checks = |f: Option<&str>| {
         f.is_none_or(|t| {
-            let preds = if is_catalyst(t) {
+            let preds = if plan::iceberg_filters::is_iceberg(t) {
+                plan::iceberg_filters::parse(t, &[])
+            } else if is_catalyst(t) {
                 parse_catalyst(t, &[])
             } else {
                 parse_filters(t, &[])

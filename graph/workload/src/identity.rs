@@ -122,6 +122,22 @@ impl Locations {
     pub fn is_empty(&self) -> bool {
         self.by_path.is_empty()
     }
+
+    /// Every location the logs read a table at, normalised (`file:/w/t`,
+    /// `s3://b/t`), with the names the logs give it: catalog tables at
+    /// their one printed location or where the log's catalog settings put
+    /// them, and the directories read by path.
+    pub fn observed(&self) -> std::collections::BTreeMap<String, Vec<String>> {
+        let mut out: std::collections::BTreeMap<String, Vec<String>> = self
+            .by_path
+            .iter()
+            .map(|(l, names)| (l.clone(), names.iter().cloned().collect()))
+            .collect();
+        for (l, name) in &self.path_reads {
+            out.entry(l.clone()).or_insert_with(|| vec![name.clone()]);
+        }
+        out
+    }
 }
 
 /// Every table's one identity, resolved once for the run: the logs'
@@ -192,7 +208,7 @@ pub fn single_path(location: &str) -> Option<&str> {
 /// `file:///a/b/` and `file:/a/b` are one location; so are `s3a://b/t`
 /// (Hadoop's name), `s3n://b/t` and `s3://b/t`, and `abfs://` and
 /// `abfss://` (the same store without and with TLS).
-fn normalise(path: &str) -> String {
+pub(crate) fn normalise(path: &str) -> String {
     let p = path.trim().trim_end_matches('/');
     if let Some(rest) = p.strip_prefix("file:///") {
         return format!("file:/{rest}");

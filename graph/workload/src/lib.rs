@@ -67,6 +67,7 @@ pub mod bounds;
 pub mod edges;
 pub mod error;
 pub mod exec;
+pub mod from_logs;
 pub mod identity;
 pub mod ingest;
 pub mod inputs;

@@ -356,6 +356,9 @@ struct ScanAt<'a> {
     table: std::borrow::Cow<'a, str>,
     #[serde(borrow)]
     location: Option<std::borrow::Cow<'a, str>>,
+    /// Where the log's catalog settings put a table with no location.
+    #[serde(borrow, default)]
+    catalog_location: Option<std::borrow::Cow<'a, str>>,
 }
 
 /// First pass over one records file: every row into the runs, and what
@@ -431,6 +434,7 @@ fn read_into(
                 // `Locations::observe`, and is one entry, not one per list.
                 let location = s
                     .location
+                    .or(s.catalog_location)
                     .filter(|l| crate::identity::single_path(l).is_some());
                 let key = (s.table.into_owned(), location.map(|l| l.into_owned()));
                 let at = (app_id, id, seq, k);

@@ -120,7 +120,10 @@ impl Writer {
             // Only a single location is observed: any other reads as none
             // (the same to `Locations::observe`), so a partitioned table's
             // many partition lists are one entry.
-            let first = match s.location.as_deref().filter(|l| single_path(l).is_some()) {
+            // A catalog table with no printed location is where the log's
+            // catalog settings put it.
+            let location = s.location.as_deref().or(s.catalog_location.as_deref());
+            let first = match location.filter(|l| single_path(l).is_some()) {
                 None => &mut table.nowhere,
                 Some(l) => match table.at.get_mut(l) {
                     Some(p) => {

@@ -18,6 +18,8 @@
 //!   top-level commas;
 //! - [`predicate`]: a scan's printed filters as typed predicates on its
 //!   columns (typed by its `ReadSchema`), for file skipping;
+//! - [`iceberg_filters`]: the same from an Iceberg scan's own filter text
+//!   (`BatchScan … [filters=…, groupedBy=]`), typed by the table's schema;
 //! - [`Plan`]: a finished tree (outputs derived, nodes numbered by
 //!   [`NodeId`]) that analyses take.
 //!
@@ -60,6 +62,7 @@
 
 pub mod error;
 pub mod expr;
+pub mod iceberg_filters;
 pub mod list;
 pub mod node;
 pub mod output;

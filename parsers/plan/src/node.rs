@@ -224,6 +224,12 @@ pub struct ScanInfo {
     /// `ReadSchema`'s top-level fields, typed (see
     /// [`crate::predicate::read_schema`]); empty when not printed.
     pub read_schema: Vec<(String, ColumnType)>,
+    /// The branch an Iceberg scan reads, when not the main one
+    /// (`(branch=audit)` in its description).
+    pub branch: Option<String>,
+    /// `RuntimeFilters` of a DataSource V2 scan as printed, when not empty
+    /// (dynamic pruning expressions: they name no literal).
+    pub runtime_filters: Option<String>,
 }
 
 /// What an operator is, as far as lineage cares. Matched exhaustively by

@@ -201,6 +201,8 @@ struct Closed {
     app_name: String,
     spark_version: Option<String>,
     log: String,
+    /// The application's catalog settings ([`crate::catalog`]).
+    catalog: std::sync::Arc<BTreeMap<String, String>>,
 }
 
 /// Where ended executions go: finished on this thread, or queued for the
@@ -238,6 +240,8 @@ struct State<'s, 'f, T> {
     /// the first one's id, part index and line in the part.
     repeats: u64,
     first_repeat: Option<(u64, usize, u64)>,
+    /// The catalog settings of the latest environment update.
+    catalog: std::sync::Arc<BTreeMap<String, String>>,
 }
 
 /// A set of execution ids as ranges: Spark hands ids out in order, so the
@@ -305,6 +309,7 @@ pub fn read_app<T: Send>(
         ended: IdRanges::default(),
         repeats: 0,
         first_repeat: None,
+        catalog: Default::default(),
     };
     let (mut st, mut warnings, errors) = if opts.decode_ahead {
         std::thread::scope(|scope| {
@@ -867,6 +872,16 @@ impl<T> State<'_, '_, T> {
                         self.summary.properties.insert((*k).to_string(), v.clone());
                     }
                 }
+                // The catalogs' settings, to locate the tables scans name
+                // without a location (`catalog::locate`).
+                let catalog: BTreeMap<String, String> = e
+                    .spark_properties
+                    .iter()
+                    .filter(|(k, _)| crate::catalog::is_catalog_property(k))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                self.summary.properties.extend(catalog.clone());
+                self.catalog = std::sync::Arc::new(catalog);
                 if self.summary.spark_version.is_none() {
                     if let Some(v) = e.spark_properties.get(DATABRICKS_RUNTIME) {
                         self.summary.spark_version = Some(format!("databricks-{v}"));
@@ -929,6 +944,7 @@ impl<T> State<'_, '_, T> {
             app_name: self.summary.app_name.clone(),
             spark_version: self.summary.spark_version.clone(),
             log: self.summary.log.clone(),
+            catalog: self.catalog.clone(),
         };
         match &self.route {
             Route::Here(fin) => lock(fin).take(closed),
@@ -952,6 +968,7 @@ impl<T> Finisher<'_, T> {
             app_name,
             spark_version,
             log,
+            catalog,
         } = c;
         let (set, plan_error) =
             record::parse_plans(st.plan_text.as_deref(), st.plan_info.as_deref());
@@ -1012,7 +1029,7 @@ impl<T> Finisher<'_, T> {
                 .and(st.prev_root),
             root_node,
             is_command,
-            scans: record::scan_records(&set, &st.metrics),
+            scans: record::locate_scans(record::scan_records(&set, &st.metrics), &catalog),
             joins,
             plan_error,
             incomplete: st.incomplete,

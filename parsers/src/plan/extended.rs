@@ -1064,6 +1064,12 @@ fn file_scan(name: &str, rest: &str) -> PlanNode {
             .unwrap_or_default();
     }
     info.table = table;
+    // An Iceberg scan describes itself after its columns (`BatchScan
+    // lake.db.t[a#1] lake.db.t (branch=null) [filters=…] RuntimeFilters: []`).
+    if name == "BatchScan" {
+        info.runtime_filters = crate::plan::formatted::runtime_filters_in(meta);
+        crate::plan::formatted::iceberg_scan(&mut info, rest);
+    }
     node(NodeKind::Scan(info), name, parse_attr_list(cols))
 }
 
@@ -1458,6 +1464,31 @@ Project [c_custkey#182L]\n\
             p.physical.map(|t| t.output.clone()),
             Some(vec![Attr::new("a", 1, "")])
         );
+    }
+
+    #[test]
+    fn iceberg_batch_scan_line() {
+        // Spark 3.5.6 + Iceberg 1.10.2 (tests/data/iceberg-spark, q18),
+        // with a runtime filter as a partitioned table's join prints one.
+        let t = "BatchScan lake.tpch.orders[o_orderstatus#9] lake.tpch.orders (branch=audit) \
+                 [filters=o_orderstatus IS NOT NULL, o_orderstatus = 'F', groupedBy=] \
+                 RuntimeFilters: [dynamicpruningexpression(o_orderdate#3 IN dynamicpruning#7)]";
+        let n = make_node(t, vec![], vec![]);
+        let NodeKind::Scan(s) = &n.kind else {
+            panic!("{n:?}")
+        };
+        assert_eq!(s.table, "lake.tpch.orders");
+        assert_eq!(s.format.as_deref(), Some("iceberg"));
+        assert_eq!(s.branch.as_deref(), Some("audit"));
+        assert_eq!(
+            s.pushed_filters.as_deref(),
+            Some("[filters=o_orderstatus IS NOT NULL, o_orderstatus = 'F', groupedBy=]")
+        );
+        assert_eq!(
+            s.runtime_filters.as_deref(),
+            Some("[dynamicpruningexpression(o_orderdate#3 IN dynamicpruning#7)]")
+        );
+        assert_eq!(n.output, vec![Attr::new("o_orderstatus", 9, "")]);
     }
 
     #[test]

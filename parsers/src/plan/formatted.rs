@@ -233,6 +233,14 @@ fn scan_text(text: &str) -> Doc {
         }
         if let Some(d) = cur_detail.and_then(|id| doc.details.get_mut(&id)) {
             match field_line(line) {
+                // Iceberg's scan description, a line of its own in a
+                // `BatchScan` block (`lake.db.t (branch=null) [filters=…]`;
+                // a filter's value may hold a `:`).
+                _ if d.name.starts_with("BatchScan")
+                    && ::plan::iceberg_filters::description(line).is_some() =>
+                {
+                    d.fields.push(("Description".into(), line.to_string()));
+                }
                 Some((k, v)) => d.fields.push((k, v)),
                 None => {
                     // A value that spans lines (a literal with a newline).
@@ -472,7 +480,7 @@ impl Builder<'_> {
         match family {
             Family::Scan => {
                 let location = d.get("Location").map(str::to_string);
-                NodeKind::Scan(ScanInfo {
+                let mut info = ScanInfo {
                     table: scan_table(name, location.as_deref(), args),
                     format: scan_format(name),
                     location,
@@ -485,7 +493,13 @@ impl Builder<'_> {
                         .or_else(|| d.get("RequiredDataFilters"))
                         .map(str::to_string),
                     read_schema: d.get("ReadSchema").map(read_schema).unwrap_or_default(),
-                })
+                    branch: None,
+                    runtime_filters: d.get("RuntimeFilters").and_then(runtime_filters),
+                };
+                if let Some(desc) = d.get("Description") {
+                    iceberg_scan(&mut info, desc);
+                }
+                NodeKind::Scan(info)
             }
             Family::Filter => NodeKind::Filter {
                 condition: parse_expr(d.get("Condition").unwrap_or("")),
@@ -876,6 +890,32 @@ pub(crate) fn scan_table(name: &str, location: Option<&str>, args: &str) -> Stri
         })
         .unwrap_or_else(|| "unnamed".to_string());
     format!("rdd:{rdd}")
+}
+
+/// An Iceberg scan's description (see [`::plan::iceberg_filters`]) in
+/// `text` read into `info`: its table, branch, and filter list kept as
+/// printed in `pushed_filters` (`[filters=…, groupedBy=…]`, read back by
+/// [`::plan::iceberg_filters::parse`]); format `iceberg`. Nothing changes
+/// when `text` holds none.
+pub(crate) fn iceberg_scan(info: &mut ScanInfo, text: &str) {
+    if let Some(d) = ::plan::iceberg_filters::description(text) {
+        info.table = d.table;
+        info.branch = d.branch;
+        info.pushed_filters = Some(d.filters);
+        info.format = Some("iceberg".into());
+    }
+}
+
+/// A V2 scan's `RuntimeFilters` list, `None` when empty (`[]`).
+pub(crate) fn runtime_filters(v: &str) -> Option<String> {
+    let v = v.trim();
+    (!v.is_empty() && v != "[]").then(|| v.to_string())
+}
+
+/// The `RuntimeFilters: […]` a V2 scan's one-line form ends with.
+pub(crate) fn runtime_filters_in(text: &str) -> Option<String> {
+    let at = text.rfind(" RuntimeFilters: ")?;
+    runtime_filters(&text[at + " RuntimeFilters: ".len()..])
 }
 
 /// `parquet` from `Scan parquet ...`, `PhotonScan parquet `, `BatchScan

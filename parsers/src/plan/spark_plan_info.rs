@@ -28,7 +28,8 @@ use serde::Deserialize;
 use super::expr::{parse_expr, parse_expr_list};
 use super::formatted::{
     argument_output, attrs_of_list, expand_projections, first_hash_number, generate_kind,
-    is_python_eval, location_paths, python_eval_list, scan_format, scan_table, window_kind,
+    iceberg_scan, is_python_eval, location_paths, python_eval_list, runtime_filters_in,
+    scan_format, scan_table, window_kind,
 };
 use super::plan_error;
 use crate::{Error, Result};
@@ -235,7 +236,7 @@ fn kind_of(family: Family, name: &str, info: &SparkPlanInfo, args: &str) -> Node
             // the simpleString (`..., Location: InMemoryFileIndex(1
             // paths)[file:/...], ...`).
             let location = md("Location").or_else(|| location_in(args));
-            NodeKind::Scan(ScanInfo {
+            let mut scan = ScanInfo {
                 table: scan_table(
                     name,
                     location.as_deref().map(location_paths).as_deref(),
@@ -249,7 +250,14 @@ fn kind_of(family: Family, name: &str, info: &SparkPlanInfo, args: &str) -> Node
                 read_schema: md("ReadSchema")
                     .map(|s| read_schema(&s))
                     .unwrap_or_default(),
-            })
+                branch: None,
+                runtime_filters: runtime_filters_in(args),
+            };
+            // An Iceberg scan describes itself after its columns.
+            if name.starts_with("BatchScan") {
+                iceberg_scan(&mut scan, args);
+            }
+            NodeKind::Scan(scan)
         }
         Family::Filter => NodeKind::Filter {
             condition: parse_expr(args),

@@ -105,9 +105,10 @@ pub struct Reading {
     pub files_without_stats: u64,
 }
 
-/// A scan's printed data and partition filters (data source filters, or
+/// A scan's printed data and partition filters (data source filters,
 /// Catalyst expressions as `PartitionFilters` and `DataFilters` print
-/// them), typed by the table's columns (names matched without regard to ASCII case, as Spark's session
+/// them, or an Iceberg scan's own `[filters=…, groupedBy=…]`,
+/// [`plan::iceberg_filters`]), typed by the table's columns (names matched without regard to ASCII case, as Spark's session
 /// catalog resolves them). Filters on columns the table does not have, or
 /// that lakeaudit cannot read, are [`Predicate::Unknown`].
 pub fn predicates(
@@ -119,7 +120,9 @@ pub fn predicates(
         .into_iter()
         .flatten()
         .flat_map(|text| {
-            if is_catalyst(text) {
+            if plan::iceberg_filters::is_iceberg(text) {
+                plan::iceberg_filters::parse(text, columns)
+            } else if is_catalyst(text) {
                 parse_catalyst(text, columns)
             } else {
                 parse_filters(text, columns)
