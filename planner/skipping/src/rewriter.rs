@@ -97,6 +97,9 @@ pub const ICEBERG_TARGET: u64 = 512 << 20;
 /// (`DEFAULT_WRITE_BATCH_SIZE`, crates/core/src/operations/write/writer.rs):
 /// a file closes at a multiple of it.
 pub const DELTA_RS_WRITE_BATCH: u64 = 1024;
+/// Rows between an Iceberg writer's size checks (`ROWS_DIVISOR`,
+/// core/src/main/java/org/apache/iceberg/io/RollingFileWriter.java).
+pub const ICEBERG_ROWS_DIVISOR: u64 = 1000;
 /// Range ids per column (`spark.databricks.io.skipping.mdc.rangeId.max`,
 /// delta-io/delta `DeltaSQLConf.MDC_NUM_RANGE_IDS`).
 pub const RANGE_IDS: u32 = 1000;
@@ -249,15 +252,29 @@ impl Rewriter {
         match self {
             // OptimizeExecutor.runOptimizeBinJob: `approxNumFiles =
             // Math.max(1, totalSize / maxFileSize)`, then
-            // MultiDimClustering.cluster range-partitions into that many.
-            Rewriter::SparkDelta | Rewriter::Databricks => Cut::EqualCount((bytes / target).max(1)),
+            // MultiDimClustering.cluster range-partitions into that many;
+            // Delta's writer does not roll files by size.
+            Rewriter::SparkDelta | Rewriter::Databricks => Cut::EqualCount {
+                files: (bytes / target).max(1),
+                roll: None,
+            },
             // PartitionWriter::write (crates/core/src/operations/write/
             // writer.rs): a file is closed once its written and buffered
-            // bytes reach the target.
-            Rewriter::DeltaRs => Cut::Bytes(target),
-            // SizeBasedFileRewritePlanner.expectedOutputFiles, then one
-            // range partition per file (SparkShufflingFileRewriteRunner).
-            Rewriter::IcebergSpark => Cut::EqualCount(iceberg_output_files(bytes, target)),
+            // bytes reach the target, checked every write batch.
+            Rewriter::DeltaRs => Cut::Bytes {
+                size: target,
+                batch: DELTA_RS_WRITE_BATCH,
+            },
+            // SizeBasedFileRewritePlanner.expectedOutputFiles range
+            // partitions (SparkShufflingFileRewriteRunner), each written
+            // with the group's max output size (target + (max − target) / 2)
+            // by a RollingFileWriter that rolls when the Parquet writer's
+            // length (written plus buffered) reaches it, checked every 1000
+            // rows (ROWS_DIVISOR).
+            Rewriter::IcebergSpark => Cut::EqualCount {
+                files: iceberg_output_files(bytes, target),
+                roll: Some((target + (target * 4) / 10, ICEBERG_ROWS_DIVISOR)),
+            },
         }
     }
 }
@@ -265,10 +282,23 @@ impl Rewriter {
 /// How one partition's ordered rows become files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Cut {
-    /// This many files of (about) equal rows: a range partitioning.
-    EqualCount(u64),
-    /// A new file each time the current one reaches this many bytes.
-    Bytes(u64),
+    /// This many range partitions of (about) equal rows, each written by a
+    /// writer that may roll to a new file at `roll`'s bytes (checked every
+    /// `roll.1` rows).
+    EqualCount {
+        /// Range partitions.
+        files: u64,
+        /// The size a partition's writer rolls at, and its row granularity.
+        roll: Option<(u64, u64)>,
+    },
+    /// A new file each time the current one's buffered bytes reach `size`,
+    /// checked every `batch` rows.
+    Bytes {
+        /// The size.
+        size: u64,
+        /// The rows between checks.
+        batch: u64,
+    },
 }
 
 /// Iceberg's `SizeBasedFileRewritePlanner.expectedOutputFiles` with the
@@ -637,9 +667,23 @@ mod tests {
 
     #[test]
     fn spark_delta_cuts_by_floor_and_delta_rs_by_bytes() {
-        assert_eq!(Rewriter::SparkDelta.cut(2500, 1000), Cut::EqualCount(2));
-        assert_eq!(Rewriter::SparkDelta.cut(10, 1000), Cut::EqualCount(1));
-        assert_eq!(Rewriter::DeltaRs.cut(2500, 1000), Cut::Bytes(1000));
+        let equal = |files| Cut::EqualCount { files, roll: None };
+        assert_eq!(Rewriter::SparkDelta.cut(2500, 1000), equal(2));
+        assert_eq!(Rewriter::SparkDelta.cut(10, 1000), equal(1));
+        assert_eq!(
+            Rewriter::DeltaRs.cut(2500, 1000),
+            Cut::Bytes {
+                size: 1000,
+                batch: 1024
+            }
+        );
+        assert_eq!(
+            Rewriter::IcebergSpark.cut(185_321, 40_000),
+            Cut::EqualCount {
+                files: 5,
+                roll: Some((56_000, 1000))
+            }
+        );
     }
 
     #[test]

@@ -21,7 +21,7 @@
 
 use crate::rewriter::{
     delta_rs_bytes, delta_rs_key, hilbert_index, iceberg_bytes, iceberg_key, Curve, Cut, Rewrite,
-    DELTA_RS_WRITE_BATCH, RANGE_IDS,
+    RANGE_IDS,
 };
 pub use crate::sample::{sample, Sample};
 use plan::predicate::{compare, ColumnStats, ColumnType, Literal};
@@ -266,25 +266,37 @@ pub fn layout(
     order.sort_by_key(|&i| part(i));
     let rewriter = plan.rewrite.rewriter;
     let target = plan.rewrite.target_size;
+    // Sampled rows per file of a writer that closes a file once its
+    // buffered (uncompressed) bytes reach `size`, checked every `batch`
+    // of the table's rows.
+    let rolled = |size: u64, batch: u64| {
+        let real = (size as f64 / plan.uncompressed_per_row.max(f64::MIN_POSITIVE))
+            .ceil()
+            .max(1.0) as u64;
+        let real = real.div_ceil(batch.max(1)) * batch.max(1);
+        (real as f64 / (plan.rows_per_sampled_row * step as f64))
+            .round()
+            .max(1.0) as usize
+    };
     order
         .chunk_by(|&a, &b| part(a) == part(b))
         .flat_map(|p| {
             let bytes = (p.len() as f64 * per_row).round() as u64;
-            let per = match rewriter.cut(bytes, target) {
-                Cut::Bytes(t) => {
-                    // The table's rows that reach the size, at the writer's
-                    // batch granularity, as sampled rows.
-                    let real = (t as f64 / plan.uncompressed_per_row.max(f64::MIN_POSITIVE))
-                        .ceil()
-                        .max(1.0) as u64;
-                    let real = real.div_ceil(DELTA_RS_WRITE_BATCH) * DELTA_RS_WRITE_BATCH;
-                    (real as f64 / (plan.rows_per_sampled_row * step as f64))
-                        .round()
-                        .max(1.0) as usize
+            let files: Vec<&[u32]> = match rewriter.cut(bytes, target) {
+                Cut::Bytes { size, batch } => p.chunks(rolled(size, batch)).collect(),
+                Cut::EqualCount { files, roll } => {
+                    let k = (files as usize).clamp(1, p.len().max(1));
+                    let ranges = p.chunks(p.len().div_ceil(k).max(1));
+                    match roll {
+                        None => ranges.collect(),
+                        Some((size, batch)) => {
+                            let per = rolled(size, batch);
+                            ranges.flat_map(|r| r.chunks(per)).collect()
+                        }
+                    }
                 }
-                Cut::EqualCount(k) => p.len().div_ceil((k as usize).clamp(1, p.len().max(1))),
             };
-            p.chunks(per.max(1))
+            files
         })
         .map(|rows| {
             let stats = ranked
