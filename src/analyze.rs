@@ -111,7 +111,7 @@ pub fn plan(a: &plan_cmd::Args) -> Result<bool> {
         a.format,
         || report::plan_text::planned(&p.planned, &p.money, &formats),
         &p.planned.json(),
-        || planner::ddl_for(&p.planned.plan, &formats),
+        || planner::ddl_with(&p.planned.plan, &formats, &p.planned.rewrites()),
     )?;
     report_problems(&data.errors, &data.warnings);
     Ok(data.failed())

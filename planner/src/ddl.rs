@@ -46,6 +46,7 @@ use serde::Serialize;
 pub use sql::{one_line, quote_ident, quote_table, split_qualified};
 
 use crate::model::{Layout, LayoutPlan, TableDecision};
+use crate::workload::RewriteSpec;
 
 /// A table's storage format as far as lakeaudit knows it: from the table
 /// audit (`--tables`), else from the logs' scans.
@@ -276,11 +277,62 @@ pub fn table_sql(d: &TableDecision, format: &TableFormat) -> TableSql {
 /// The statements for every changed table of `plan`, in the plan's order;
 /// a table missing from `formats` is of unknown format.
 pub fn statements(plan: &LayoutPlan, formats: &BTreeMap<String, TableFormat>) -> Vec<TableSql> {
+    statements_with(plan, formats, &BTreeMap::new())
+}
+
+/// [`statements`] for the rewrites each measured table was priced by
+/// ([`rewritten`]).
+pub fn statements_with(
+    plan: &LayoutPlan,
+    formats: &BTreeMap<String, TableFormat>,
+    rewrites: &BTreeMap<String, RewriteSpec>,
+) -> Vec<TableSql> {
     plan.tables
         .iter()
         .filter(|d| d.changed)
-        .map(|d| table_sql(d, formats.get(&d.table).unwrap_or(&TableFormat::Unknown)))
+        .map(|d| {
+            let sql = table_sql(d, formats.get(&d.table).unwrap_or(&TableFormat::Unknown));
+            match rewrites.get(&d.table) {
+                Some(r) => rewritten(sql, d, r),
+                None => sql,
+            }
+        })
         .collect()
+}
+
+/// `sql` (a table's statements) as the rewriter `r` runs them: delta-rs
+/// has no SQL (its `optimize.z_order` call is the note, in Python), and a
+/// target size asked for is set on the table first
+/// (`delta.targetFileSize`, Iceberg's `write.target-file-size-bytes`).
+pub fn rewritten(mut sql: TableSql, d: &TableDecision, r: &RewriteSpec) -> TableSql {
+    let t = quote_table(&d.table);
+    if r.rewriter == "delta-rs" && sql.format == TableFormat::Delta {
+        let py = |s: &str| serde_json::to_string(s).unwrap_or_default();
+        let cols = d.keys.iter().map(|k| py(k)).collect::<Vec<_>>().join(", ");
+        sql.statements.clear();
+        sql.note = Some(format!(
+            "delta-rs rewrites it, not SQL: in Python, DeltaTable({}).optimize.z_order([{cols}], target_size={}) \
+             (deltalake; the prediction is for that call)",
+            py(&format!("<location of {}>", d.table)),
+            r.target_size
+        ));
+        return sql;
+    }
+    if r.set_property && !sql.statements.is_empty() {
+        let key = match sql.format {
+            TableFormat::Iceberg => "write.target-file-size-bytes",
+            _ => "delta.targetFileSize",
+        };
+        sql.statements.insert(
+            0,
+            format!(
+                "ALTER TABLE {t} SET TBLPROPERTIES ({} = {})",
+                sql::string_literal(key),
+                sql::string_literal(&r.target_size.to_string())
+            ),
+        );
+    }
+    sql
 }
 
 fn runbook(out: &mut String, d: &TableDecision, format: &TableFormat) {
@@ -371,6 +423,16 @@ fn runbook(out: &mut String, d: &TableDecision, format: &TableFormat) {
 /// contribution first, so a run stopped half-way has done the most
 /// valuable part). Tables a planning rule left alone are listed first.
 pub fn ddl_for(plan: &LayoutPlan, formats: &BTreeMap<String, TableFormat>) -> String {
+    ddl_with(plan, formats, &BTreeMap::new())
+}
+
+/// [`ddl_for`] with each measured table's statements those of the rewrite
+/// it was priced by ([`statements_with`]).
+pub fn ddl_with(
+    plan: &LayoutPlan,
+    formats: &BTreeMap<String, TableFormat>,
+    rewrites: &BTreeMap<String, RewriteSpec>,
+) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -390,7 +452,7 @@ pub fn ddl_for(plan: &LayoutPlan, formats: &BTreeMap<String, TableFormat>) -> St
             one_line(&l.reason.to_string())
         );
     }
-    let changed = statements(plan, formats);
+    let changed = statements_with(plan, formats, rewrites);
     if changed.is_empty() {
         out.push_str("-- no table changes layout\n");
         return out;
@@ -598,6 +660,55 @@ mod tests {
             sql.contains("strategy => 'sort', sort_order => 'zorder(`a`, `b`)'"),
             "{sql}"
         );
+    }
+
+    #[test]
+    fn statements_run_the_rewrite_the_table_was_priced_by() {
+        let d = decision(
+            "db.t",
+            &["a", "b"],
+            Layout::Clustered(vec!["a".to_string()]),
+            true,
+            false,
+        );
+        let spec = |rewriter: &str, set_property| RewriteSpec {
+            rewriter: rewriter.into(),
+            target_size: 81920,
+            set_property,
+        };
+        // delta-rs: no SQL, its Python call with the simulated size.
+        let rs = rewritten(
+            table_sql(&d, &TableFormat::Delta),
+            &d,
+            &spec("delta-rs", true),
+        );
+        assert!(rs.statements.is_empty());
+        assert!(rs.note.unwrap().contains(
+            r#"DeltaTable("<location of db.t>").optimize.z_order(["a", "b"], target_size=81920)"#
+        ));
+        // A size asked for is set first, by each format's property.
+        let delta = rewritten(
+            table_sql(&d, &TableFormat::Delta),
+            &d,
+            &spec("spark-delta", true),
+        );
+        assert_eq!(
+            delta.statements[0],
+            "ALTER TABLE `db`.`t` SET TBLPROPERTIES ('delta.targetFileSize' = '81920')"
+        );
+        let ice = rewritten(
+            table_sql(&d, &TableFormat::Iceberg),
+            &d,
+            &spec("iceberg-spark", true),
+        );
+        assert!(ice.statements[0].contains("'write.target-file-size-bytes' = '81920'"));
+        // The default size (or the table's own) sets nothing.
+        let plain = rewritten(
+            table_sql(&d, &TableFormat::Delta),
+            &d,
+            &spec("spark-delta", false),
+        );
+        assert_eq!(plain, table_sql(&d, &TableFormat::Delta));
     }
 
     #[test]

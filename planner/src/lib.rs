@@ -64,7 +64,9 @@ pub mod synth;
 pub mod workload;
 
 pub use curve::{curve, plan_and_curve, BudgetCurve, CurvePoint};
-pub use ddl::{ddl, ddl_for, planned_layout, planned_layout_short, TableFormat, TableSql};
+pub use ddl::{
+    ddl, ddl_for, ddl_with, planned_layout, planned_layout_short, TableFormat, TableSql,
+};
 pub use drift::{
     drift, verdict, DriftReport, DriftRow, DriftVerdict, EdgeMove, Normalize, DEFAULT_DRIFT_SETTLE,
     DEFAULT_DRIFT_THRESHOLD,
@@ -83,7 +85,7 @@ pub use split::EXACT_NODE_LIMIT;
 pub use stats::{TableStat, TableStats};
 pub use workload::{
     demands, plan_window, LeftOut, LeftOutReason, MeasuredKey, MeasuredWindow, PlanJson, Planned,
-    Pricing, Reads,
+    Pricing, Reads, RewriteSpec,
 };
 
 /// Plan with the default (improved) planner.
@@ -132,10 +134,11 @@ pub fn leave_alone_one_file_rewrites(config: &mut PlannerConfig, measured: &[Mea
     for (table, keys) in by_table {
         config.sized_by_rewrite.insert(table.to_string());
         if keys.iter().all(|k| k.files_after < 2) {
-            let (rewriter, target) = keys
+            let spec = keys
                 .iter()
                 .find_map(|k| k.rewrite.clone())
                 .unwrap_or_default();
+            let (rewriter, target) = (spec.rewriter, spec.target_size);
             config
                 .left_alone
                 .entry(table.to_string())

@@ -93,10 +93,24 @@ pub struct MeasuredKey {
     pub engine: String,
     /// The files the simulated rewrite writes.
     pub files_after: u64,
-    /// The rewriter simulated, and its target file size.
-    pub rewrite: Option<(String, u64)>,
+    /// The rewrite simulated.
+    pub rewrite: Option<RewriteSpec>,
     /// The table's bytes.
     pub bytes: u64,
+}
+
+/// The rewrite a measured key was simulated for, which the plan's
+/// statements run.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct RewriteSpec {
+    /// The rewriter (`spark-delta`, `databricks`, `delta-rs`,
+    /// `iceberg-spark`).
+    pub rewriter: String,
+    /// The file size it writes towards.
+    pub target_size: u64,
+    /// The size was asked for (`--target-size`): the statements set the
+    /// table's property to it first.
+    pub set_property: bool,
 }
 
 /// One measured key over the window planned for.
@@ -113,6 +127,9 @@ pub struct MeasuredWindow {
     pub reads: Reads,
     /// The engine behaviour the reads assume ([`MeasuredKey::engine`]).
     pub engine: String,
+    /// The rewrite simulated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rewrite: Option<RewriteSpec>,
 }
 
 /// A join edge priced by its tables' measurements instead of the assumed
@@ -224,6 +241,7 @@ pub fn with_measured(
             executions,
             reads,
             engine: m.engine.clone(),
+            rewrite: m.rewrite.clone(),
         });
         if saving == 0 {
             // Nothing to gain: not a demand (the table keeps its layout).
@@ -299,6 +317,18 @@ pub struct PlanJson<'a> {
 }
 
 impl Planned {
+    /// The rewrite each measured table was simulated for (its statements
+    /// run that rewrite).
+    pub fn rewrites(&self) -> std::collections::BTreeMap<String, RewriteSpec> {
+        let mut out = std::collections::BTreeMap::new();
+        for m in &self.measured {
+            if let Some(r) = &m.rewrite {
+                out.entry(m.table.clone()).or_insert_with(|| r.clone());
+            }
+        }
+        out
+    }
+
     /// The JSON view.
     pub fn json(&self) -> PlanJson<'_> {
         PlanJson {

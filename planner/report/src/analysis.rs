@@ -95,7 +95,7 @@ impl Analysis<'_> {
         }
         csv(out, &crate::columns::drift(self.drift, false), "drift.csv")?;
         let formats = tables.formats(self.scans);
-        let sql = planner::ddl_for(&self.planned.plan, &formats);
+        let sql = planner::ddl_with(&self.planned.plan, &formats, &self.planned.rewrites());
         let steps = self.steps();
         let rd = ReportData {
             inputs: InputSummary::of(data),

@@ -468,6 +468,7 @@ mod tests {
                 bytes_scanned_table: 48 << 20,
             },
             engine: "minmax".into(),
+            rewrite: None,
         }];
         let s = text(
             &plan(vec![d], vec![]),

@@ -680,11 +680,17 @@ pub fn measure(
         target_size,
     };
     let w = rows_of(data, &opts, &[], read, false);
-    let m = if priced {
+    let mut m = if priced {
         measured(&w.rows)
     } else {
         Vec::new()
     };
+    // A size asked for is set on the table before its rewrite.
+    for k in &mut m {
+        if let Some(r) = &mut k.rewrite {
+            r.set_property = target_size.is_some();
+        }
+    }
     (w, m)
 }
 
@@ -719,7 +725,7 @@ pub fn measured(rows: &[ScanRow]) -> Vec<planner::MeasuredKey> {
     let mut keys: BTreeMap<(String, Vec<String>), BTreeMap<String, planner::Reads>> =
         BTreeMap::new();
     // Per (table, key): the simulated files, the rewrite, the table's bytes.
-    type Shape = (u64, Option<(String, u64)>, u64);
+    type Shape = (u64, Option<planner::RewriteSpec>, u64);
     let mut shapes: BTreeMap<(String, Vec<String>), Shape> = BTreeMap::new();
     for r in rows.iter().filter(|r| r.layout != "current") {
         let mut key: Vec<String> = r.layout.split(',').map(str::to_string).collect();
@@ -730,7 +736,11 @@ pub fn measured(rows: &[ScanRow]) -> Vec<planner::MeasuredKey> {
                 .or_insert((0, None, r.bytes_total));
         shape.0 = shape.0.max(r.files_total);
         if let (Some(w), Some(t)) = (r.rewriter, r.target_size) {
-            shape.1 = Some((w.as_str().to_string(), t));
+            shape.1 = Some(planner::RewriteSpec {
+                rewriter: w.as_str().to_string(),
+                target_size: t,
+                set_property: false,
+            });
         }
         let id = exec(r);
         let per = keys.entry((r.table_id.clone(), key)).or_default();
