@@ -269,8 +269,10 @@ impl Rewriter {
             // partitions (SparkShufflingFileRewriteRunner), each written
             // with the group's max output size (target + (max − target) / 2)
             // by a RollingFileWriter that rolls when the Parquet writer's
-            // length (written plus buffered) reaches it, checked every 1000
-            // rows (ROWS_DIVISOR).
+            // length (written plus buffered, ParquetWriter.length) reaches
+            // it, checked every 1000 rows (ROWS_DIVISOR); lakeaudit counts
+            // the written (compressed) bytes, which dominate at Iceberg's
+            // sizes, not parquet-mr's buffer estimate.
             Rewriter::IcebergSpark => Cut::EqualCount {
                 files: iceberg_output_files(bytes, target),
                 roll: Some((target + (target * 4) / 10, ICEBERG_ROWS_DIVISOR)),

@@ -269,8 +269,8 @@ pub fn layout(
     // Sampled rows per file of a writer that closes a file once its
     // buffered (uncompressed) bytes reach `size`, checked every `batch`
     // of the table's rows.
-    let rolled = |size: u64, batch: u64| {
-        let real = (size as f64 / plan.uncompressed_per_row.max(f64::MIN_POSITIVE))
+    let rolled = |size: u64, batch: u64, per_real_row: f64| {
+        let real = (size as f64 / per_real_row.max(f64::MIN_POSITIVE))
             .ceil()
             .max(1.0) as u64;
         let real = real.div_ceil(batch.max(1)) * batch.max(1);
@@ -283,14 +283,22 @@ pub fn layout(
         .flat_map(|p| {
             let bytes = (p.len() as f64 * per_row).round() as u64;
             let files: Vec<&[u32]> = match rewriter.cut(bytes, target) {
-                Cut::Bytes { size, batch } => p.chunks(rolled(size, batch)).collect(),
+                // delta-rs measures the open file by its row group's
+                // buffered (uncompressed) size: nothing is flushed before.
+                Cut::Bytes { size, batch } => p
+                    .chunks(rolled(size, batch, plan.uncompressed_per_row))
+                    .collect(),
                 Cut::EqualCount { files, roll } => {
                     let k = (files as usize).clamp(1, p.len().max(1));
                     let ranges = p.chunks(p.len().div_ceil(k).max(1));
                     match roll {
                         None => ranges.collect(),
+                        // Iceberg's Parquet writer measures the file by the
+                        // bytes written (compressed row groups) plus the
+                        // open row group: at its sizes, mostly written.
                         Some((size, batch)) => {
-                            let per = rolled(size, batch);
+                            let per =
+                                rolled(size, batch, plan.bytes_per_row / plan.rows_per_sampled_row);
                             ranges.flat_map(|r| r.chunks(per)).collect()
                         }
                     }
