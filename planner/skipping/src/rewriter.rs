@@ -776,6 +776,27 @@ mod tests {
     }
 
     #[test]
+    fn auto_follows_the_format_and_where_the_workload_ran() {
+        let t = |format| TableState {
+            format,
+            ..TableState::default()
+        };
+        let (delta, iceberg) = (t(Some(Format::Delta)), t(Some(Format::Iceberg)));
+        let auto = RewriterChoice::Auto;
+        assert_eq!(choose(auto, &delta, false), Some(Rewriter::SparkDelta));
+        assert_eq!(choose(auto, &delta, true), Some(Rewriter::Databricks));
+        assert_eq!(choose(auto, &iceberg, true), Some(Rewriter::IcebergSpark));
+        assert_eq!(choose(auto, &t(None), false), None);
+        // A rewriter asked for is kept; whether it writes the format is
+        // the caller's check (a warning, no prediction).
+        let rs = choose(RewriterChoice::DeltaRs, &iceberg, false).unwrap();
+        assert!(!rs.writes(iceberg.format));
+        assert!(rs.writes(delta.format));
+        assert!(Rewriter::IcebergSpark.writes(iceberg.format));
+        assert!(!Rewriter::SparkDelta.checked_by_run() && Rewriter::DeltaRs.checked_by_run());
+    }
+
+    #[test]
     fn hilbert_neighbours_are_adjacent() {
         // On a 4×4 grid, consecutive indices are cells one step apart.
         let mut cells: Vec<(u128, (i32, i32))> = Vec::new();
