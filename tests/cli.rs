@@ -426,12 +426,15 @@ fn the_report_shows_ranges_and_savings_per_change() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let err = stderr(&o);
     let lines: Vec<&str> = err.lines().collect();
-    assert!(
-        lines.len() > 1
-            && lines[..lines.len() - 1]
-                .iter()
-                .all(|l| l.contains("warning"))
-    );
+    // Warnings, then the verdicts (issue 32.10), then the summary.
+    let verdicts = lines
+        .iter()
+        .position(|l| l.starts_with("lakeaudit: verdict: "))
+        .unwrap_or(lines.len() - 1);
+    assert!(lines[verdicts..lines.len() - 1]
+        .iter()
+        .all(|l| l.starts_with("lakeaudit: verdict: ")));
+    assert!(verdicts > 0 && lines[..verdicts].iter().all(|l| l.contains("warning")));
     assert!(lines.last().unwrap().contains("applications"), "{err}");
     let md = std::fs::read_to_string(std::path::Path::new(&dir).join("report.md")).unwrap();
     assert!(

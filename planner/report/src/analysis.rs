@@ -171,20 +171,13 @@ impl Analysis<'_> {
             ));
         }
         let span = self.edge_tables.span();
-        for line in self.steps().unwrap_or_default().iter().filter_map(|st| {
-            (st.action != maintenance::Action::Recluster).then(|| {
-                (
-                    st.table.clone(),
-                    crate::upkeep::verdicts(std::slice::from_ref(st), span),
-                )
-            })
-        }) {
-            if !said(&out, &line.0) {
-                let text = line.1.into_iter().next().unwrap_or_default();
-                let verdict = text
-                    .split_once(": ")
-                    .map_or(text.clone(), |(_, v)| v.to_string());
-                out.push((line.0, verdict));
+        let steps = self.steps().unwrap_or_default();
+        for st in steps
+            .iter()
+            .filter(|st| st.action != maintenance::Action::Recluster)
+        {
+            if !said(&out, &st.table) {
+                out.push((st.table.clone(), crate::upkeep::verdict(st, span)));
             }
         }
         for prof in &self.planned.profiles {
