@@ -18,9 +18,10 @@ What each parser is asked:
   TBLPROPERTIES and CALL (Spark 4.0 parses CALL itself). Delta's OPTIMIZE /
   REORG / CONVERT TO DELTA and Iceberg's ALTER TABLE .. WRITE / ADD|DROP
   PARTITION FIELD must be rejected (so a session without the extensions is
-  never taken for a check of them); the WHERE predicate of OPTIMIZE/REORG is
-  parsed with Spark's expression parser (Delta hands it to Spark's parser
-  the same way).
+  never taken for a check of them); the WHERE predicate of OPTIMIZE/REORG and
+  the `where` argument of rewrite_data_files are parsed with Spark's
+  expression parser (Delta and Iceberg hand them to Spark's parser the same
+  way).
 - iceberg: with IcebergSparkSessionExtensions, Iceberg's own parser must
   parse every Iceberg statement (WRITE ORDERED BY, ADD/DROP PARTITION FIELD,
   CALL); the sort_order argument of rewrite_data_files is parsed with
@@ -171,6 +172,18 @@ def main():
             else:
                 print(f"FAIL {s}\n     {err}")
                 fails += 1
+            # rewrite_data_files' `where` is a filter Spark's expression
+            # parser reads (Iceberg's SparkExpressionConverter converts it).
+            m = re.search(r"where => '((?:[^'\\]|\\.)*)'", s)
+            if k == "call" and m:
+                where = re.sub(r"\\(.)", r"\1", m.group(1))
+                try:
+                    parser.parseExpression(where)
+                    print(f"ok  {'where':<34} {where[:80]}")
+                    checked += 1
+                except Exception as e:
+                    print(f"FAIL where {where}\n     {str(e).splitlines()[0]}")
+                    fails += 1
         else:
             if k not in ("iceberg-ext", "call"):
                 continue

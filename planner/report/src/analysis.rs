@@ -95,7 +95,7 @@ impl Analysis<'_> {
         }
         csv(out, &crate::columns::drift(self.drift, false), "drift.csv")?;
         let formats = tables.formats(self.scans);
-        let sql = planner::ddl_with(&self.planned.plan, &formats, &self.planned.rewrites());
+        let sql = planner::ddl_for(&self.planned.plan, &formats);
         let steps = self.steps();
         let rd = ReportData {
             inputs: InputSummary::of(data),
@@ -171,24 +171,13 @@ impl Analysis<'_> {
             ));
         }
         let span = self.edge_tables.span();
-        for line in self
-            .steps()
-            .unwrap_or_default()
+        let steps = self.steps().unwrap_or_default();
+        for st in steps
             .iter()
             .filter(|st| st.action != maintenance::Action::Recluster)
-            .map(|st| {
-                (
-                    st.table.clone(),
-                    crate::upkeep::verdicts(std::slice::from_ref(st), span),
-                )
-            })
         {
-            if !said(&out, &line.0) {
-                let text = line.1.into_iter().next().unwrap_or_default();
-                let verdict = text
-                    .split_once(": ")
-                    .map_or(text.clone(), |(_, v)| v.to_string());
-                out.push((line.0, verdict));
+            if !said(&out, &st.table) {
+                out.push((st.table.clone(), crate::upkeep::verdict(st, span)));
             }
         }
         for prof in &self.planned.profiles {

@@ -124,29 +124,25 @@ pub fn sql(steps: &[UpkeepStep], span: Option<(i64, i64)>) -> String {
     s
 }
 
-/// The one-line verdict per audited table `analyze` ends with:
-/// `spark_catalog.shop.orders: compact — saves 1.2 KiB read a week; …`.
-pub fn verdicts(steps: &[UpkeepStep], span: Option<(i64, i64)>) -> Vec<String> {
-    steps
-        .iter()
-        .map(|st| {
-            let word = match st.action {
-                Action::Recluster => "recluster",
-                Action::Compact => "compact",
-                Action::PurgeDeletes => "purge",
-                Action::CompactAndPurge => "compact + purge",
-                Action::LeaveAlone => "leave",
-            };
-            let why = match st.action {
-                // A table left alone says why (its size) instead.
-                Action::LeaveAlone => st
-                    .rewrites
-                    .strip_prefix("nothing: ")
-                    .unwrap_or(&st.rewrites)
-                    .to_string(),
-                _ => saving(st, span),
-            };
-            format!("{}: {word} — {}", one_line(&st.table), one_line(&why))
-        })
-        .collect()
+/// What to do with a step's table, and why or what it saves: `compact —
+/// saves 1.2 KiB read a week; …`, `leave — the table (…) is smaller than
+/// one target file …`.
+pub fn verdict(st: &UpkeepStep, span: Option<(i64, i64)>) -> String {
+    let word = match st.action {
+        Action::Recluster => "recluster",
+        Action::Compact => "compact",
+        Action::PurgeDeletes => "purge",
+        Action::CompactAndPurge => "compact + purge",
+        Action::LeaveAlone => "leave",
+    };
+    let why = match st.action {
+        // A table left alone says why (its size) instead.
+        Action::LeaveAlone => st
+            .rewrites
+            .strip_prefix("nothing: ")
+            .unwrap_or(&st.rewrites)
+            .to_string(),
+        _ => saving(st, span),
+    };
+    format!("{word} — {}", one_line(&why))
 }
