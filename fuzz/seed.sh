@@ -121,6 +121,39 @@ seed table_puffin $(find "$TABLES" "$WAREHOUSE" -name '*.puffin' | sort)
 # table_data_file: real data files (deltalake, pyiceberg, pyarrow's empty
 # table), the smaller ones of the fixtures.
 seed table_data_file $(find "$TABLES" "$WAREHOUSE" ../tests/data/skipping ../tests/data/records -name '*.parquet' -not -name '*checkpoint*' -size -128k | sort | head -200)
-for t in dispatch plan_text read_app $TT; do
+# records_file: records Parquet files lakeaudit itself writes (`queries
+# --format parquet`, the --records layout) for sample logs, and the
+# zero-row file pyarrow wrote. LAKEAUDIT: the binary (default: on PATH).
+LAKEAUDIT=${LAKEAUDIT:-lakeaudit}
+rm -rf corpus/records_file corpus/aggregates_file base/aggregates
+mkdir -p corpus/records_file corpus/aggregates_file base
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+for s in spark4-plain weekly spark4-zstd spark35-lz4; do
+    "$LAKEAUDIT" queries "$SAMPLES/$s" --format parquet -o "$scratch/$s.parquet" 2>/dev/null || true
+done
+seed records_file "$scratch"/*.parquet ../tests/data/records/empty-pyarrow.parquet
+# aggregates_file: base/aggregates/ is what spark/lakeaudit_aggregate.py
+# writes from the Spark map's records of the samples (PYTHON: a Python
+# with pyspark; Java 17 on PATH); the seeds are a selector byte (the table,
+# in the order the target lists them) and one of its Parquet files.
+PYTHON=${PYTHON:-python3}
+if "$PYTHON" -c 'import pyspark' 2>/dev/null; then
+    "$PYTHON" ../spark/lakeaudit_map.py --master 'local[2]' --binary "$(command -v "$LAKEAUDIT")" \
+        --out "$scratch/records" "$SAMPLES" 2> "$scratch/map.log"
+    "$PYTHON" ../spark/lakeaudit_aggregate.py --master 'local[2]' --window 7d \
+        --out base/aggregates "$scratch/records" 2> "$scratch/agg.log"
+    # Spark's side files (_SUCCESS, .crc) are not read by lakeaudit.
+    find base/aggregates -name '.*.crc' -delete
+    i=0
+    for f in $(cd base/aggregates && find . -name '*.parquet' | LC_ALL=C sort); do
+        { printf "\\$(printf %03o $((i % 256)))"; cat "base/aggregates/$f"; } \
+            > "corpus/aggregates_file/$(sha1sum "base/aggregates/$f" | cut -c1-40)"
+        i=$((i + 1))
+    done
+else
+    echo "aggregates_file: no pyspark in $PYTHON; base/aggregates not made" >&2
+fi
+for t in dispatch plan_text read_app $TT records_file aggregates_file; do
     echo "corpus/$t: $(ls corpus/$t | wc -l) seeds"
 done
