@@ -473,6 +473,30 @@ fn case11_a_checkpoint_with_a_lying_footer_is_a_named_error() {
     }
 }
 
+/// The fuzzer's records file whose footer's Thrift claims lengths far
+/// past its bytes (`fuzz/regressions/records_file-footer-list-alloc`:
+/// polars reserved 67 GB for it and the run aborted under a memory cap) is
+/// a named error under the cap, exit 2.
+#[test]
+fn case13_a_records_footer_claiming_lengths_past_its_bytes_is_refused_before_decoding() {
+    let bad = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/regressions/records_file-footer-list-alloc");
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -v {VMEM_KB}; exec \"$0\" \"$@\""))
+        .arg(bin())
+        .args(["queries", "--records"])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("footer does not decode: a value claims"),
+        "{err}"
+    );
+}
+
 #[test]
 fn case13_a_records_file_with_a_lying_footer_is_a_named_error() {
     let k = Case::new("records");

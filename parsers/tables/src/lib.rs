@@ -20,6 +20,7 @@ pub mod parquet_guard;
 pub mod scope;
 pub mod source;
 mod stats;
+pub mod thrift_check;
 
 pub use discover::{discover, Found};
 pub use error::{Error, Result};

@@ -60,6 +60,20 @@ pub fn read_checked<R: MmapBytesReader>(f: &mut R, len: u64) -> Result<Arc<FileM
         return Err("footer length runs past the start of the file (truncated?)".into());
     }
     let data_end = len - 8 - footer;
+    // Every length the footer's Thrift declares, checked against its bytes
+    // before polars reserves it (crate::thrift_check).
+    if footer > MAX_FOOTER {
+        return Err(format!(
+            "a footer of {footer} bytes is over the {MAX_FOOTER}-byte cap"
+        ));
+    }
+    let mut bytes = vec![0u8; footer as usize];
+    f.seek(SeekFrom::Start(data_end))
+        .and_then(|_| f.read_exact(&mut bytes))
+        .map_err(|e| e.to_string())?;
+    crate::thrift_check::check_footer(&bytes)
+        .map_err(|e| format!("footer does not decode: {e}"))?;
+    drop(bytes);
     f.seek(SeekFrom::Start(0)).map_err(|e| e.to_string())?;
     // polars' footer decoder panics on some lying values (a
     // total_compressed_size of -1 overflows `byte_range`); nothing it holds
@@ -79,6 +93,10 @@ pub fn read_checked<R: MmapBytesReader>(f: &mut R, len: u64) -> Result<Arc<FileM
     f.seek(SeekFrom::Start(0)).map_err(|e| e.to_string())?;
     Ok(meta)
 }
+
+/// Longest footer read (real footers are KiB to a few MiB; polars reads
+/// the whole footer into memory).
+const MAX_FOOTER: u64 = 256 << 20;
 
 /// Longest page header read (a header holds sizes and, optionally, min/max
 /// statistics of the page; real ones are tens of bytes to a few KiB).
