@@ -473,6 +473,18 @@ fn case11_a_checkpoint_with_a_lying_footer_is_a_named_error() {
     }
 }
 
+/// `lakeaudit queries --records FILE` under the memory cap.
+fn queries_records_under_cap(file: &Path) -> Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -v {VMEM_KB}; exec \"$0\" \"$@\""))
+        .arg(bin())
+        .args(["queries", "--records"])
+        .arg(file)
+        .output()
+        .unwrap()
+}
+
 /// The fuzzer's records file whose footer's Thrift claims lengths far
 /// past its bytes (`fuzz/regressions/records_file-footer-list-alloc`:
 /// polars reserved 67 GB for it and the run aborted under a memory cap) is
@@ -481,14 +493,7 @@ fn case11_a_checkpoint_with_a_lying_footer_is_a_named_error() {
 fn case13_a_records_footer_claiming_lengths_past_its_bytes_is_refused_before_decoding() {
     let bad = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fuzz/regressions/records_file-footer-list-alloc");
-    let o = Command::new("sh")
-        .arg("-c")
-        .arg(format!("ulimit -v {VMEM_KB}; exec \"$0\" \"$@\""))
-        .arg(bin())
-        .args(["queries", "--records"])
-        .arg(&bad)
-        .output()
-        .unwrap();
+    let o = queries_records_under_cap(&bad);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(
@@ -504,14 +509,7 @@ fn case13_a_records_file_with_a_lying_footer_is_a_named_error() {
     let cp = t.join("_delta_log/00000000000000000023.checkpoint.parquet");
     let bad = k.root.join("records.parquet");
     fs::write(&bad, lying_footer(&fs::read(&cp).unwrap(), -1)).unwrap();
-    let o = Command::new("sh")
-        .arg("-c")
-        .arg(format!("ulimit -v {VMEM_KB}; exec \"$0\" \"$@\""))
-        .arg(bin())
-        .args(["queries", "--records"])
-        .arg(&bad)
-        .output()
-        .unwrap();
+    let o = queries_records_under_cap(&bad);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(

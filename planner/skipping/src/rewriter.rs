@@ -345,7 +345,9 @@ pub fn databricks_autotuned(table_bytes: u64) -> u64 {
 }
 
 /// A table property's size: a positive integer of bytes, or with a unit
-/// as Delta accepts them (`128mb`, `1g`, `512 KiB`).
+/// as Delta accepts them (`128mb`, `1g`, `512 KiB`). Not
+/// `planner::parse_size`: Delta reads `mb` as MiB (Spark's
+/// `JavaUtils.byteStringAsBytes`), the flags read it as 10^6.
 fn parse_property_size(v: &str) -> Option<u64> {
     let s = v.trim().to_ascii_lowercase();
     let digits = s.trim_end_matches(|c: char| c.is_ascii_alphabetic() || c == ' ');

@@ -252,18 +252,43 @@ pub fn layout(
     plan: &Plan,
     half: bool,
 ) -> Vec<SimFile> {
-    let n = sample.rows();
+    let rows = order(sample, ranked, key, plan.rewrite.curve);
+    cut(sample, ranked, &rows, plan, half)
+}
+
+/// Every sampled row (its index) in the order a rewrite along `curve` by
+/// `key` writes them: partitions first, the key's order within each, ties
+/// in the sample's order. The sorts are stable, so every other row of it is
+/// the order of every other sampled row ([`cut`]'s `half`).
+pub fn order(sample: &Sample, ranked: &[Ranked], key: &[String], curve: Curve) -> Vec<u32> {
     let key_idx: Vec<usize> = key
         .iter()
         .filter_map(|k| sample.columns.iter().position(|(c, _)| c == k))
         .collect();
+    let mut order: Vec<u32> = (0..sample.rows() as u32).collect();
+    sort_along(sample, ranked, &key_idx, curve, &mut order);
+    // Partitions first, the key's order kept within each (a stable sort).
+    order.sort_by_key(|&i| sample.partitions.get(i as usize).copied().unwrap_or(0));
+    order
+}
+
+/// The simulated files of the rows in `order` ([`order`]), cut as
+/// `plan`'s rewriter cuts them; with `half`, of every other sampled row.
+pub fn cut(
+    sample: &Sample,
+    ranked: &[Ranked],
+    order: &[u32],
+    plan: &Plan,
+    half: bool,
+) -> Vec<SimFile> {
     let step = if half { 2 } else { 1 };
     let per_row = plan.bytes_per_row * step as f64;
-    let mut order: Vec<u32> = (0..n as u32).step_by(step).collect();
-    sort_along(sample, ranked, &key_idx, plan.rewrite.curve, &mut order);
-    // Partitions first, the key's order kept within each (a stable sort).
+    let order: Vec<u32> = if half {
+        order.iter().copied().filter(|i| i % 2 == 0).collect()
+    } else {
+        order.to_vec()
+    };
     let part = |i: u32| sample.partitions.get(i as usize).copied().unwrap_or(0);
-    order.sort_by_key(|&i| part(i));
     let rewriter = plan.rewrite.rewriter;
     let target = plan.rewrite.target_size;
     // Sampled rows per file of a writer that closes a file once its

@@ -320,8 +320,10 @@ pub fn rows_of(
                         uncompressed_per_row,
                         rows_per_sampled_row,
                     };
+                    // Ordered once; the half sample is every other row of it.
+                    let rows = crate::simulate::order(&sample, &ranked, k, curve);
                     let sim = |half| {
-                        let files = crate::simulate::layout(&sample, &ranked, k, &plan, half);
+                        let files = crate::simulate::cut(&sample, &ranked, &rows, &plan, half);
                         crate::simulate::simulated_table(t, &sample, files)
                     };
                     sims.push((
