@@ -6,9 +6,10 @@
 WHATIF.csv is `lakeaudit whatif ... --engine minmax --format csv` run on the
 tables before the rewrite, with the layouts simulated. Each --layout names a
 table, the columns of the simulated layout (as whatif prints them, joined by
-`,`), the DuckDB records (`run_duckdb.py`) of the same workload on the table
-rewritten that way by the real rewriter, and that table's directory, whose
-Delta log gives the real file count.
+`,`), the DuckDB records (`run_duckdb.py`, or iceberg_rewriters.py's records of Iceberg's own counts)
+of the same workload on the table rewritten that way by the real rewriter,
+and that table's directory, whose Delta log gives the real file count (`-`:
+the records' `files_total`, the rewritten snapshot's files).
 
 Per (query, table) pair both sides count the files of the pair's largest scan
 (Spark and DuckDB do not always scan a table the same number of times).
@@ -56,7 +57,7 @@ def main():
         total = None
         rewriter = target = ""
         for r in rows:
-            if r["table"] != table or r["layout"] != cols or r["engine"] != "minmax":
+            if r["table"].split(".")[-1] != table or r["layout"] != cols or r["engine"] != "minmax":
                 continue
             m = re.search(r"q0*(\d+)", r["description"] or "")
             if not m:
@@ -80,7 +81,7 @@ def main():
         r_read = sum(max(duck[q]) for q in pairs)
         p_skip = 100.0 * (1 - p_read / (total * len(pairs)))
         r_skip = 100.0 * (1 - r_read / (duck_total * len(pairs)))
-        real_files = delta_files(table_dir)
+        real_files = duck_total if table_dir == "-" else delta_files(table_dir)
         ferr = 100.0 * (total - real_files) / real_files
         worst = max(worst, abs(p_skip - r_skip))
         print(f"| {table} | {cols} | {rewriter} | {target} | {p_skip:.1f}% | {r_skip:.1f}% | "

@@ -166,6 +166,65 @@ pub fn read_columns_and_footer<R: MmapBytesReader>(
         .map_err(|e| ReadError::Failed(e.to_string()))
 }
 
+/// One top-level column's values as parquet-mr's writer counts them
+/// before encoding ([`plain_sizes`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PlainSize {
+    /// The bytes, known from the footer: fixed-width values (a boolean is
+    /// one bit), or a nested column's encoded size.
+    Bytes(u64),
+    /// A top-level byte array: its values' lengths plus 4 each, which only
+    /// the values give; `non_null` values at most.
+    ByteArray {
+        /// Values in the footer (nulls included).
+        values: u64,
+    },
+}
+
+/// Each top-level column's size as parquet-mr's page writer measures the
+/// open page (PLAIN, before encoding and compression: 4 or 8 bytes a
+/// number, a byte array's length plus 4; parquet-java's
+/// `FallbackValuesWriter.getBufferedSize`, the raw bytes of the page, even
+/// while a dictionary encodes it), summed over `meta`'s row groups, in the
+/// file's column order. Nulls are counted as values (the footer's value
+/// counts include them), a small over-estimate.
+pub fn plain_sizes(meta: &FileMetadata) -> Vec<(String, PlainSize)> {
+    let mut out: Vec<(String, PlainSize)> = Vec::new();
+    for group in &meta.row_groups {
+        for c in group.parquet_columns() {
+            let path = &c.descriptor().path_in_schema;
+            let Some(root) = path.first() else { continue };
+            let values = u64::try_from(c.num_values()).unwrap_or(0);
+            let t = c.descriptor().descriptor.primitive_type.physical_type;
+            let this = match t {
+                PhysicalType::ByteArray if path.len() == 1 => PlainSize::ByteArray { values },
+                PhysicalType::ByteArray => PlainSize::Bytes(c.uncompressed_size().max(0) as u64),
+                PhysicalType::Boolean => PlainSize::Bytes(values.div_ceil(8)),
+                other => PlainSize::Bytes(values.saturating_mul(width(other))),
+            };
+            match out.iter_mut().find(|(n, _)| n == root.as_str()) {
+                None => out.push((root.to_string(), this)),
+                Some((_, sum)) => {
+                    *sum = match (&*sum, this) {
+                        (PlainSize::Bytes(a), PlainSize::Bytes(b)) => {
+                            PlainSize::Bytes(a.saturating_add(b))
+                        }
+                        (
+                            PlainSize::ByteArray { values: a },
+                            PlainSize::ByteArray { values: b },
+                        ) => PlainSize::ByteArray {
+                            values: a.saturating_add(b),
+                        },
+                        // A root both nested and flat cannot be; keep the first.
+                        (kept, _) => kept.clone(),
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Bytes a decoded value takes at least (a string: its view).
 fn width(t: PhysicalType) -> u64 {
     match t {

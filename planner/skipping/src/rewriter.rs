@@ -270,9 +270,8 @@ impl Rewriter {
             // with the group's max output size (target + (max − target) / 2)
             // by a RollingFileWriter that rolls when the Parquet writer's
             // length (written plus buffered, ParquetWriter.length) reaches
-            // it, checked every 1000 rows (ROWS_DIVISOR); lakeaudit counts
-            // the written (compressed) bytes, which dominate at Iceberg's
-            // sizes, not parquet-mr's buffer estimate.
+            // it, checked every 1000 rows (ROWS_DIVISOR):
+            // [`iceberg_rows_per_file`].
             Rewriter::IcebergSpark => Cut::EqualCount {
                 files: iceberg_output_files(bytes, target),
                 roll: Some((target + (target * 4) / 10, ICEBERG_ROWS_DIVISOR)),
@@ -301,6 +300,71 @@ pub enum Cut {
         /// The rows between checks.
         batch: u64,
     },
+}
+
+/// Rows of a Parquet page of Iceberg's writer at most
+/// (`write.parquet.page-row-limit`, TableProperties
+/// `PARQUET_PAGE_ROW_LIMIT_DEFAULT`).
+pub const ICEBERG_PAGE_ROWS: u64 = 20_000;
+
+/// Raw bytes at which parquet-mr writes a column's page: within 10% of
+/// `write.parquet.page-size-bytes`, 1 MiB (`ColumnWriteStoreBase.sizeCheck`,
+/// its `thresholdTolerance`).
+pub const ICEBERG_PAGE_RAW_BYTES: f64 = 0.9 * 1_048_576.0;
+
+/// Rows of one file an Iceberg rewrite writes, of a range partition of
+/// `partition_rows`: `RollingFileWriter.shouldRollToNewFile` closes the
+/// file at the first multiple of 1000 rows (`ROWS_DIVISOR`) where
+/// `ParquetWriter.length()` reaches `roll`. That length is the bytes
+/// written plus the write store's buffered size, per column the compressed
+/// pages of the open row group plus the open page's raw (PLAIN) bytes
+/// (parquet-java `ColumnWriterBase.getTotalBufferedSize`); a page is
+/// written every [`ICEBERG_PAGE_ROWS`] rows, or sooner once its raw bytes
+/// reach [`ICEBERG_PAGE_RAW_BYTES`]. `plain`: each column's raw bytes per
+/// row; `compressed_per_row`: the table's compressed bytes per row, shared
+/// among the columns as their raw bytes are. Below page sizes, the raw
+/// bytes decide: a file of a 1 MiB target holds far fewer compressed
+/// bytes than the target.
+pub fn iceberg_rows_per_file(
+    plain: &[f64],
+    compressed_per_row: f64,
+    roll: u64,
+    partition_rows: u64,
+) -> u64 {
+    let raw: f64 = plain.iter().sum();
+    if raw <= 0.0 || !raw.is_finite() {
+        return partition_rows.max(1);
+    }
+    let ratio = (compressed_per_row / raw).max(0.0);
+    let page_rows: Vec<u64> = plain
+        .iter()
+        .map(|&p| {
+            if p <= 0.0 {
+                ICEBERG_PAGE_ROWS
+            } else {
+                ((ICEBERG_PAGE_RAW_BYTES / p).ceil() as u64).clamp(1, ICEBERG_PAGE_ROWS)
+            }
+        })
+        .collect();
+    let length = |r: u64| -> f64 {
+        // The file's 4-byte magic, then each column.
+        4.0 + plain
+            .iter()
+            .zip(&page_rows)
+            .map(|(&p, &pr)| {
+                let paged = (r / pr * pr) as f64;
+                p * ratio * paged + p * (r as f64 - paged)
+            })
+            .sum::<f64>()
+    };
+    let mut r = ICEBERG_ROWS_DIVISOR;
+    while r < partition_rows {
+        if length(r) >= roll as f64 {
+            return r;
+        }
+        r += ICEBERG_ROWS_DIVISOR;
+    }
+    partition_rows.max(1)
 }
 
 /// Iceberg's `SizeBasedFileRewritePlanner.expectedOutputFiles` with the
@@ -688,6 +752,44 @@ mod tests {
                 roll: Some((56_000, 1000))
             }
         );
+    }
+
+    /// TPC-H SF 0.1 as Iceberg 1.10.2 on Spark 3.5.6 wrote it
+    /// (scripts/skipping/iceberg_rewriters.py): each column's PLAIN bytes
+    /// per row, and the compressed bytes per row of the files.
+    const LINEITEM_RAW: [f64; 16] = [
+        8.0, 8.0, 8.0, 4.0, 8.0, 8.0, 8.0, 8.0, 5.0, 5.0, 4.0, 4.0, 4.0, 15.92, 8.29, 30.22,
+    ];
+    const ORDERS_RAW: [f64; 9] = [8.0, 8.0, 5.0, 8.0, 4.0, 12.44, 19.0, 4.0, 52.72];
+
+    #[test]
+    fn iceberg_files_roll_where_the_writers_raw_page_bytes_reach_the_size() {
+        // The files Iceberg wrote in that run: rewrite_data_files at a
+        // 1 MiB target rolls at 1.4 MiB (lineitem files of 11,000 rows,
+        // orders of 13,000); the bulk load at 1 MiB (8,000 and 9,000).
+        // By compressed bytes alone they would hold 60,000 and more.
+        let roll = 1_048_576 + 1_048_576 * 4 / 10;
+        let rows =
+            |raw: &[f64], compressed, size| iceberg_rows_per_file(raw, compressed, size, 1_000_000);
+        assert_eq!(rows(&LINEITEM_RAW, 24.23, roll), 11_000);
+        assert_eq!(rows(&LINEITEM_RAW, 24.23, 1_048_576), 8_000);
+        assert_eq!(rows(&ORDERS_RAW, 25.34, roll), 13_000);
+        assert_eq!(rows(&ORDERS_RAW, 25.34, 1_048_576), 9_000);
+        // At Iceberg's default size the written (compressed) pages decide:
+        // 512 MiB × 1.4 over ~24 bytes a row, give or take the open pages.
+        let big = iceberg_rows_per_file(&LINEITEM_RAW, 24.23, (512 << 20) * 14 / 10, 100_000_000);
+        let by_compressed = (512u64 << 20) * 14 / 10 / 24;
+        assert!(
+            big < by_compressed && big > by_compressed * 9 / 10,
+            "{big} vs {by_compressed}"
+        );
+        // A partition smaller than one file is one file.
+        assert_eq!(
+            iceberg_rows_per_file(&LINEITEM_RAW, 24.23, roll, 2_500),
+            2_500
+        );
+        // No raw sizes: the whole partition.
+        assert_eq!(iceberg_rows_per_file(&[], 24.23, roll, 2_500), 2_500);
     }
 
     #[test]

@@ -31,6 +31,13 @@ pub struct Sample {
     pub footer_rows: u64,
     /// See [`Sample::footer_rows`].
     pub footer_uncompressed: u64,
+    /// Iceberg tables only: each column's bytes over the files read as
+    /// parquet-mr's writer measures an open page (PLAIN, before encoding:
+    /// [`tables::parquet_guard::plain_sizes`], byte arrays from their
+    /// values), in the order the files hold them; per row, over
+    /// [`Sample::footer_rows`]. Iceberg's writer rolls files by them
+    /// ([`crate::rewriter::iceberg_rows_per_file`]).
+    pub plain: Vec<(String, u64)>,
     /// Files that could not be read, each named with its reason.
     pub warnings: Vec<String>,
     /// Files refused as malformed or lying about their contents (each
@@ -274,7 +281,19 @@ pub(crate) fn file_literals(
 ) -> Result<(), FileError> {
     let path = local_file(t, f, allow_outside)
         .map_err(|e| FileError::unreadable(format!("{}: {e}", t.location.display())))?;
-    let small: Vec<PlSmallStr> = names.iter().map(|c| c.as_str().into()).collect();
+    // An Iceberg table's string and binary columns are read too, for the
+    // lengths its writer rolls files by.
+    let iceberg = t.format == Some(tables::Format::Iceberg);
+    let mut small: Vec<PlSmallStr> = names.iter().map(|c| c.as_str().into()).collect();
+    if iceberg {
+        for (c, ty) in &t.columns {
+            if matches!(ty, ColumnType::String | ColumnType::Binary)
+                && !small.iter().any(|n| n.as_str() == c)
+            {
+                small.push(c.as_str().into());
+            }
+        }
+    }
     let (df, meta) =
         read_file(&t.location, &path, &small, allow_outside).map_err(|e| FileError {
             message: format!("{}: {}", path.display(), e.message),
@@ -286,6 +305,23 @@ pub(crate) fn file_literals(
         .iter()
         .map(|g| g.total_byte_size() as u64)
         .sum::<u64>();
+    if iceberg {
+        for (name, size) in tables::parquet_guard::plain_sizes(&meta) {
+            let bytes = match size {
+                tables::parquet_guard::PlainSize::Bytes(b) => b,
+                tables::parquet_guard::PlainSize::ByteArray { values } => df
+                    .column(&name)
+                    .ok()
+                    .map(|c| array_plain_bytes(c.as_materialized_series()))
+                    // Not read (not a table column): 4 bytes a value.
+                    .unwrap_or(values.saturating_mul(4)),
+            };
+            match s.plain.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, b)) => *b = b.saturating_add(bytes),
+                None => s.plain.push((name, bytes)),
+            }
+        }
+    }
     let rows = df.height();
     for (k, name) in names.iter().enumerate() {
         let vals = df
@@ -299,6 +335,23 @@ pub(crate) fn file_literals(
     s.files_read += 1;
     s.rows += rows;
     Ok(())
+}
+
+/// A string or binary column's PLAIN bytes: each non-null value's length
+/// plus its 4-byte length prefix.
+fn array_plain_bytes(s: &Series) -> u64 {
+    let sum = |lens: &mut dyn Iterator<Item = usize>| lens.map(|n| n as u64 + 4).sum::<u64>();
+    if let Ok(a) = s.str() {
+        sum(&mut a
+            .downcast_iter()
+            .flat_map(|c| c.iter().flatten().map(str::len)))
+    } else if let Ok(a) = s.binary() {
+        sum(&mut a
+            .downcast_iter()
+            .flat_map(|c| c.iter().flatten().map(<[u8]>::len)))
+    } else {
+        0
+    }
 }
 
 /// The `names` columns of one Parquet data file of the table in

@@ -234,6 +234,9 @@ pub struct Plan<'a> {
     pub uncompressed_per_row: f64,
     /// The table's rows per sampled row (1 when every row was read).
     pub rows_per_sampled_row: f64,
+    /// Each column's raw (PLAIN) bytes per row ([`Sample::plain`]), which
+    /// Iceberg's writer rolls files by; empty where not read.
+    pub plain_per_row: &'a [f64],
 }
 
 /// The simulated files of `sample` (ranked as `ranked`) laid out by `key`
@@ -319,12 +322,30 @@ pub fn cut(
                     match roll {
                         None => ranges.collect(),
                         // Iceberg's Parquet writer measures the file by the
-                        // bytes written (compressed row groups) plus the
-                        // open row group: at its sizes, mostly written.
+                        // compressed pages written plus each column's open
+                        // page, raw; without the raw sizes, by the
+                        // compressed bytes alone.
                         Some((size, batch)) => {
-                            let per =
-                                rolled(size, batch, plan.bytes_per_row / plan.rows_per_sampled_row);
-                            ranges.flat_map(|r| r.chunks(per)).collect()
+                            let real_per_sampled = plan.rows_per_sampled_row * step as f64;
+                            let compressed = plan.bytes_per_row / plan.rows_per_sampled_row;
+                            ranges
+                                .flat_map(|r| {
+                                    let per = if plan.plain_per_row.is_empty() {
+                                        rolled(size, batch, compressed)
+                                    } else {
+                                        let real =
+                                            (r.len() as f64 * real_per_sampled).round() as u64;
+                                        let rows = crate::rewriter::iceberg_rows_per_file(
+                                            plan.plain_per_row,
+                                            compressed,
+                                            size,
+                                            real,
+                                        );
+                                        (rows as f64 / real_per_sampled).round().max(1.0) as usize
+                                    };
+                                    r.chunks(per)
+                                })
+                                .collect()
                         }
                     }
                 }
@@ -462,6 +483,7 @@ mod tests {
             bytes_per_row: 1.0,
             uncompressed_per_row: 1.0,
             rows_per_sampled_row: 1.0,
+            plain_per_row: &[],
         }
     }
 
@@ -494,6 +516,7 @@ mod tests {
             bytes_per_row: 40.0,
             uncompressed_per_row: 70.0,
             rows_per_sampled_row: 1.0,
+            plain_per_row: &[],
         };
         let rows: Vec<u64> = layout(&s, &ranked, &["k".to_string()], &p, false)
             .iter()

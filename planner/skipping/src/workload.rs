@@ -293,6 +293,15 @@ pub fn rows_of(
                 } else {
                     bytes_per_row / rows_per_sampled_row
                 };
+                let plain_per_row: Vec<f64> = if sample.footer_rows > 0 {
+                    sample
+                        .plain
+                        .iter()
+                        .map(|(_, b)| *b as f64 / sample.footer_rows as f64)
+                        .collect()
+                } else {
+                    Vec::new()
+                };
                 let ranked = crate::simulate::rank_all(&mut sample);
                 let mut sims = Vec::new();
                 for k in &keys {
@@ -319,6 +328,7 @@ pub fn rows_of(
                         bytes_per_row,
                         uncompressed_per_row,
                         rows_per_sampled_row,
+                        plain_per_row: &plain_per_row,
                     };
                     // Ordered once; the half sample is every other row of it.
                     let rows = crate::simulate::order(&sample, &ranked, k, curve);
