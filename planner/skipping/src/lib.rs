@@ -47,6 +47,7 @@
 //! assert_eq!(read(&t, &p, Engine::None).files_read, 2);
 //! ```
 
+pub mod encoded;
 pub mod joins;
 pub mod quality;
 pub mod rewriter;

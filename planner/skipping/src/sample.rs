@@ -31,6 +31,10 @@ pub struct Sample {
     pub footer_rows: u64,
     /// See [`Sample::footer_rows`].
     pub footer_uncompressed: u64,
+    /// Where each file read ends in the sampled rows (exclusive), in the
+    /// order read: the current files, whose encoding a rewrite changes
+    /// ([`crate::encoded`]).
+    pub file_ends: Vec<usize>,
     /// Iceberg tables only: each column's bytes over the files read as
     /// parquet-mr's writer measures an open page (PLAIN, before encoding:
     /// [`tables::parquet_guard::plain_sizes`], byte arrays from their
@@ -334,6 +338,7 @@ pub(crate) fn file_literals(
     s.partitions.extend(std::iter::repeat_n(f.partition, rows));
     s.files_read += 1;
     s.rows += rows;
+    s.file_ends.push(s.rows);
     Ok(())
 }
 

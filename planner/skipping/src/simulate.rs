@@ -81,6 +81,18 @@ impl Ranked {
     }
 }
 
+impl Ranked {
+    /// The distinct values, smallest first (rank `k` is `distinct()[k - 1]`).
+    pub fn distinct(&self) -> &[Literal] {
+        &self.distinct
+    }
+
+    /// Sampled row `row`'s rank (0: null).
+    pub fn rank(&self, row: u32) -> u32 {
+        self.ranks.get(row as usize).copied().unwrap_or(0)
+    }
+}
+
 /// Every column of `sample` ranked ([`Ranked`]), for [`layout`]; the
 /// values themselves are dropped (the ranks and distinct values hold
 /// them).
@@ -275,6 +287,52 @@ pub fn order(sample: &Sample, ranked: &[Ranked], key: &[String], curve: Curve) -
     order
 }
 
+/// The change in encoded bytes per table row of the sampled columns when
+/// the rows of `rows` (one partition, in the new order) are written in files
+/// of `per_file` sampled rows instead of the current files (the sample's
+/// [`Sample::file_ends`]): [`crate::encoded::dictionary_bytes`] summed over
+/// each order's files and columns. With `half`, of every other sampled row.
+fn reencoded_per_row(
+    sample: &Sample,
+    ranked: &[Ranked],
+    rows: &[u32],
+    per_file: usize,
+    half: bool,
+    rows_per_sampled_row: f64,
+) -> f64 {
+    use crate::encoded::{dictionary_bytes, value_widths, Scratch};
+    if rows.is_empty() || sample.file_ends.is_empty() {
+        return 0.0;
+    }
+    let step = if half { 2 } else { 1 };
+    let scale = rows_per_sampled_row * step as f64;
+    // A file lies in one partition: the partition's current files are
+    // those whose first row is in it.
+    let part = |i: usize| sample.partitions.get(i).copied().unwrap_or(0);
+    let this = part(rows[0] as usize);
+    let mut scratch = Scratch::default();
+    let (mut before, mut after, mut counted) = (0.0, 0.0, 0u64);
+    for (col, (_, ty)) in ranked.iter().zip(&sample.columns) {
+        let widths = value_widths(ty, col);
+        let mut start = 0usize;
+        for &end in &sample.file_ends {
+            if start < end && part(start) == this {
+                let kept = (start as u32..end as u32).filter(|&i| !half || i % 2 == 0);
+                before += dictionary_bytes(col, &widths, kept, scale, &mut scratch);
+            }
+            start = end;
+        }
+        for file in rows.chunks(per_file.max(1)) {
+            after += dictionary_bytes(col, &widths, file.iter().copied(), scale, &mut scratch);
+        }
+        counted += 1;
+    }
+    if counted == 0 {
+        return 0.0;
+    }
+    (after - before) / (rows.len() as f64 * scale)
+}
+
 /// The simulated files of the rows in `order` ([`order`]), cut as
 /// `plan`'s rewriter cuts them; with `half`, of every other sampled row.
 pub fn cut(
@@ -313,9 +371,22 @@ pub fn cut(
             let files: Vec<&[u32]> = match rewriter.cut(bytes, target) {
                 // delta-rs measures the open file by its row group's
                 // buffered (uncompressed) size: nothing is flushed before.
-                Cut::Bytes { size, batch } => p
-                    .chunks(rolled(size, batch, plan.uncompressed_per_row))
-                    .collect(),
+                // The current files' size per row, less what the sampled
+                // columns' encoding saves (or costs) in the new order.
+                Cut::Bytes { size, batch } => {
+                    let first = rolled(size, batch, plan.uncompressed_per_row);
+                    let per = plan.uncompressed_per_row
+                        + reencoded_per_row(
+                            sample,
+                            ranked,
+                            p,
+                            first,
+                            half,
+                            plan.rows_per_sampled_row,
+                        );
+                    let per = per.max(plan.uncompressed_per_row / 4.0);
+                    p.chunks(rolled(size, batch, per)).collect()
+                }
                 Cut::EqualCount { files, roll } => {
                     let k = (files as usize).clamp(1, p.len().max(1));
                     let ranges = p.chunks(p.len().div_ceil(k).max(1));
