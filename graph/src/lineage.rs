@@ -335,7 +335,7 @@ impl Lineage {
     /// The source type is the scan's (`ReadSchema`) or the `L` suffix's;
     /// when neither says, only a cast to text is known to be lossy.
     pub fn lossy_cast(&self, e: &Expr) -> bool {
-        let Some((attr, targets)) = crate::relationships::cast_chain(e) else {
+        let Some((attr, targets)) = cast_chain(e) else {
             return false;
         };
         let from = self
@@ -752,6 +752,39 @@ impl Lineage {
             };
         }
         out
+    }
+}
+
+/// The attribute under a chain of casts (and value-preserving wrappers),
+/// with the cast target types from the innermost cast outwards; `None`
+/// when the expression is not such a chain.
+pub(crate) fn cast_chain(e: &Expr) -> Option<(&Attr, Vec<ColumnType>)> {
+    let mut targets = Vec::new();
+    let mut e = e;
+    loop {
+        e = match e {
+            Expr::Attr(a) => {
+                targets.reverse();
+                return Some((a, targets));
+            }
+            Expr::Call { name, args } => {
+                let n = name.to_ascii_lowercase();
+                match n.as_str() {
+                    "cast" | "try_cast" | "ansi_cast" | "upcast" => {
+                        if let Some(t) = args.get(1) {
+                            targets.push(ColumnType::parse(&t.to_string()));
+                        }
+                        args.first()?
+                    }
+                    "knownfloatingpointnormalized" | "normalizenanandzero" if args.len() == 1 => {
+                        args.first()?
+                    }
+                    _ => return None,
+                }
+            }
+            Expr::Alias { child, .. } => child,
+            _ => return None,
+        };
     }
 }
 

@@ -49,7 +49,7 @@
 //! join types stays twice).
 
 use crate::lineage::ColumnRef;
-use crate::lineage::{node_aggregate_ids, simple_attr, Lineage, Scope};
+use crate::lineage::{cast_chain, node_aggregate_ids, simple_attr, Lineage, Scope};
 use plan::predicate::{ColumnType, IntWidth};
 use plan::{
     Attr, BinaryOp, Engine, Expr, ExprId, JoinStrategy, JoinType, NodeId, NodeKind, Plan, PlanNode,
@@ -828,39 +828,6 @@ fn null_safe_conjuncts(cond: &Expr) -> HashSet<*const Expr> {
             _ => None,
         })
         .collect()
-}
-
-/// The attribute under a chain of casts (and value-preserving wrappers),
-/// with the cast target types from the innermost cast outwards; `None`
-/// when the expression is not such a chain.
-pub(crate) fn cast_chain(e: &Expr) -> Option<(&Attr, Vec<ColumnType>)> {
-    let mut targets = Vec::new();
-    let mut e = e;
-    loop {
-        e = match e {
-            Expr::Attr(a) => {
-                targets.reverse();
-                return Some((a, targets));
-            }
-            Expr::Call { name, args } => {
-                let n = name.to_ascii_lowercase();
-                match n.as_str() {
-                    "cast" | "try_cast" | "ansi_cast" | "upcast" => {
-                        if let Some(t) = args.get(1) {
-                            targets.push(ColumnType::parse(&t.to_string()));
-                        }
-                        args.first()?
-                    }
-                    "knownfloatingpointnormalized" | "normalizenanandzero" if args.len() == 1 => {
-                        args.first()?
-                    }
-                    _ => return None,
-                }
-            }
-            Expr::Alias { child, .. } => child,
-            _ => return None,
-        };
-    }
 }
 
 /// Data types of base columns, from every scan's `ReadSchema`

@@ -44,7 +44,7 @@ pub enum Error {
     },
     /// A window length that cuts the selected executions into more
     /// windows than [`crate::bounds::MAX_WINDOWS`].
-    #[error("--window {width} cuts the executions from {first} to {last} into more than {max} windows: give a longer --window, or select fewer with --since/--until", max = crate::bounds::MAX_WINDOWS)]
+    #[error("--window {width} cuts the executions from {first} to {last} into more than {max} windows: give a longer --window, or select fewer with --since/--until")]
     TooManyWindows {
         /// The window length, as given.
         width: String,
@@ -52,6 +52,8 @@ pub enum Error {
         first: String,
         /// The last window's start.
         last: String,
+        /// The most windows allowed ([`crate::bounds::MAX_WINDOWS`]).
+        max: i64,
     },
     /// A records file that cannot be opened (not a regular file, or
     /// unreadable).

@@ -304,6 +304,7 @@ impl EdgeTablesBuilder {
                     width: crate::time::format_length(w),
                     first: format_time(first),
                     last: format_time(last),
+                    max: crate::bounds::MAX_WINDOWS,
                 });
             }
         }

@@ -7,39 +7,9 @@ use std::ops::Deref;
 
 use crate::expr::{attr_of_item, Attr, Expr};
 use crate::predicate::ColumnType;
+pub use crate::registry::JoinStrategy;
 use crate::registry::{operator_word, Engine};
 use crate::tree::{Recursion, TreeNode};
-
-/// Physical join operators, plus `Join` for logical plans.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum JoinStrategy {
-    /// `SortMergeJoin`.
-    SortMergeJoin,
-    /// `BroadcastHashJoin`.
-    BroadcastHashJoin,
-    /// `ShuffledHashJoin`.
-    ShuffledHashJoin,
-    /// `BroadcastNestedLoopJoin`.
-    BroadcastNestedLoopJoin,
-    /// `CartesianProduct`.
-    CartesianProduct,
-    /// A logical `Join` (extended-mode logical plans, TreeNode JSON).
-    Join,
-}
-
-impl JoinStrategy {
-    /// The operator name as Spark prints it.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            JoinStrategy::SortMergeJoin => "SortMergeJoin",
-            JoinStrategy::BroadcastHashJoin => "BroadcastHashJoin",
-            JoinStrategy::ShuffledHashJoin => "ShuffledHashJoin",
-            JoinStrategy::BroadcastNestedLoopJoin => "BroadcastNestedLoopJoin",
-            JoinStrategy::CartesianProduct => "CartesianProduct",
-            JoinStrategy::Join => "Join",
-        }
-    }
-}
 
 /// A side of a join (or of a relationship between two sides).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -743,12 +713,6 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// Finish a tree: derive every output the source did not state, number
-    /// the nodes.
-    pub fn new(root: PlanNode) -> Plan {
-        Plan::numbered(crate::output::derive_outputs(root))
-    }
-
     /// Finish a tree without the output pass: every node keeps only the
     /// output its source stated. For readers that look at stated facts
     /// alone (the scans of a `sparkPlanInfo` tree read for their metric
@@ -758,7 +722,7 @@ impl Plan {
     }
 
     /// Number the nodes of a tree, pre-order.
-    fn numbered(root: PlanNode) -> Plan {
+    pub(crate) fn numbered(root: PlanNode) -> Plan {
         let mut next = 0u32;
         let root = root.transform_down(|mut n| {
             n.id = NodeId(next);

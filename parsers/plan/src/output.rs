@@ -22,7 +22,7 @@
 //! fills, so running it twice changes nothing.
 
 use crate::expr::{output_attrs, Attr};
-use crate::node::{JoinType, NodeKind, PlanNode};
+use crate::node::{JoinType, NodeKind, Plan, PlanNode};
 use crate::tree::TreeNode;
 
 /// Fill the output of every node of a tree whose source stated none (see
@@ -93,6 +93,14 @@ fn derived(n: &PlanNode) -> Vec<Attr> {
         NodeKind::Scan(_) | NodeKind::LocalData | NodeKind::Expand { .. } | NodeKind::Command => {
             Vec::new()
         }
+    }
+}
+
+impl Plan {
+    /// Finish a tree: derive every output the source did not state
+    /// ([`derive_outputs`]), number the nodes.
+    pub fn new(root: PlanNode) -> Plan {
+        Plan::numbered(derive_outputs(root))
     }
 }
 

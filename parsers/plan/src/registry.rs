@@ -24,9 +24,38 @@
 //! ...) have their own rows. Spark 2 prints whole-stage codegen as a `*`
 //! before the name (`*BroadcastHashJoin`), which [`operator_word`] strips.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use crate::node::JoinStrategy;
+/// Physical join operators, plus `Join` for logical plans.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum JoinStrategy {
+    /// `SortMergeJoin`.
+    SortMergeJoin,
+    /// `BroadcastHashJoin`.
+    BroadcastHashJoin,
+    /// `ShuffledHashJoin`.
+    ShuffledHashJoin,
+    /// `BroadcastNestedLoopJoin`.
+    BroadcastNestedLoopJoin,
+    /// `CartesianProduct`.
+    CartesianProduct,
+    /// A logical `Join` (extended-mode logical plans, TreeNode JSON).
+    Join,
+}
+
+impl JoinStrategy {
+    /// The operator name as Spark prints it.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            JoinStrategy::SortMergeJoin => "SortMergeJoin",
+            JoinStrategy::BroadcastHashJoin => "BroadcastHashJoin",
+            JoinStrategy::ShuffledHashJoin => "ShuffledHashJoin",
+            JoinStrategy::BroadcastNestedLoopJoin => "BroadcastNestedLoopJoin",
+            JoinStrategy::CartesianProduct => "CartesianProduct",
+            JoinStrategy::Join => "Join",
+        }
+    }
+}
 
 /// What kind of operator a name is: the [`crate::NodeKind`] a parser
 /// builds for it, without the arguments.

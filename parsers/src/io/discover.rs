@@ -55,65 +55,49 @@ const EVENT_PREFIX: &[u8] = br#"{"Event":"#;
 /// remembering the directories visited; this bounds a genuinely deep tree).
 pub(super) const MAX_DEPTH: usize = 32;
 
-/// Finds the event logs behind `paths` (files, rolling directories,
-/// directories to search, or `-` for standard input).
-///
-/// Inputs are sorted by their display path and de-duplicated; errors keep
-/// the order in which the paths were given and searched (directory entries
-/// are visited in name order), so the result is deterministic.
-pub fn discover(paths: &[String]) -> Discovery {
-    let mut d = Discovery::default();
-    let mut seen = Visited::default();
-    for p in paths {
-        // `file:///x` is the local path `/x`.
-        let local = stores::file_url_path(p).map(|l| l.display().to_string());
-        let p = local.as_ref().unwrap_or(p);
-        if stores::is_remote(p) {
-            super::remote::discover_url(p, &mut d);
-            continue;
-        }
-        if p == "-" {
-            d.inputs.push(LogInput {
-                display: "-".into(),
-                parts: vec![Part::stdin()],
-                in_progress: false,
-            });
-            continue;
-        }
-        let path = Path::new(p);
-        match fs::metadata(path) {
-            Err(source) => d.errors.push(Error::Io { at: loc(p), source }),
-            Ok(m) if m.is_dir() => {
-                if !seen.first_visit(path, &m) {
-                    // The same directory again (given twice, or also
-                    // reached through a link from an earlier path).
-                    continue;
+/// Finds the event logs behind one local path `p` (a file, a rolling
+/// directory, a directory to search, or `-` for standard input) into `d`;
+/// `seen`: the directories already searched ([`super::discover`] keeps it
+/// across the paths and dispatches store URLs to [`super::remote`]).
+pub(super) fn local_path(p: &str, d: &mut Discovery, seen: &mut Visited) {
+    if p == "-" {
+        d.inputs.push(LogInput {
+            display: "-".into(),
+            parts: vec![Part::stdin()],
+            in_progress: false,
+        });
+        return;
+    }
+    let path = Path::new(p);
+    match fs::metadata(path) {
+        Err(source) => d.errors.push(Error::Io { at: loc(p), source }),
+        Ok(m) if m.is_dir() => {
+            if !seen.first_visit(path, &m) {
+                // The same directory again (given twice, or also
+                // reached through a link from an earlier path).
+                return;
+            }
+            if is_rolling_dir(path) || holds_rolling_parts(path) {
+                match rolling(path, p) {
+                    Ok(input) => d.inputs.push(input),
+                    Err(e) => d.errors.push(e),
                 }
-                if is_rolling_dir(path) || holds_rolling_parts(path) {
-                    match rolling(path, p) {
-                        Ok(input) => d.inputs.push(input),
-                        Err(e) => d.errors.push(e),
-                    }
-                } else {
-                    let before = d.inputs.len();
-                    walk(path, 0, &mut d, &mut seen);
-                    if d.inputs.len() == before {
-                        d.errors.push(Error::Input {
-                            at: loc(p),
-                            reason: "no Spark event logs found in this directory".into(),
-                        });
-                    }
+            } else {
+                let before = d.inputs.len();
+                walk(path, 0, d, seen);
+                if d.inputs.len() == before {
+                    d.errors.push(Error::Input {
+                        at: loc(p),
+                        reason: "no Spark event logs found in this directory".into(),
+                    });
                 }
             }
-            Ok(_) => match named_file(&file_name(path), path, p, &local_file(path)) {
-                Ok(input) => d.inputs.push(input),
-                Err(e) => d.errors.push(e),
-            },
         }
+        Ok(_) => match named_file(&file_name(path), path, p, &local_file(path)) {
+            Ok(input) => d.inputs.push(input),
+            Err(e) => d.errors.push(e),
+        },
     }
-    d.inputs.sort_by(|a, b| a.display.cmp(&b.display));
-    d.inputs.dedup_by(|a, b| a.display == b.display);
-    d
 }
 
 /// Opens a file's bytes: a local file, or an object on a store.
@@ -359,7 +343,7 @@ fn dir_key(path: &Path, _meta: &fs::Metadata) -> Option<DirKey> {
 /// (or a second link to a directory already read) leads to a directory seen
 /// before, which is then skipped: each log is found once.
 #[derive(Default)]
-struct Visited(HashSet<DirKey>);
+pub(super) struct Visited(HashSet<DirKey>);
 
 impl Visited {
     /// Whether `dir` is new (and remembers it).

@@ -62,7 +62,6 @@ mod remote;
 #[cfg(test)]
 pub(crate) mod testutil;
 
-pub use discover::discover;
 pub use lines::{LineInfo, LineReader};
 /// Sets the options object stores are built with (the binary's
 /// `--storage-option KEY=VALUE`); see [`stores::set_options`].
@@ -183,6 +182,30 @@ pub struct LogInput {
     /// marker ends in `.inprogress` (or whose last part does). Its last line
     /// may be cut short, and a compressed tail may stop mid-block.
     pub in_progress: bool,
+}
+
+/// Finds the event logs behind `paths` (files, rolling directories,
+/// directories to search, store URLs, or `-` for standard input).
+///
+/// Inputs are sorted by their display path and de-duplicated; errors keep
+/// the order in which the paths were given and searched (directory entries
+/// are visited in name order), so the result is deterministic.
+pub fn discover(paths: &[String]) -> Discovery {
+    let mut d = Discovery::default();
+    let mut seen = discover::Visited::default();
+    for p in paths {
+        // `file:///x` is the local path `/x`.
+        let local = stores::file_url_path(p).map(|l| l.display().to_string());
+        let p = local.as_ref().unwrap_or(p);
+        if stores::is_remote(p) {
+            remote::discover_url(p, &mut d);
+        } else {
+            discover::local_path(p, &mut d, &mut seen);
+        }
+    }
+    d.inputs.sort_by(|a, b| a.display.cmp(&b.display));
+    d.inputs.dedup_by(|a, b| a.display == b.display);
+    d
 }
 
 /// What [`discover`] found: the inputs to read, and the paths that could not

@@ -532,8 +532,7 @@ impl Builder<'_> {
                     // RAPIDS prints no key lines: `Arguments: [ws_warehouse_sk#682],
                     // [w_warehouse_sk#100], Inner, GpuBuildRight`, the
                     // simpleString's arguments.
-                    if let NodeKind::Join(mut j) = super::spark_plan_info::join_info(strategy, args)
-                    {
+                    if let NodeKind::Join(mut j) = super::args::join_info(strategy, args) {
                         if !matches!(join_type, JoinType::Unparsed(_)) {
                             j.join_type = join_type;
                         }

@@ -12,6 +12,7 @@
 //! `lakeaudit-plan` crate, reached by that one path (`plan::…`), not
 //! through this module.
 
+mod args;
 pub mod expr;
 pub mod extended;
 pub mod formatted;

@@ -25,7 +25,8 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use super::expr::{parse_expr, parse_expr_list};
+use super::args::{join_info, list};
+use super::expr::parse_expr;
 use super::formatted::{
     argument_output, attrs_of_list, expand_projections, first_hash_number, generate_kind,
     iceberg_scan, is_python_eval, location_paths, python_eval_list, runtime_filters_in,
@@ -35,8 +36,8 @@ use super::plan_error;
 use crate::{Error, Result};
 use ::plan::predicate::read_schema;
 use ::plan::{
-    guard, list::split_top_level, operator, Attr, Expr, Family, JoinInfo, JoinStrategy, JoinType,
-    Level, Metric, NodeKind, Plan, PlanNode, ScanInfo,
+    guard, list::split_top_level, operator, Attr, Family, Level, Metric, NodeKind, Plan, PlanNode,
+    ScanInfo,
 };
 
 /// One operator of a `sparkPlanInfo` tree, as Spark serialises it. Its
@@ -194,18 +195,6 @@ fn args_of<'a>(name: &str, simple: &'a str) -> &'a str {
     }
 }
 
-/// Whether a printed item is a `... N more fields` truncation marker.
-fn is_truncation(item: &str) -> bool {
-    item.contains("more fields") || item.trim() == "..."
-}
-
-fn list(text: &str) -> Vec<Expr> {
-    parse_expr_list(text)
-        .into_iter()
-        .filter(|e| !is_truncation(&e.to_string()))
-        .collect()
-}
-
 /// `keys=[...]` style named argument of `HashAggregate(keys=[..], functions=[..])`.
 fn named_arg<'a>(args: &'a str, key: &str) -> Option<&'a str> {
     let inner = args
@@ -303,53 +292,6 @@ fn kind_of(family: Family, name: &str, info: &SparkPlanInfo, args: &str) -> Node
     }
 }
 
-/// `BroadcastHashJoin [lk], [rk], Inner, BuildRight, cond?, isNullAware`,
-/// `SortMergeJoin [lk], [rk], Inner, cond?, isSkewJoin`,
-/// `BroadcastNestedLoopJoin BuildRight, LeftOuter, cond?`,
-/// `CartesianProduct cond?`.
-pub(crate) fn join_info(strategy: JoinStrategy, args: &str) -> NodeKind {
-    let parts: Vec<&str> = split_top_level(args)
-        .filter(|p| !is_truncation(p))
-        .collect();
-    let mut keys = Vec::new();
-    let mut join_type = None;
-    let mut condition = None;
-    let mut flags = Vec::new();
-    for p in &parts {
-        let as_type = || match JoinType::parse(p) {
-            JoinType::Unparsed(_) => None,
-            t => Some(t),
-        };
-        if p.starts_with('[') && keys.len() < 2 && join_type.is_none() {
-            keys.push(list(p));
-        } else if let Some(t) = as_type().filter(|_| join_type.is_none()) {
-            join_type = Some(t);
-        } else if p.ends_with("BuildRight") || p.ends_with("BuildLeft") {
-            // `BuildRight`, RAPIDS' `GpuBuildRight`.
-            // The build side does not change lineage.
-        } else if *p == "true" || *p == "false" {
-            flags.push(*p == "true");
-        } else {
-            condition = Some(parse_expr(p));
-        }
-    }
-    let join_type = join_type.unwrap_or(if strategy == JoinStrategy::CartesianProduct {
-        JoinType::Inner
-    } else {
-        JoinType::Unparsed(String::new())
-    });
-    let mut keys = keys.into_iter();
-    NodeKind::Join(JoinInfo {
-        strategy,
-        join_type,
-        left_keys: keys.next().unwrap_or_default(),
-        right_keys: keys.next().unwrap_or_default(),
-        condition,
-        // Only the broadcast hash join's trailing flag is `isNullAwareAntiJoin`.
-        null_aware: strategy == JoinStrategy::BroadcastHashJoin && flags.last() == Some(&true),
-    })
-}
-
 /// Output attributes the operator's own text states: the column list of
 /// scans, local data and reused exchanges (`FileScan parquet t[a#1L,b#2]
 /// ...`, `LocalTableScan [a#1]`, `ReusedExchange [a#1], BroadcastExchange
@@ -393,6 +335,7 @@ mod tests {
     use crate::plan::formatted;
     use crate::plan::formatted::testdata::*;
     use ::plan::predicate::{ColumnType, IntWidth};
+    use ::plan::{Expr, JoinType};
     use ::plan::{Recursion, TreeNode};
 
     /// `strategy type [left keys] = [right keys]` of every join, sorted,

@@ -16,7 +16,7 @@
 //! Values", PODS 2000): `sqrt(n/r)·f1 + Σ_{j≥2} f_j`, `f_j` the values seen
 //! `j` times.
 
-use crate::simulate::Ranked;
+use crate::rank::Ranked;
 use plan::predicate::{ColumnType, FloatWidth, IntWidth, Literal};
 
 /// arrow-rs's dictionary page limit (`DEFAULT_DICTIONARY_PAGE_SIZE_LIMIT`,

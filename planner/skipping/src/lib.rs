@@ -50,6 +50,7 @@
 pub mod encoded;
 pub mod joins;
 pub mod quality;
+pub mod rank;
 pub mod rewriter;
 pub mod sample;
 pub mod simulate;

@@ -19,89 +19,15 @@
 //! never spans two, as `OPTIMIZE ZORDER BY` rewrites each partition), and
 //! its files keep the partition values of the table's own files.
 
+pub use crate::rank::{rank_all, Ranked};
 use crate::rewriter::{
     delta_rs_bytes, delta_rs_key, hilbert_index, iceberg_bytes, iceberg_key, Curve, Cut, Rewrite,
     RANGE_IDS,
 };
 pub use crate::sample::{sample, Sample};
-use plan::predicate::{compare, ColumnStats, ColumnType, Literal};
+use plan::predicate::{ColumnStats, ColumnType};
 use std::cmp::Ordering;
 use tables::{DataFile, TableState};
-
-/// A sampled column ranked once: each row's dense rank (0 for null, 1 for
-/// the smallest value) and the distinct values in order, so that laying
-/// out and taking min/max compare small integers, not values.
-#[derive(Debug, Default)]
-pub struct Ranked {
-    ranks: Vec<u32>,
-    distinct: Vec<Literal>,
-}
-
-/// Values that do not compare (different kinds) count as equal.
-fn cmp_lit(a: &Literal, b: &Literal) -> Ordering {
-    compare(a, b).unwrap_or(Ordering::Equal)
-}
-
-impl Ranked {
-    /// Rank one column.
-    pub fn new(values: &[Option<Literal>]) -> Ranked {
-        let mut idx: Vec<u32> = (0..values.len() as u32)
-            .filter(|&i| values[i as usize].is_some())
-            .collect();
-        let val = |i: u32| values[i as usize].as_ref().expect("kept non-null rows");
-        // Ties are equal values, so an unstable sort ranks alike; integer
-        // and date columns sort by their number.
-        let number = |v: &Literal| match v {
-            Literal::Int(n) => Some(*n),
-            Literal::Date(d) => Some(i64::from(*d)),
-            _ => None,
-        };
-        let numbers: Option<Vec<i64>> = idx.iter().map(|&i| number(val(i))).collect();
-        match numbers {
-            Some(n) => {
-                let mut pairs: Vec<(i64, u32)> = n.into_iter().zip(idx.iter().copied()).collect();
-                pairs.sort_unstable();
-                idx = pairs.into_iter().map(|(_, i)| i).collect();
-            }
-            None => idx.sort_unstable_by(|&a, &b| cmp_lit(val(a), val(b))),
-        }
-        let mut ranks = vec![0u32; values.len()];
-        let mut distinct: Vec<Literal> = Vec::new();
-        for &i in &idx {
-            let v = val(i);
-            if distinct
-                .last()
-                .is_none_or(|last| cmp_lit(last, v) != Ordering::Equal)
-            {
-                distinct.push(v.clone());
-            }
-            ranks[i as usize] = distinct.len() as u32;
-        }
-        Ranked { ranks, distinct }
-    }
-}
-
-impl Ranked {
-    /// The distinct values, smallest first (rank `k` is `distinct()[k - 1]`).
-    pub fn distinct(&self) -> &[Literal] {
-        &self.distinct
-    }
-
-    /// Sampled row `row`'s rank (0: null).
-    pub fn rank(&self, row: u32) -> u32 {
-        self.ranks.get(row as usize).copied().unwrap_or(0)
-    }
-}
-
-/// Every column of `sample` ranked ([`Ranked`]), for [`layout`]; the
-/// values themselves are dropped (the ranks and distinct values hold
-/// them).
-pub fn rank_all(sample: &mut Sample) -> Vec<Ranked> {
-    std::mem::take(&mut sample.values)
-        .into_iter()
-        .map(|v| Ranked::new(&v))
-        .collect()
-}
 
 /// Interleave the low `bits` bits of each value, most significant first
 /// (Delta's `interleave_bits` over 32-bit range ids).
@@ -535,7 +461,7 @@ pub fn simulated_table(t: &TableState, sample: &Sample, files: Vec<SimFile>) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use plan::predicate::{ColumnType, IntWidth};
+    use plan::predicate::{ColumnType, IntWidth, Literal};
 
     /// Delta on Spark's range partitioning at `target` bytes: one byte a
     /// row, so `floor(rows / target)` files of equal rows.
