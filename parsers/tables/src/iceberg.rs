@@ -212,18 +212,12 @@ fn string(v: Option<&Value>) -> Option<&str> {
     }
 }
 
-/// Days since 1970-01-01 as `YYYY-MM-DD` (proleptic Gregorian).
-fn civil(days: i64) -> String {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}")
+/// Days since 1970-01-01 as `YYYY-MM-DD` (jiff's proleptic Gregorian
+/// calendar); `None` outside the years jiff spans (-9999 to 9999).
+fn civil(days: i64) -> Option<String> {
+    let span = jiff::Span::new().try_days(days).ok()?;
+    let date = jiff::civil::date(1970, 1, 1).checked_add(span).ok()?;
+    Some(date.to_string())
 }
 
 fn render(v: &Value) -> Option<String> {
@@ -236,7 +230,8 @@ fn render(v: &Value) -> Option<String> {
         Value::Float(f) => f.to_string(),
         Value::Double(f) => f.to_string(),
         Value::String(s) => s.clone(),
-        Value::Date(d) => civil(i64::from(*d)),
+        // Past jiff's years, the day number itself (no date literal).
+        Value::Date(d) => civil(i64::from(*d)).unwrap_or_else(|| d.to_string()),
         Value::TimestampMicros(t) | Value::LocalTimestampMicros(t) => t.to_string(),
         Value::Bytes(b) | Value::Fixed(_, b) => b.iter().map(|x| format!("{x:02x}")).collect(),
         other => format!("{other:?}"),
@@ -968,9 +963,11 @@ mod tests {
 
     #[test]
     fn days_render_as_dates() {
-        assert_eq!(civil(0), "1970-01-01");
-        assert_eq!(civil(19_723), "2024-01-01");
-        assert_eq!(civil(-1), "1969-12-31");
+        assert_eq!(civil(0).as_deref(), Some("1970-01-01"));
+        assert_eq!(civil(19_723).as_deref(), Some("2024-01-01"));
+        assert_eq!(civil(-1).as_deref(), Some("1969-12-31"));
+        // Past jiff's years: no date.
+        assert_eq!(civil(i64::from(i32::MAX)), None);
     }
 
     #[test]

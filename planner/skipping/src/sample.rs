@@ -76,24 +76,11 @@ impl Sample {
     }
 }
 
-/// `%XX` escapes of a Delta `add.path` decoded.
+/// `%XX` escapes of a Delta `add.path` decoded (invalid UTF-8 replaced).
 fn percent_decode(p: &str) -> String {
-    let b = p.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        let hex = |c: u8| (c as char).to_digit(16);
-        if b[i] == b'%' && i + 2 < b.len() {
-            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    percent_encoding::percent_decode_str(p)
+        .decode_utf8_lossy()
+        .into_owned()
 }
 
 /// The local file of a data file's path, inside the table directory only:

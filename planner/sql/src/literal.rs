@@ -148,10 +148,9 @@ fn timestamp(v: &str) -> Result<String> {
             rest / 1_000_000 % 60,
             rest % 1_000_000,
         );
-        let date = civil(days);
-        if !is_date(&date) {
+        let Some(date) = civil(days).filter(|d| is_date(d)) else {
             return fail();
-        }
+        };
         return Ok(format!("{date} {h:02}:{m:02}:{s:02}.{f:06}"));
     }
     if v.len() < 10 || !v.is_char_boundary(10) || !is_date(&v[..10]) {
@@ -197,18 +196,12 @@ fn timestamp(v: &str) -> Result<String> {
     }
 }
 
-/// Days since 1970-01-01 as `YYYY-MM-DD` (proleptic Gregorian).
-fn civil(days: i64) -> String {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}")
+/// Days since 1970-01-01 as `YYYY-MM-DD` (jiff's proleptic Gregorian
+/// calendar); `None` outside the years jiff spans (-9999 to 9999).
+fn civil(days: i64) -> Option<String> {
+    let span = jiff::Span::new().try_days(days).ok()?;
+    let date = jiff::civil::date(1970, 1, 1).checked_add(span).ok()?;
+    Some(date.to_string())
 }
 
 #[cfg(test)]
