@@ -23,10 +23,11 @@ use serde::Serialize;
 use tables::{DataFile, Format, TableState};
 
 /// How urgent purging a file's deletes is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// Nothing to do.
+    #[default]
     Ok,
     /// Costs reads; rewrite with the next compaction.
     Watch,
@@ -67,7 +68,7 @@ pub struct DeleteFileRow {
     pub bytes_opened: u64,
     /// `bytes_opened / file_bytes`.
     pub read_amplification: f64,
-    pub verdict: &'static str,
+    pub verdict: Verdict,
     pub rule: &'static str,
 }
 
@@ -84,7 +85,7 @@ pub struct DeleteRollup {
     pub watch: u64,
     pub ok: u64,
     /// Worst verdict.
-    pub verdict: &'static str,
+    pub verdict: Verdict,
     /// Protocol violations, `rule: file` joined with `; `.
     pub violations: String,
 }
@@ -163,14 +164,14 @@ pub fn deletes(t: &TableState) -> (Vec<DeleteFileRow>, DeleteRollup) {
             } else {
                 bytes_opened as f64 / f.size as f64
             },
-            verdict: v.as_str(),
+            verdict: v,
             rule,
         });
     }
-    let count = |s: &str| rows.iter().filter(|r| r.verdict == s).count() as u64;
-    let worst = if count("rewrite_now") > 0 {
+    let count = |v: Verdict| rows.iter().filter(|r| r.verdict == v).count() as u64;
+    let worst = if count(Verdict::RewriteNow) > 0 {
         Verdict::RewriteNow
-    } else if count("watch") > 0 || !t.violations.is_empty() {
+    } else if count(Verdict::Watch) > 0 || !t.violations.is_empty() {
         Verdict::Watch
     } else {
         Verdict::Ok
@@ -204,10 +205,10 @@ pub fn deletes(t: &TableState) -> (Vec<DeleteFileRow>, DeleteRollup) {
             .iter()
             .filter_map(|r| r.deleted_ratio)
             .fold(None, |m: Option<f64>, r| Some(m.map_or(r, |m| m.max(r)))),
-        rewrite_now: count("rewrite_now"),
-        watch: count("watch"),
-        ok: count("ok"),
-        verdict: worst.as_str(),
+        rewrite_now: count(Verdict::RewriteNow),
+        watch: count(Verdict::Watch),
+        ok: count(Verdict::Ok),
+        verdict: worst,
         violations: violations.join("; "),
     };
     (rows, rollup)
@@ -259,23 +260,26 @@ mod tests {
         let r = run(Format::Delta, file(100, dv(5)));
         assert_eq!(
             (r.verdict, r.rule),
-            ("rewrite_now", "delta_max_deleted_rows_ratio")
+            (Verdict::RewriteNow, "delta_max_deleted_rows_ratio")
         );
         assert_eq!(r.files_opened, 2);
         assert!((r.read_amplification - 1.05).abs() < 1e-9);
         let r = run(Format::Delta, file(1000, dv(49)));
-        assert_eq!(r.verdict, "ok");
+        assert_eq!(r.verdict, Verdict::Ok);
     }
 
     #[test]
     fn iceberg_thresholds() {
         assert_eq!(
             run(Format::Iceberg, file(100, dv(30))).verdict,
-            "rewrite_now"
+            Verdict::RewriteNow
         );
         let r = run(Format::Iceberg, file(100, dv(29)));
-        assert_eq!((r.verdict, r.rule), ("watch", "amoro_segment_delete_ratio"));
-        assert_eq!(run(Format::Iceberg, file(100, dv(10))).verdict, "ok");
+        assert_eq!(
+            (r.verdict, r.rule),
+            (Verdict::Watch, "amoro_segment_delete_ratio")
+        );
+        assert_eq!(run(Format::Iceberg, file(100, dv(10))).verdict, Verdict::Ok);
         let partition_scoped = FileDeletes {
             pos_files: 1,
             pos_rows: 5,
@@ -283,7 +287,10 @@ mod tests {
             ..Default::default()
         };
         let r = run(Format::Iceberg, file(100, partition_scoped));
-        assert_eq!((r.verdict, r.rule), ("watch", "deleted_rows_unknown"));
+        assert_eq!(
+            (r.verdict, r.rule),
+            (Verdict::Watch, "deleted_rows_unknown")
+        );
         assert_eq!(r.deleted_ratio, None);
         let mut two = dv(1);
         two.extra_dvs = 1;

@@ -199,7 +199,7 @@ fn step(t: &TableUpkeep<'_>) -> Option<(f64, UpkeepStep)> {
     let purge: Vec<&&DeleteFileRow> = t
         .deletes
         .iter()
-        .filter(|d| d.verdict == "rewrite_now")
+        .filter(|d| d.verdict == crate::deletes::Verdict::RewriteNow)
         .collect();
     // A table smaller than one target file is not rewritten (issue 20.1,
     // issue 32.6): its files are few bytes to open, and a rewrite — an
@@ -557,7 +557,7 @@ mod tests {
             table: "t".into(),
             file_bytes: 500,
             deleted_rows: 100,
-            verdict: "rewrite_now",
+            verdict: crate::deletes::Verdict::RewriteNow,
             rule: "delta_max_deleted_rows_ratio",
             ..Default::default()
         }];
@@ -609,7 +609,7 @@ mod tests {
             table: "t".into(),
             file_bytes: 500,
             deleted_rows: 100,
-            verdict: "rewrite_now",
+            verdict: crate::deletes::Verdict::RewriteNow,
             rule: "delta_max_deleted_rows_ratio",
             ..Default::default()
         }];
