@@ -11,11 +11,12 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-/// The table format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+/// The table format (the default: the first, Delta).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
     /// Delta Lake (`_delta_log/`).
+    #[default]
     Delta,
     /// Apache Iceberg (`metadata/*.metadata.json`).
     Iceberg,

@@ -87,7 +87,10 @@ impl TableInputs {
         for s in self.audit.iter().flat_map(|a| &a.state) {
             m.insert(
                 self.index.audited(&s.table).to_string(),
-                TableFormat::from_name(s.format),
+                match s.format {
+                    tables::Format::Delta => TableFormat::Delta,
+                    tables::Format::Iceberg => TableFormat::Iceberg,
+                },
             );
         }
         m

@@ -42,11 +42,12 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use tables::{DataFile, Format, TableState};
 
-/// An engine's compaction rules.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+/// An engine's compaction rules (the default: the first, Delta).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Policy {
     /// Delta Lake OSS `OPTIMIZE`.
+    #[default]
     Delta,
     /// Microsoft Fabric `OPTIMIZE` (fast optimize, file-level targets).
     Fabric,
@@ -102,6 +103,15 @@ impl Policy {
             Policy::Fabric => "fabric",
             Policy::Iceberg => "iceberg",
             Policy::Amoro => "amoro",
+        }
+    }
+
+    /// The format's own engine's rules (Delta OPTIMIZE, Iceberg
+    /// rewrite_data_files): what a table's maintenance statements run.
+    pub fn native(f: Format) -> Policy {
+        match f {
+            Format::Delta => Policy::Delta,
+            Format::Iceberg => Policy::Iceberg,
         }
     }
 
@@ -222,7 +232,7 @@ impl Settings {
 pub struct CompactionRow {
     pub table: String,
     pub partition: String,
-    pub policy: &'static str,
+    pub policy: Policy,
     pub target_size: u64,
     pub candidate_files: u64,
     pub bins: u64,
@@ -595,7 +605,7 @@ pub fn compaction(t: &TableState, policy: Policy, s: &Settings) -> Vec<Compactio
             CompactionRow {
                 table: t.name.clone(),
                 partition: t.partition_label(idx),
-                policy: policy.as_str(),
+                policy,
                 target_size: s.target,
                 candidate_files,
                 bins: chosen.len() as u64,

@@ -8,7 +8,7 @@ use tables::{DeleteKind, Format, TableState};
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct TableStateRow {
     pub table: String,
-    pub format: &'static str,
+    pub format: tables::Format,
     pub location: String,
     pub version_or_snapshot: i64,
     pub format_version: String,
@@ -85,7 +85,7 @@ pub fn summarize(t: &TableState, target: Option<u64>) -> TableStateRow {
     let with_rows = t.files.iter().filter(|f| f.rows.is_some()).count();
     TableStateRow {
         table: t.name.clone(),
-        format: t.format().as_str(),
+        format: t.format(),
         location: t.location.display().to_string(),
         version_or_snapshot: t.version,
         format_version: t.format_version.clone(),

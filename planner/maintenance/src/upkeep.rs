@@ -192,7 +192,7 @@ fn step(t: &TableUpkeep<'_>) -> Option<(f64, UpkeepStep)> {
     let overhead = read_amplification - 1.0 + small_file_share + deleted_share;
     let value = t.workload.scanned_bytes as f64 * (1.0 + t.workload.jis) * overhead;
     let weight = overhead * s.bytes as f64;
-    let native = s.format;
+    let native = crate::Policy::native(s.format);
     let native_rows = || t.compaction.iter().copied().filter(|c| c.policy == native);
     let mut compaction: Vec<&CompactionRow> =
         native_rows().filter(|c| c.bytes_to_rewrite > 0).collect();
@@ -315,8 +315,8 @@ fn step(t: &TableUpkeep<'_>) -> Option<(f64, UpkeepStep)> {
         out.rewrite_bytes += bytes;
         out.files_rewritten += files;
         let parts = crate::table_parts(&s.table, std::path::Path::new(&s.location));
-        match native {
-            "iceberg" => {
+        match s.format {
+            tables::Format::Iceberg => {
                 // Rewrite the data files their deletes apply to, then drop
                 // the position delete files left dangling
                 // (`rewrite_position_delete_files`, spark-procedures.md).
@@ -333,7 +333,7 @@ fn step(t: &TableUpkeep<'_>) -> Option<(f64, UpkeepStep)> {
                     ));
                 }
             }
-            _ => statements.push(format!(
+            tables::Format::Delta => statements.push(format!(
                 "REORG TABLE {} APPLY (PURGE)",
                 sql::quote_parts(&parts)
             )),
@@ -453,7 +453,7 @@ mod tests {
     fn state(name: &str, bytes: u64, files: u64, small: u64) -> TableStateRow {
         TableStateRow {
             table: name.into(),
-            format: "delta",
+            format: tables::Format::Delta,
             bytes,
             files,
             small_files: small,
@@ -466,7 +466,7 @@ mod tests {
     fn optimize(name: &str, bytes: u64, files: u64) -> CompactionRow {
         CompactionRow {
             table: name.into(),
-            policy: "delta",
+            policy: crate::Policy::Delta,
             candidate_files: files,
             bins: 1,
             files_before: files,
@@ -636,11 +636,7 @@ mod tests {
         atoms: &[(&str, Option<&str>)],
     ) -> CompactionRow {
         let mut c = optimize(name, 100, 3);
-        c.policy = if policy == crate::Policy::Iceberg {
-            "iceberg"
-        } else {
-            "delta"
-        };
+        c.policy = policy;
         c.scope = Some(crate::Scope {
             policy,
             parts: vec!["db".into(), name.into()],
@@ -692,7 +688,7 @@ mod tests {
             partition_row("t", Iceberg, &[("a", Some("2")), ("b", None)]),
         ];
         let mut s2 = s.clone();
-        s2.format = "iceberg";
+        s2.format = tables::Format::Iceberg;
         let st = &upkeep(&[table(&s2, &rows, &[], 10)])[0].statements;
         assert_eq!(st.len(), 1);
         assert!(
