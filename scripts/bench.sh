@@ -16,11 +16,11 @@
 # First the figures that do not depend on the machine's speed or load, for
 # each log shape in three encodings (Spark's own zstd, the log decompressed
 # to one plain file, and that file compressed with `zstd -3`): the ratio of
-# `lakeaudit --threads N queries LOG -o /dev/null` (N = 1, 2) to the
+# `lakeaudit --threads N queries --format jsonl LOG -o /dev/null` (N = 1, 2) to the
 # decompression floor `zstd -dc` of the same text, wall and CPU, medians of
 # BENCH_RATIO_RUNS (7) paired rounds, with MB/s per core and peak RSS (also
 # written to target/bench/ratios.md). Then absolute figures on the task-heavy
-# log as Spark wrote it: `lakeaudit queries LOG -o /dev/null`
+# log as Spark wrote it: `lakeaudit queries --format jsonl LOG -o /dev/null`
 # with --threads 1 and with the
 # default thread count: best wall time of BENCH_RUNS (3) runs, MB/s of
 # DECOMPRESSED log bytes, peak RSS (GNU time's "Maximum resident set size").
@@ -86,7 +86,7 @@ run_once() {
     local targs=()
     [ -n "$threads" ] && targs=(--threads "$threads")
     if [ "$TOOL" = lakeaudit ]; then
-        "$BIN" "${targs[@]}" queries "$@" -o /dev/null
+        "$BIN" "${targs[@]}" queries --format jsonl "$@" -o /dev/null
     else
         "$BIN" "${targs[@]}" "$@" >/dev/null
     fi
