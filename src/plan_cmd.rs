@@ -53,16 +53,16 @@ pub struct PlanArgs {
     pub storage_budget: Option<u64>,
     /// Fraction of a joined pair's scanned bytes saved when both tables are
     /// clustered on the join key (the paper's coefficient), above 0, at most 1.
-    #[arg(long, value_name = "FRACTION", default_value_t = 0.30, value_parser = crate::cli::fraction, allow_hyphen_values = true)]
+    #[arg(long, value_name = "FRACTION", default_value_t = PlannerConfig::default().scan_reduction, value_parser = crate::cli::fraction, allow_hyphen_values = true)]
     pub scan_reduction: f64,
     /// Planning horizon H, in windows (at least 1).
-    #[arg(long, value_name = "WINDOWS", default_value_t = 4, value_parser = crate::cli::horizon, allow_hyphen_values = true)]
+    #[arg(long, value_name = "WINDOWS", default_value_t = PlannerConfig::default().horizon, value_parser = crate::cli::horizon, allow_hyphen_values = true)]
     pub horizon: u32,
     /// Discount rate r per window.
-    #[arg(long, value_name = "RATE", default_value_t = 0.05, value_parser = crate::cli::non_negative, allow_hyphen_values = true)]
+    #[arg(long, value_name = "RATE", default_value_t = PlannerConfig::default().discount, value_parser = crate::cli::non_negative, allow_hyphen_values = true)]
     pub discount: f64,
     /// Rewritten bytes kept until VACUUM, as a multiple of the rewrite.
-    #[arg(long, value_name = "FACTOR", default_value_t = 1.0, value_parser = crate::cli::non_negative, allow_hyphen_values = true)]
+    #[arg(long, value_name = "FACTOR", default_value_t = PlannerConfig::default().retention_factor, value_parser = crate::cli::non_negative, allow_hyphen_values = true)]
     pub retention_factor: f64,
     /// Also plan for joins that ran only as BroadcastHashJoin.
     #[arg(long)]
@@ -125,13 +125,11 @@ impl PlanArgs {
             budget: self.budget,
             storage_budget: self.storage_budget,
             include_broadcast: self.include_broadcast,
-            max_cluster_columns: 4,
             min_table_bytes: match self.min_table_size {
                 Some(b) => Some(b).filter(|&b| b > 0),
                 None => Some(DEFAULT_MIN_TABLE_BYTES),
             },
-            sized_by_rewrite: Default::default(),
-            left_alone: Default::default(),
+            ..PlannerConfig::default()
         })
     }
 }
