@@ -348,10 +348,22 @@ impl LogSpool {
             // figures that cannot be true are read as none or 0.
             let verdict = crate::bounds::check_record(&mut e.record);
             let json = match verdict {
-                Verdict::LeftOut(_) => Vec::new(),
-                Verdict::Keep(_) => serde_json::to_vec(&e).unwrap_or_default(),
+                Verdict::LeftOut(_) => Ok(Vec::new()),
+                Verdict::Keep(_) => serde_json::to_vec(&e),
             };
             let mut w = writer.lock().unwrap_or_else(|p| p.into_inner());
+            // An execution that does not encode fails the run (as a
+            // spool that cannot be written does), never spools as empty.
+            let json = match json {
+                Ok(json) => json,
+                Err(err) => {
+                    w.failed.get_or_insert(std::io::Error::other(format!(
+                        "execution {} of {} does not encode: {err}",
+                        e.record.execution_id, e.record.log
+                    )));
+                    return;
+                }
+            };
             let what = || format!("execution {}", e.record.execution_id);
             if !w.tally.verdict(&e.record.log, what, &verdict) {
                 return;
