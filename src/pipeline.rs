@@ -11,15 +11,16 @@ use planner::fold::{Folded, Keep};
 use planner::{Planned, Pricing, TableStats};
 use skipping::workload::Whatif;
 use std::borrow::Cow;
-use workload::exec::{Exec, Workload};
+use workload::exec::Exec;
 use workload::time::{parse_duration, TimeRange};
+use workload::Workload;
 
-/// Read all inputs (`workload::exec::load`): the logs, or with
+/// Read all inputs (`workload::load`): the logs, or with
 /// `--records` the records a Spark map job wrote, or with `--aggregates`
 /// what its aggregation wrote; `range` is the `--since`/`--until`
 /// selection.
 pub fn load(inputs: &Inputs, range: &TimeRange) -> Result<Workload> {
-    Ok(workload::exec::load(
+    Ok(workload::load(
         inputs.source(&inputs.read_options()),
         range,
     )?)

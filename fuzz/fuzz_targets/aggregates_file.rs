@@ -57,7 +57,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     let range = workload::time::TimeRange::default();
-    if let Ok(w) = workload::aggregates::open(dir, &range) {
+    if let Ok(w) = workload::aggregates::open(dir, &range).map(workload::Workload::from) {
         if let Some(a) = w.aggregates() {
             let fallback = workload::edges::RowFallback::new();
             for cost in [

@@ -30,7 +30,8 @@ fuzz_target!(|data: &[u8]| {
     if std::fs::write(&file, data).is_err() {
         return;
     }
-    if let Ok(w) = workload::records::open(&file, &workload::time::TimeRange::default()) {
+    let read = workload::records::open(&file, &workload::time::TimeRange::default());
+    if let Ok(w) = read.map(workload::Workload::from) {
         let _ = w.each(|e| {
             std::hint::black_box(&e.record.execution_id);
             Ok::<_, workload::error::Error>(())

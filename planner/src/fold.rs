@@ -7,9 +7,10 @@ use crate::profile::ScanFacts;
 use crate::TableStats;
 use std::borrow::Cow;
 use workload::edges::CostMeasure;
-use workload::exec::{Exec, Workload};
+use workload::exec::Exec;
 use workload::time::TimeRange;
 use workload::windows::{EdgeTables, EdgeTablesBuilder};
+use workload::Workload;
 
 /// What the windows' tables are kept for after the pass.
 #[derive(Clone, Copy, Debug)]

@@ -33,7 +33,7 @@ use crate::edges::{
     TableVolume,
 };
 use crate::error::{Error, Result};
-use crate::exec::Workload;
+use crate::exec::Opened;
 use crate::records::{self, Cols, FirstRecord, LogSeen};
 use crate::time::{format_length, TimeRange};
 use crate::windows::{EdgeTable, EdgeTables, Windowed};
@@ -131,7 +131,7 @@ pub struct ScanFormat {
 /// Read the aggregates under `dir` for `range` (`--since`/`--until`,
 /// which must be those the job was given): the applications kept, the
 /// map's errors and warnings, the census, and the aggregates.
-pub fn open(dir: &Path, range: &TimeRange) -> Result<Workload> {
+pub fn open(dir: &Path, range: &TimeRange) -> Result<Opened<Aggregates>> {
     let input = |reason: String| Error::AggregatesInput {
         path: dir.to_path_buf(),
         reason,
@@ -430,13 +430,14 @@ pub fn open(dir: &Path, range: &TimeRange) -> Result<Workload> {
         facts,
         scans,
     };
-    Ok(Workload::aggregated(
-        merged.apps,
-        merged.errors,
-        merged.warnings,
-        merged.census,
-        aggregates,
-    ))
+    Ok(Opened {
+        apps: merged.apps,
+        errors: merged.errors,
+        warnings: merged.warnings,
+        locations: crate::identity::Locations::default(),
+        census: merged.census,
+        execs: aggregates,
+    })
 }
 
 /// Where a row was read first: the file and the row (from 1).
@@ -1159,7 +1160,7 @@ mod tests {
     fn the_edge_tables_are_those_the_fold_builds_for_either_cost_and_any_fallback() {
         let dir = tmp("same");
         aggregates(&dir, 2);
-        let w = open(&dir, &TimeRange::default()).unwrap();
+        let w = crate::Workload::from(open(&dir, &TimeRange::default()).unwrap());
         assert_eq!(
             w.census,
             crate::exec::Census::of(&execs(), &TimeRange::default())
@@ -1215,7 +1216,7 @@ mod tests {
     fn other_options_and_figures_that_do_not_add_up_are_refused() {
         let dir = tmp("refused");
         aggregates(&dir, 2);
-        let w = open(&dir, &TimeRange::default()).unwrap();
+        let w = crate::Workload::from(open(&dir, &TimeRange::default()).unwrap());
         let e = w.aggregates().unwrap().edge_tables(
             Some(7 * DAY),
             CostMeasure::Duration,

@@ -21,7 +21,7 @@ pub struct Ingested<T> {
     pub warnings: Vec<String>,
     /// Table identity by location, observed over every kept execution's
     /// scans (filled by [`crate::spool::LogSpool::read`] and
-    /// [`crate::exec::Workload::in_memory`]; empty otherwise).
+    /// [`crate::Workload::in_memory`]; empty otherwise).
     pub locations: Locations,
     /// The logs a panic while reading them left out (each has its error
     /// line): whatever `finish` was given of their executions before the

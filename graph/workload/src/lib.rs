@@ -71,6 +71,7 @@ pub mod from_logs;
 pub mod identity;
 pub mod ingest;
 pub mod inputs;
+pub mod loaded;
 pub mod records;
 pub mod score;
 pub mod spool;
@@ -78,3 +79,4 @@ pub mod time;
 pub mod windows;
 
 pub use error::{Error, Result};
+pub use loaded::{load, Workload};

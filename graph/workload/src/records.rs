@@ -22,7 +22,7 @@
 use crate::apps::AppList;
 use crate::bounds::{Figures, Tally, Verdict};
 use crate::error::{Error, Result};
-use crate::exec::{Census, Exec, Workload};
+use crate::exec::{Census, Exec, Opened};
 use crate::identity::Locations;
 use crate::time::TimeRange;
 use parsers::events::{kept_copies, AppCopy, AppSummary};
@@ -92,12 +92,12 @@ fn record_columns() -> Vec<&'static str> {
 /// ([`Sorted`]): the records of the applications kept, in (app id,
 /// execution id) order, read back one at a time. `range` is the
 /// `--since`/`--until` selection the [`Census`] counts.
-pub fn open(path: &Path, range: &TimeRange) -> Result<Workload> {
+pub fn open(path: &Path, range: &TimeRange) -> Result<Opened<Sorted>> {
     open_runs(path, range, RUN_BYTES)
 }
 
 /// [`open`], writing a run each `run_bytes` of records.
-fn open_runs(path: &Path, range: &TimeRange, run_bytes: usize) -> Result<Workload> {
+fn open_runs(path: &Path, range: &TimeRange, run_bytes: usize) -> Result<Opened<Sorted>> {
     let input = |reason| Error::RecordsInput {
         path: path.to_path_buf(),
         reason,
@@ -163,14 +163,14 @@ fn open_runs(path: &Path, range: &TimeRange, run_bytes: usize) -> Result<Workloa
         kept: merged.kept,
         locations: locations.clone(),
     };
-    Ok(Workload::sorted(
-        merged.apps,
-        merged.errors,
-        merged.warnings,
+    Ok(Opened {
+        apps: merged.apps,
+        errors: merged.errors,
+        warnings: merged.warnings,
         locations,
-        merged.census,
-        sorted,
-    ))
+        census: merged.census,
+        execs: sorted,
+    })
 }
 
 /// The applications kept of the logs read (one copy of an application
@@ -1277,8 +1277,8 @@ mod tests {
         ParquetWriter::new(f).finish(&mut df).unwrap();
     }
 
-    fn read(path: &Path, run_bytes: usize) -> (Workload, Vec<(String, u64)>) {
-        let w = open_runs(path, &TimeRange::default(), run_bytes).unwrap();
+    fn read(path: &Path, run_bytes: usize) -> (crate::Workload, Vec<(String, u64)>) {
+        let w = crate::Workload::from(open_runs(path, &TimeRange::default(), run_bytes).unwrap());
         let mut ids = Vec::new();
         w.each(|e| {
             ids.push((e.record.app_id.clone(), e.record.execution_id));

@@ -8,8 +8,8 @@ use planner::{DriftRow, Planned};
 use skipping::workload::Whatif;
 use tabular::files::OutDir;
 use tabular::Format;
-use workload::exec::Workload;
 use workload::windows::EdgeTables;
+use workload::Workload;
 
 /// Every name `analyze` can write into its directory (with `--tables`,
 /// the audit's CSVs too): in a directory without a manifest, these are

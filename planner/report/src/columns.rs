@@ -13,9 +13,10 @@ use std::path::Path;
 use tabular::Format;
 use tabular::{millis, Col};
 use workload::edges::EdgeRow;
-use workload::exec::{Exec, Workload};
+use workload::exec::Exec;
 use workload::time::format_time;
 use workload::windows::EdgeTable;
+use workload::Workload;
 
 /// Tabular view of records: scalar fields as columns, `scans`, `joins` and
 /// `relationships` as JSON text (and a compact `tables` list) so CSV and

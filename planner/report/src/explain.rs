@@ -6,9 +6,9 @@ use std::collections::BTreeSet;
 use std::io::Write;
 use workload::edges::EdgeRow;
 use workload::exec::Exec;
-use workload::exec::Workload;
 use workload::time::format_time;
 use workload::windows::EdgeTable;
+use workload::Workload;
 
 /// Write the explanation of edge `r` of a table of `edges_in_window`
 /// edges (the window `win`, `None` for the whole input); `execs` are the

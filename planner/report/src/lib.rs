@@ -90,7 +90,7 @@ use parsers::events::{AppSummary, EventKind};
 use planner::{DriftRow, Planned};
 use std::collections::BTreeMap;
 use workload::edges::EdgeRow;
-use workload::exec::Workload;
+use workload::Workload;
 
 /// Everything the reports show, assembled by the binary.
 #[derive(Clone, Debug)]
