@@ -583,3 +583,191 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// Each execution's description, from the raw log.
+fn descriptions(text: &str) -> BTreeMap<u64, String> {
+    text.lines()
+        .filter(|l| l.contains("SparkListenerSQLExecutionStart"))
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .map(|e| {
+            (
+                e["executionId"].as_u64().unwrap(),
+                e["description"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// `verify --tables from-logs WAREHOUSE` rows of a log (JSON lines).
+fn verify_rows(log: &str) -> (Vec<Value>, String) {
+    let o = run(&[
+        "verify",
+        log,
+        "--tables",
+        "from-logs",
+        &s(&at("warehouse")),
+        "--format",
+        "jsonl",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    (
+        jsonl(&String::from_utf8(o.stdout).unwrap()),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn verify_measures_the_rewrite_with_icebergs_own_counts() {
+    let dir = tempdir("iceberg-verify");
+    let log = log_with_warehouse(&dir, &at("warehouse"));
+    // What Iceberg counted for lineitem in the query runs before and
+    // after the rewrite, read from the raw log: (files, bytes, runs).
+    let text = events_text();
+    let described = descriptions(&text);
+    let (mut before, mut after) = ((0i64, 0i64, 0u64), (0i64, 0i64, 0u64));
+    for (id, scans) in icebergs_counts(&text) {
+        let d = &described[&id];
+        let lineitem: Vec<&Counted> = scans
+            .iter()
+            .filter(|c| c.0 == "lake.tpch.lineitem")
+            .collect();
+        let query =
+            d.len() > 3 && d.starts_with('q') && d[1..3].bytes().all(|b| b.is_ascii_digit());
+        if !query || lineitem.is_empty() {
+            continue;
+        }
+        let side = if d.ends_with(" after") {
+            &mut after
+        } else {
+            &mut before
+        };
+        side.0 += lineitem.iter().map(|c| c.1.unwrap()).sum::<i64>();
+        side.1 += lineitem.iter().map(|c| c.2.unwrap()).sum::<i64>();
+        side.2 += 1;
+    }
+    // The rewrite as Iceberg's snapshot summary has it.
+    let md: Value = serde_json::from_str(
+        &std::fs::read_to_string(at("warehouse/tpch/lineitem/metadata/v2.metadata.json")).unwrap(),
+    )
+    .unwrap();
+    let snap = md["snapshots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["summary"]["operation"] == "replace")
+        .unwrap();
+    let (rows, _) = verify_rows(&log);
+    // One rewrite: lineitem's; orders and customer were never rewritten.
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    let r = &rows[0];
+    assert_eq!(r["table"], "lake.tpch.lineitem");
+    assert_eq!(r["operation"], "replace");
+    assert_eq!(r["version"], snap["snapshot-id"]);
+    assert_eq!(r["rewrite_ms"], snap["timestamp-ms"]);
+    let summary = |k: &str| snap["summary"][k].as_str().unwrap().parse::<u64>().unwrap();
+    assert_eq!(r["files_removed"], summary("deleted-data-files"));
+    assert_eq!(r["files_added"], summary("added-data-files"));
+    assert_eq!(r["bytes_rewritten"], summary("removed-files-size"));
+    // Each query ran once before and once after: per run, the sums.
+    assert_eq!(r["runs_before"], before.2);
+    assert_eq!(r["runs_after"], after.2);
+    assert_eq!(r["queries_compared"], before.2);
+    assert_eq!(r["scans_before"], before.2);
+    assert_eq!(r["files_per_run_before"], before.0 as f64);
+    assert_eq!(r["files_per_run_after"], after.0 as f64);
+    assert_eq!(r["bytes_per_run_before"], before.1 as f64);
+    assert_eq!(r["bytes_per_run_after"], after.1 as f64);
+    assert!(after.0 < before.0, "{before:?} {after:?}");
+    assert_eq!(r["verdict"], "paid");
+    assert_eq!(r["ignored_counts"], 0);
+    // The prediction, from the snapshot before the rewrite (time travel):
+    // minmax on it reproduces what Iceberg read then, and the sort by
+    // l_shipdate (no table sort order names it: inferred from the new
+    // files' ranges), simulated on its rows, reads fewer.
+    assert_eq!(r["key"], "l_shipdate");
+    assert_eq!(r["key_source"], "inferred");
+    assert_eq!(r["predicted_files_before"], before.0 as f64);
+    let predicted = r["predicted_files_after"].as_f64().unwrap();
+    assert!(predicted < before.0 as f64, "{r}");
+    // verify.csv: the same row, a header first.
+    let o = ok(&[
+        "verify",
+        &log,
+        "--tables",
+        "from-logs",
+        &s(&at("warehouse")),
+        "--format",
+        "csv",
+    ]);
+    let mut lines = o.lines();
+    assert!(
+        lines
+            .next()
+            .unwrap()
+            .starts_with("table,format,version,rewrite_time,operation,files_removed"),
+        "{o}"
+    );
+    assert_eq!(lines.count(), 1);
+}
+
+#[test]
+fn a_rewrite_with_no_scans_after_it_says_so() {
+    // The log up to the rewrite: every execution of the runs after it
+    // left out.
+    let text = events_text();
+    let after: std::collections::BTreeSet<u64> = descriptions(&text)
+        .into_iter()
+        .filter(|(_, d)| d.ends_with(" after"))
+        .map(|(id, _)| id)
+        .collect();
+    let dir = tempdir("iceberg-verify-none-after");
+    let warehouse = serde_json::to_string(&logged_warehouse(&text)).unwrap();
+    let here = serde_json::to_string(&s(&at("warehouse"))).unwrap();
+    let log = edited_log(&dir, |l| {
+        let e: Value = serde_json::from_str(l).unwrap();
+        if e["executionId"]
+            .as_u64()
+            .is_some_and(|id| after.contains(&id))
+        {
+            return Vec::new();
+        }
+        vec![l.replace(warehouse.trim_matches('"'), here.trim_matches('"'))]
+    });
+    let (rows, _) = verify_rows(&log);
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    let r = &rows[0];
+    assert_eq!(r["verdict"], "no scans since the rewrite");
+    assert_eq!(r["scans_after"], 0);
+    assert_eq!(r["files_per_run_after"], Value::Null);
+    assert_eq!(r["scans_before"], 10);
+}
+
+#[test]
+fn verify_leaves_out_a_bad_count_and_counts_it() {
+    // Iceberg's count of one run after the rewrite made negative: that
+    // run is no measurement; the nine other queries still compare.
+    let dir = tempdir("iceberg-verify-negative");
+    let events = with_driver_update(&dir, "q01 date range after", |ups, ids| {
+        let id = ids["number of result data files"];
+        for u in ups.iter_mut() {
+            if u[0].as_u64() == Some(id) {
+                u[1] = Value::from(-3);
+            }
+        }
+    });
+    let app = Path::new(&events).join("app.log");
+    let text = std::fs::read_to_string(&app).unwrap();
+    let old = serde_json::to_string(&logged_warehouse(&text)).unwrap();
+    let new = serde_json::to_string(&s(&at("warehouse"))).unwrap();
+    std::fs::write(
+        &app,
+        text.replace(old.trim_matches('"'), new.trim_matches('"')),
+    )
+    .unwrap();
+    let (rows, _) = verify_rows(&events);
+    let r = &rows[0];
+    assert_eq!(r["ignored_counts"], 1, "{r}");
+    assert_eq!(r["queries_compared"], 9, "{r}");
+    assert_eq!(r["scans_after"], 10, "{r}");
+    assert_eq!(r["verdict"], "paid");
+}

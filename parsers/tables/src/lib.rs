@@ -47,6 +47,9 @@ pub struct ReadOptions {
     /// nested fields dotted, matched without regard to ASCII case) into
     /// [`DataFile::stats`], and keep each file's path. `None` reads none.
     pub stats_columns: Option<std::sync::Arc<std::collections::BTreeSet<String>>>,
+    /// Read the table as of this version (Delta) or snapshot id (Iceberg)
+    /// instead of the current one: time travel, while the files are kept.
+    pub version: Option<i64>,
 }
 
 /// Open a data file `path` of the table in `table_dir` for reading, with

@@ -878,6 +878,109 @@ pub mod audit {
     ];
 }
 
+/// The columns of `verify` (and `verify.csv`): one row per rewrite of an
+/// audited table; on a terminal, bytes in human units and the least
+/// needed columns left out.
+pub fn verify(rows: &[skipping::verify::VerifyRow], terminal: bool) -> Vec<Col> {
+    use skipping::verify::VerifyRow;
+    let text =
+        |name, f: fn(&VerifyRow) -> Option<String>| Col::Str(name, rows.iter().map(f).collect());
+    let count = |name, f: fn(&VerifyRow) -> Option<u64>| {
+        Col::Int(name, rows.iter().map(|r| f(r).map(|n| n as i64)).collect())
+    };
+    let float = |name, f: fn(&VerifyRow) -> Option<f64>| {
+        if terminal {
+            Col::Human(
+                name,
+                rows.iter()
+                    .map(|r| f(r).map(|v| format!("{v:.1}")))
+                    .collect(),
+            )
+        } else {
+            Col::Float(
+                name,
+                rows.iter()
+                    .map(|r| f(r).map(|v| (v * 100.0).round() / 100.0))
+                    .collect(),
+            )
+        }
+    };
+    let bytes = |name, f: fn(&VerifyRow) -> Option<f64>| {
+        if terminal {
+            Col::Human(
+                name,
+                rows.iter().map(|r| f(r).map(planner::human)).collect(),
+            )
+        } else {
+            float(name, f)
+        }
+    };
+    let share = |name, f: fn(&VerifyRow) -> Option<f64>| {
+        if terminal {
+            Col::Human(
+                name,
+                rows.iter()
+                    .map(|r| f(r).map(|v| format!("{:+.0}%", v * 100.0)))
+                    .collect(),
+            )
+        } else {
+            float(name, f)
+        }
+    };
+    let mut cols = vec![
+        text("table", |r| Some(r.table.clone())),
+        text("format", |r| Some(r.format.clone())),
+        Col::Int("version", rows.iter().map(|r| Some(r.version)).collect()),
+        text("rewrite_time", |r| Some(format_time(r.rewrite_ms))),
+        text("operation", |r| Some(r.operation.clone())),
+        count("files_removed", |r| r.files_removed),
+        count("files_added", |r| r.files_added),
+        bytes("bytes_rewritten", |r| r.bytes_rewritten.map(|b| b as f64)),
+        text("key", |r| r.key.clone()),
+        text("key_source", |r| r.key_source.map(|k| k.as_str().into())),
+        count("scans_before", |r| Some(r.scans_before)),
+        count("scans_after", |r| Some(r.scans_after)),
+        count("queries_compared", |r| Some(r.queries_compared)),
+        count("runs_before", |r| Some(r.runs_before)),
+        count("runs_after", |r| Some(r.runs_after)),
+        float("files_per_run_before", |r| r.files_per_run_before),
+        float("files_per_run_after", |r| r.files_per_run_after),
+        share("files_change", VerifyRow::files_change),
+        bytes("bytes_per_run_before", |r| r.bytes_per_run_before),
+        bytes("bytes_per_run_after", |r| r.bytes_per_run_after),
+        share("bytes_change", VerifyRow::bytes_change),
+        float("predicted_files_before", |r| r.predicted_files_before),
+        float("predicted_files_after", |r| r.predicted_files_after),
+        share("predicted_files_change", VerifyRow::predicted_files_change),
+        bytes("predicted_bytes_before", |r| r.predicted_bytes_before),
+        bytes("predicted_bytes_after", |r| r.predicted_bytes_after),
+        count("ignored_counts", |r| Some(r.ignored_counts)),
+        text("verdict", |r| Some(r.verdict.as_str().into())),
+        text("prediction_note", |r| r.prediction_note.clone()),
+    ];
+    if terminal {
+        cols.retain(|c| {
+            matches!(
+                c.name(),
+                "table"
+                    | "rewrite_time"
+                    | "bytes_rewritten"
+                    | "scans_before"
+                    | "scans_after"
+                    | "files_per_run_before"
+                    | "files_per_run_after"
+                    | "files_change"
+                    | "bytes_per_run_before"
+                    | "bytes_per_run_after"
+                    | "predicted_files_before"
+                    | "predicted_files_after"
+                    | "verdict"
+            )
+        });
+    }
+    cols
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -52,6 +52,7 @@ pub mod quality;
 pub mod rewriter;
 pub mod sample;
 pub mod simulate;
+pub mod verify;
 pub mod workload;
 
 pub use plan::predicate::Predicate;
