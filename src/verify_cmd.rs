@@ -42,6 +42,8 @@ pub fn run(a: &Args) -> Result<bool> {
         sample_rows: Some(a.sample_rows),
     };
     let v = data.in_memory(|d| skipping::verify::verify(d, &tables, &opts))?;
+    data.errors.extend(v.errors.iter().cloned());
+    data.warnings.extend(v.warnings.iter().cloned());
     match format {
         Format::Jsonl => output::write_records(&v.rows, out)?,
         other => output::write_columns(

@@ -771,3 +771,70 @@ fn verify_leaves_out_a_bad_count_and_counts_it() {
     assert_eq!(r["scans_after"], 10, "{r}");
     assert_eq!(r["verdict"], "paid");
 }
+
+#[test]
+fn analyze_writes_verify_csv_and_the_section_only_when_a_rewrite_is_in_range() {
+    let text = events_text();
+    let described = descriptions(&text);
+    let warehouse = serde_json::to_string(&logged_warehouse(&text)).unwrap();
+    let here = serde_json::to_string(&s(&at("warehouse"))).unwrap();
+    let analyze = |log: &str, out: &Path| {
+        let o = run(&[
+            "analyze",
+            log,
+            "--tables",
+            "from-logs",
+            &s(&at("warehouse")),
+            "--out",
+            &s(out),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    // The whole log: the rewrite of lineitem is inside it.
+    let dir = tempdir("iceberg-analyze-verify");
+    let log = log_with_warehouse(&dir, &at("warehouse"));
+    let out = Path::new(&dir).join("out");
+    analyze(&log, &out);
+    let csv = std::fs::read_to_string(out.join("verify.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 2, "{csv}");
+    assert!(lines[1].starts_with("lake.tpch.lineitem,iceberg,"), "{csv}");
+    assert!(lines[1].contains(",paid,"), "{csv}");
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let section = md
+        .split("## Did the rewrite pay?")
+        .nth(1)
+        .expect("the section")
+        .split("\n## ")
+        .next()
+        .unwrap();
+    assert!(
+        section.contains("| `lake.tpch.lineitem` |") && section.contains("| paid |"),
+        "{section}"
+    );
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("<section id=\"verify\">"), "no section");
+    assert!(html.contains("<h2>Did the rewrite pay?</h2>"));
+    // The log up to the rewrite's call (its execution and every later
+    // one left out): the rewrite is after the input's range.
+    let call = described
+        .iter()
+        .find(|(_, d)| d.starts_with("rewrite lineitem"))
+        .map(|(id, _)| *id)
+        .expect("the rewrite's execution");
+    let dir = tempdir("iceberg-analyze-no-verify");
+    let log = edited_log(&dir, |l| {
+        let e: Value = serde_json::from_str(l).unwrap();
+        if e["executionId"].as_u64().is_some_and(|id| id >= call) {
+            return Vec::new();
+        }
+        vec![l.replace(warehouse.trim_matches('"'), here.trim_matches('"'))]
+    });
+    let out = Path::new(&dir).join("out");
+    analyze(&log, &out);
+    assert!(!out.join("verify.csv").exists());
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(!md.contains("Did the rewrite pay?"), "{md}");
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(!html.contains("Did the rewrite pay?"));
+}

@@ -935,7 +935,11 @@ pub fn verify(rows: &[skipping::verify::VerifyRow], terminal: bool) -> Vec<Col> 
         text("operation", |r| Some(r.operation.clone())),
         count("files_removed", |r| r.files_removed),
         count("files_added", |r| r.files_added),
-        bytes("bytes_rewritten", |r| r.bytes_rewritten.map(|b| b as f64)),
+        if terminal {
+            bytes("bytes_rewritten", |r| r.bytes_rewritten.map(|b| b as f64))
+        } else {
+            count("bytes_rewritten", |r| r.bytes_rewritten)
+        },
         text("key", |r| r.key.clone()),
         text("key_source", |r| r.key_source.map(|k| k.as_str().into())),
         count("scans_before", |r| Some(r.scans_before)),

@@ -331,6 +331,56 @@ fn maintenance_section(
     let _ = writeln!(s);
 }
 
+/// "Did the rewrite pay?": per rewrite of an audited table inside the
+/// input's range, files and bytes read per run before and after as the
+/// logs measured them, and the prediction from the snapshot before.
+fn verify_section(s: &mut String, rows: &[skipping::verify::VerifyRow]) {
+    use crate::verified;
+    let _ = writeln!(s, "## Did the rewrite pay?\n");
+    let _ = writeln!(
+        s,
+        "Per rewrite inside the input's range: the files and bytes of the table read per run of the queries that ran both before and after it (one run of each, as the engine counted them), and what lakeaudit predicts from the snapshot before the rewrite. Details: `verify.csv`.\n"
+    );
+    let _ = writeln!(
+        s,
+        "| table | rewritten | bytes rewritten | key | scans before / after | files per run | bytes per run | predicted files per run | verdict |"
+    );
+    let _ = writeln!(s, "|---|---|---:|---|---:|---|---|---|---|");
+    for r in rows {
+        let _ = writeln!(
+            s,
+            "| {} | {} ({}) | {} | {} | {} / {} | {} | {} | {} | {} |",
+            cell_code(&r.table),
+            format_time(r.rewrite_ms),
+            text(&r.operation),
+            r.bytes_rewritten
+                .map_or("unknown".into(), |b| human(b as f64)),
+            match (&r.key, r.key_source) {
+                (Some(k), Some(src)) => format!("{} ({})", cell_code(k), src.as_str()),
+                _ => "unknown".into(),
+            },
+            r.scans_before,
+            r.scans_after,
+            verified::measured_files(r),
+            verified::measured_bytes(r),
+            verified::predicted_files(r),
+            r.verdict.as_str(),
+        );
+    }
+    let notes: Vec<String> = rows
+        .iter()
+        .filter_map(|r| {
+            r.prediction_note
+                .as_ref()
+                .map(|n| format!("- {}: {}", code(&r.table), text(n)))
+        })
+        .collect();
+    if !notes.is_empty() {
+        let _ = writeln!(s, "\n{}", notes.join("\n"));
+    }
+    let _ = writeln!(s);
+}
+
 /// The Markdown report.
 pub fn render(d: &ReportData<'_>) -> String {
     let mut s = String::new();
@@ -528,6 +578,9 @@ pub fn render(d: &ReportData<'_>) -> String {
     budget_curve(&mut s, &d.planned.curve);
     if let Some(steps) = d.maintenance {
         maintenance_section(&mut s, steps, d.edges_span);
+    }
+    if !d.verify.is_empty() {
+        verify_section(&mut s, d.verify);
     }
     let norm = d
         .drift

@@ -305,11 +305,16 @@ fn change(before: Option<f64>, after: Option<f64>) -> Option<f64> {
 }
 
 /// What [`verify`] found: one row per rewrite, and the run's warnings and
-/// errors (tables that could not be read).
+/// errors (tables that could not be read, data files the prediction
+/// could not read).
 #[derive(Default)]
 pub struct Verified {
     /// One row per rewrite of an audited table inside the logs' range.
     pub rows: Vec<VerifyRow>,
+    /// Errors: inputs that could not be read.
+    pub errors: Vec<String>,
+    /// Warnings.
+    pub warnings: Vec<String>,
 }
 
 /// How [`verify`] reads tables.
@@ -330,8 +335,16 @@ struct Measured {
 }
 
 /// Verify every rewrite of the tables under `paths` inside the logs'
-/// time range; problems go into `data`'s errors and warnings.
+/// time range; the problems met are returned, `data`'s are unchanged.
 pub fn verify(data: &mut Ingested<Exec>, paths: &[PathBuf], opts: &VerifyOptions) -> Verified {
+    let (errors, warnings) = (data.errors.len(), data.warnings.len());
+    let mut out = verify_into(data, paths, opts);
+    out.errors = data.errors.split_off(errors);
+    out.warnings = data.warnings.split_off(warnings);
+    out
+}
+
+fn verify_into(data: &mut Ingested<Exec>, paths: &[PathBuf], opts: &VerifyOptions) -> Verified {
     let mut out = Verified::default();
     // The logs' time range: the first start to the last end.
     let first = data.records.iter().filter_map(|e| e.record.start_ms).min();
