@@ -190,6 +190,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
     }))
 }
 
+/// `--quiet`: no notes on standard error.
+fn quiet() -> bool {
+    QUIET.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Print problems with inputs the way every command does.
 fn report_problems(errors: &[String], warnings: &[String]) {
     let mut err = std::io::stderr().lock();

@@ -812,7 +812,29 @@ fn analyze_writes_verify_csv_and_the_section_only_when_a_rewrite_is_in_range() {
         section.contains("| `lake.tpch.lineitem` |") && section.contains("| paid |"),
         "{section}"
     );
+    // The calibration: minmax fits every table on Iceberg's own counts.
+    let cal = std::fs::read_to_string(out.join("calibration.csv")).unwrap();
+    let mut cal = cal.lines();
+    let header: Vec<&str> = cal.next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let mut tables = Vec::new();
+    for line in cal {
+        let f: Vec<&str> = line.split(',').collect();
+        assert_eq!(f[col("fitted")], "minmax", "{line}");
+        assert_eq!(f[col("exact_minmax")], f[col("scans_compared")], "{line}");
+        tables.push(f[col("table")].to_string());
+    }
+    assert_eq!(
+        tables,
+        [
+            "lake.tpch.customer",
+            "lake.tpch.lineitem",
+            "lake.tpch.orders"
+        ]
+    );
+    assert!(md.contains("## Engine calibration"));
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("<section id=\"calibration\">"));
     assert!(html.contains("<section id=\"verify\">"), "no section");
     assert!(html.contains("<h2>Did the rewrite pay?</h2>"));
     // The log up to the rewrite's call (its execution and every later
@@ -837,4 +859,57 @@ fn analyze_writes_verify_csv_and_the_section_only_when_a_rewrite_is_in_range() {
     assert!(!md.contains("Did the rewrite pay?"), "{md}");
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(!html.contains("Did the rewrite pay?"));
+}
+
+#[test]
+fn calibration_picks_minmax_on_icebergs_own_counts() {
+    let dir = tempdir("iceberg-calibration");
+    let log = log_with_warehouse(&dir, &at("warehouse"));
+    let o = run(&[
+        "whatif",
+        &log,
+        "--tables",
+        "from-logs",
+        &s(&at("warehouse")),
+        "--current-only",
+        "--format",
+        "jsonl",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    let rows = jsonl(&String::from_utf8(o.stdout).unwrap());
+    assert!(rows.iter().all(|r| r["engine"] == "minmax"));
+    // The scans of each table's current snapshot, from the records: all
+    // of customer's and orders', lineitem's after the rewrite (the 10
+    // before read the older snapshot: left out).
+    let mut counted: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    for r in records(&log).iter().filter(|r| is_query(r)) {
+        for sc in r["scans"].as_array().unwrap() {
+            let t = sc["table"].as_str().unwrap().to_string();
+            let e = counted.entry(t.clone()).or_default();
+            if t == "lake.tpch.lineitem" && !description(r).ends_with(" after") {
+                e.1 += 1;
+            } else {
+                e.0 += 1;
+            }
+        }
+    }
+    for (t, (now, older)) in &counted {
+        let line = err
+            .lines()
+            .find(|l| l.contains(&format!("--engine auto: {t} (spark)")))
+            .unwrap_or_else(|| panic!("{t}: {err}"));
+        assert!(
+            line.contains(&format!(
+                "minmax reproduces the logged file counts: {now} of {now} scans exact"
+            )),
+            "{line}"
+        );
+        assert_eq!(
+            line.contains(&format!("{older} scans of other snapshots left out")),
+            *older > 0,
+            "{line}"
+        );
+    }
+    assert_eq!(counted.values().map(|c| c.0).sum::<u64>(), 32);
 }

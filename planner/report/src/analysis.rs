@@ -33,6 +33,7 @@ pub const OUTPUTS: &[&str] = &[
     "deletes_tables.csv",
     "table_stats.csv",
     "verify.csv",
+    "calibration.csv",
 ];
 
 /// Most one-line verdicts `analyze` prints ([`Analysis::verdicts`]).
@@ -88,6 +89,11 @@ impl Analysis<'_> {
                 &crate::columns::quality(&self.whatif.quality),
                 "layout_quality.csv",
             )?;
+            csv(
+                out,
+                &crate::columns::calibration(&self.whatif.calibration),
+                "calibration.csv",
+            )?;
         }
         if !self.verify.is_empty() {
             csv(
@@ -127,6 +133,7 @@ impl Analysis<'_> {
             formats: &formats,
             quality: &self.whatif.quality,
             verify: self.verify,
+            calibration: &self.whatif.calibration,
         };
         if let Some(steps) = &steps {
             let text = crate::upkeep::sql(steps, self.edge_tables.span());

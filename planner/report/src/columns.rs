@@ -985,6 +985,66 @@ pub fn verify(rows: &[skipping::verify::VerifyRow], terminal: bool) -> Vec<Col> 
     cols
 }
 
+/// The columns of `calibration.csv`: per audited table and engine that
+/// read it, how many scans each model predicted exactly, and the model
+/// that fits ([`skipping::calibrate`]).
+pub fn calibration(rows: &[skipping::calibrate::Calibration]) -> Vec<Col> {
+    use skipping::calibrate::{Calibration, MODELS};
+    let count = |name, f: fn(&Calibration) -> u64| {
+        Col::Int(name, rows.iter().map(|r| Some(f(r) as i64)).collect())
+    };
+    let exact = |name, i: usize| {
+        Col::Int(
+            name,
+            rows.iter()
+                .map(|r| r.models.get(i).map(|m| m.exact as i64))
+                .collect(),
+        )
+    };
+    debug_assert_eq!(MODELS.len(), 4);
+    vec![
+        Col::Str(
+            "table",
+            rows.iter().map(|r| Some(r.table.clone())).collect(),
+        ),
+        Col::Str(
+            "engine",
+            rows.iter()
+                .map(|r| Some(r.runner.as_str().into()))
+                .collect(),
+        ),
+        count("scans_compared", |r| r.scans_compared),
+        count("scans_other_snapshot", |r| r.scans_other_snapshot),
+        count("bad_counts", |r| r.bad_counts),
+        Col::Str(
+            "fitted",
+            rows.iter()
+                .map(|r| r.fitted.map(|e| e.as_str().into()))
+                .collect(),
+        ),
+        Col::Float(
+            "share_exact",
+            rows.iter().map(|r| r.share_exact()).collect(),
+        ),
+        Col::Float(
+            "mean_abs_error",
+            rows.iter()
+                .map(|r| {
+                    let f = r.fitted?;
+                    r.models
+                        .iter()
+                        .find(|m| m.model == f)
+                        .map(|m| m.mean_abs_error)
+                })
+                .collect(),
+        ),
+        exact("exact_none", 0),
+        exact("exact_minmax", 1),
+        exact("exact_join_range", 2),
+        exact("exact_values", 3),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

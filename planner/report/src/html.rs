@@ -651,6 +651,34 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                         }
                     }
                 }
+                @if !d.calibration.is_empty() {
+                    section id="calibration" {
+                        h2 { "Engine calibration" }
+                        p class="muted" { "Per audited table and engine: each model's files read on the current layout against the engine's own count of every scan of the current snapshot (scans of other snapshots left out). " code { "whatif --engine auto" } " uses the model that fits; the plan's prices use the default rule. Details: " code { "calibration.csv" } "." }
+                        div class="table-wrap" { table id="calibration-models" {
+                            thead { tr {
+                                th { "table" } th { "engine" } th class="num" { "scans compared" } th class="num" { "other snapshots" }
+                                th { "exact: none / minmax / join-range / values" } th { "fits" }
+                            } }
+                            tbody {
+                                @for c in d.calibration {
+                                    tr data-table=(c.table) {
+                                        td class="name" { code { (name(&c.table)) } }
+                                        td class="name" { (c.runner.as_str()) }
+                                        td class="num" { (c.scans_compared) }
+                                        td class="num" { (c.scans_other_snapshot) }
+                                        td class="name" { (c.models.iter().map(|m| m.exact.to_string()).collect::<Vec<_>>().join(" / ")) }
+                                        td class="name" {
+                                            @let (model, calibrated) = c.model();
+                                            @if calibrated { (model.as_str()) }
+                                            @else { "no counts: " (model.as_str()) " (default rule)" }
+                                        }
+                                    }
+                                }
+                            }
+                        } }
+                    }
+                }
                 @if !d.verify.is_empty() {
                     section id="verify" {
                         h2 { "Did the rewrite pay?" }

@@ -63,6 +63,7 @@
 //!                ("db.lineitem".to_string(), planner::TableFormat::Delta)].into_iter().collect(),
 //!     quality: &[],
 //!     verify: &[],
+//!     calibration: &[],
 //! };
 //! let md = report::markdown::render(&data);
 //! assert!(md.contains("CLUSTER BY (&lt;b&gt;key)"));
@@ -178,6 +179,9 @@ pub struct ReportData<'a> {
     /// The rewrites inside the input's range, verified (`verify.csv`):
     /// the section "Did the rewrite pay?" when there is one.
     pub verify: &'a [skipping::verify::VerifyRow],
+    /// Which model reproduces each audited table's logged counts
+    /// (`calibration.csv`; empty without `--tables`).
+    pub calibration: &'a [skipping::calibrate::Calibration],
 }
 
 impl ReportData<'_> {

@@ -331,6 +331,40 @@ fn maintenance_section(
     let _ = writeln!(s);
 }
 
+/// "Engine calibration": per audited table and engine, the model that
+/// reproduces the logged file counts.
+fn calibration_section(s: &mut String, rows: &[skipping::calibrate::Calibration]) {
+    let _ = writeln!(s, "## Engine calibration\n");
+    let _ = writeln!(
+        s,
+        "Per audited table and engine: each model's files read on the current layout against the engine's own count of every scan of the current snapshot (scans of other snapshots left out). `whatif --engine auto` uses the model that fits; the plan's prices use the default rule. Details: `calibration.csv`.\n"
+    );
+    let _ = writeln!(
+        s,
+        "| table | engine | scans compared | other snapshots | exact: none / minmax / join-range / values | fits |"
+    );
+    let _ = writeln!(s, "|---|---|---:|---:|---|---|");
+    for c in rows {
+        let exact: Vec<String> = c.models.iter().map(|m| m.exact.to_string()).collect();
+        let (model, calibrated) = c.model();
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} |",
+            cell_code(&c.table),
+            c.runner.as_str(),
+            c.scans_compared,
+            c.scans_other_snapshot,
+            exact.join(" / "),
+            if calibrated {
+                model.as_str().to_string()
+            } else {
+                format!("no counts: {} (default rule)", model.as_str())
+            }
+        );
+    }
+    let _ = writeln!(s);
+}
+
 /// "Did the rewrite pay?": per rewrite of an audited table inside the
 /// input's range, files and bytes read per run before and after as the
 /// logs measured them, and the prediction from the snapshot before.
@@ -578,6 +612,9 @@ pub fn render(d: &ReportData<'_>) -> String {
     budget_curve(&mut s, &d.planned.curve);
     if let Some(steps) = d.maintenance {
         maintenance_section(&mut s, steps, d.edges_span);
+    }
+    if !d.calibration.is_empty() {
+        calibration_section(&mut s, d.calibration);
     }
     if !d.verify.is_empty() {
         verify_section(&mut s, d.verify);

@@ -47,6 +47,7 @@
 //! assert_eq!(read(&t, &p, Engine::None).files_read, 2);
 //! ```
 
+pub mod calibrate;
 pub mod joins;
 pub mod quality;
 pub mod rewriter;
