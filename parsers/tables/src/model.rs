@@ -259,7 +259,8 @@ pub struct TableState {
     /// warnings, the exit status is unchanged.
     pub warnings: Vec<String>,
     /// The commits the metadata still lists, oldest first (Delta: the
-    /// `commitInfo` of every commit file in `_delta_log`; Iceberg: the
+    /// `commitInfo` of every commit file in `_delta_log`, or from the
+    /// checkpoint read on without [`crate::ReadOptions::history`]; Iceberg: the
     /// snapshots the metadata file lists, every one, also when an older
     /// version was read).
     pub history: Vec<Commit>,

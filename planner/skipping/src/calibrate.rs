@@ -182,7 +182,7 @@ pub struct Compared {
 
 /// The snapshot a scan that started at `start_ms` read, by the table's
 /// history: whether it is the current one (`None`: the history cannot
-/// tell, no commit with a time).
+/// tell, as when it holds no time for the current version).
 pub fn reads_current(t: &tables::TableState, start_ms: Option<i64>) -> Option<bool> {
     let timed: Vec<&tables::Commit> = t
         .history
@@ -190,7 +190,7 @@ pub fn reads_current(t: &tables::TableState, start_ms: Option<i64>) -> Option<bo
         .filter(|c| c.timestamp_ms.is_some())
         .collect();
     let start = start_ms?;
-    if timed.is_empty() {
+    if !timed.iter().any(|c| c.version == t.version) {
         return None;
     }
     let then = timed

@@ -361,6 +361,7 @@ fn verify_into(data: &mut Ingested<Exec>, paths: &[PathBuf], opts: &VerifyOption
         allow_outside_table: opts.allow_outside_table,
         stats_columns: Some(Arc::clone(&wanted)),
         version,
+        history: true,
         ..tables::ReadOptions::default()
     };
     let (read, errors) = maintenance::audit::read_each(paths, &read_opts(None), |t| t);

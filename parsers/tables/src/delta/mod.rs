@@ -202,14 +202,15 @@ fn list_log(log: &Path) -> Result<Listing> {
     Ok(l)
 }
 
-/// The `commitInfo` of every commit file the log holds, oldest first.
+/// The `commitInfo` of every commit file the log holds from version
+/// `from` on, oldest first.
 /// A commit without one, or whose first lines do not parse, is left out
 /// (the replay reports a malformed commit it reads), and so is one that
 /// cannot be opened (the replay reports those it needs; a refused path
 /// is never opened).
-fn history(listing: &Listing, scope: &Scope) -> Vec<crate::Commit> {
+fn history(listing: &Listing, from: u64, scope: &Scope) -> Vec<crate::Commit> {
     let mut out = Vec::new();
-    for (&v, path) in &listing.commits {
+    for (&v, path) in listing.commits.range(from..) {
         let Ok((f, _)) = scope.open(path, "commit", path, MAX_JSON_BYTES) else {
             continue;
         };
@@ -508,9 +509,9 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
     let scope = Scope::new(dir, opts.allow_outside_table)?;
     let log = dir.join("_delta_log");
     let mut listing = list_log(&log)?;
-    // The history: every commit file's `commitInfo` (all of them, also
-    // when an older version is read).
-    let history = history(&listing, &scope);
+    // The whole history (also when an older version is read), when asked
+    // for; else it is read from the checkpoint on, below.
+    let whole_history = opts.history.then(|| history(&listing, 0, &scope));
     // Time travel: nothing after the version asked for.
     if let Some(v) = opts.version {
         let gone = |reason: &str| Error::VersionGone {
@@ -637,6 +638,8 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
         Some((v, _)) => v + 1,
         None => 0,
     };
+    let history =
+        whole_history.unwrap_or_else(|| history(&listing, start.saturating_sub(1), &scope));
     let mut expected = start;
     for (&v, path) in listing.commits.range(start..) {
         if v != expected {
@@ -1141,6 +1144,7 @@ mod tests {
                 &found,
                 &ReadOptions {
                     version,
+                    history: true,
                     ..ReadOptions::default()
                 },
             )
@@ -1148,6 +1152,10 @@ mod tests {
         let now = at(None).unwrap();
         assert_eq!(now.version, 26);
         assert_eq!(now.history.len(), 27);
+        // Without `history`: from the checkpoint (23) on.
+        let short = read(&found, &ReadOptions::default()).unwrap();
+        let versions: Vec<i64> = short.history.iter().map(|c| c.version).collect();
+        assert_eq!(versions, [23, 24, 25, 26]);
         let optimize: Vec<&crate::Commit> = now.history.iter().filter(|c| c.rewrite).collect();
         assert_eq!(optimize.len(), 1);
         let o = optimize[0];
