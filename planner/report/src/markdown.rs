@@ -726,6 +726,52 @@ pub fn render(d: &ReportData<'_>) -> String {
 mod tests {
     use super::*;
 
+    /// Names from logs and table metadata are escaped in the section: a
+    /// table, a key or an operation cannot open a cell, a link or markup.
+    #[test]
+    fn the_rewrite_section_escapes_what_it_quotes() {
+        use skipping::verify::{KeySource, Verdict, VerifyRow};
+        let row = VerifyRow {
+            table: "db.t|<b>x`".into(),
+            format: "delta".into(),
+            version: 4,
+            rewrite_ms: 0,
+            operation: "OPTIMIZE [x](javascript:1)".into(),
+            files_removed: Some(8),
+            files_added: Some(1),
+            bytes_rewritten: Some(16175),
+            key: Some("a|b".into()),
+            key_source: Some(KeySource::Commit),
+            scans_before: 2,
+            scans_after: 1,
+            queries_compared: 1,
+            runs_before: 2,
+            runs_after: 1,
+            files_per_run_before: Some(8.0),
+            files_per_run_after: Some(2.0),
+            bytes_per_run_before: None,
+            bytes_per_run_after: None,
+            predicted_files_before: None,
+            predicted_files_after: None,
+            predicted_bytes_before: None,
+            predicted_bytes_after: None,
+            prediction_note: Some("<img src=x> gone".into()),
+            ignored_counts: 0,
+            verdict: Verdict::Paid,
+        };
+        let mut s = String::new();
+        verify_section(&mut s, &[row]);
+        let line = s.lines().find(|l| l.contains("OPTIMIZE")).unwrap();
+        // Ten cells: the names' pipes are escaped.
+        assert_eq!(line.matches(" | ").count(), 8, "{line}");
+        // Inside a code span markup is text; outside it is escaped.
+        assert!(line.contains(r"| `` db.t\|<b>x` `` |"), "{line}");
+        assert!(!s.contains("<img"), "{s}");
+        // The brackets escaped: no link.
+        assert!(line.contains(r"OPTIMIZE \[x\](javascript:1)"), "{line}");
+        assert!(line.contains("8.0 → 2.0 (-75%)"), "{line}");
+    }
+
     #[test]
     fn the_curve_table_keeps_steps_of_five_percent_the_chosen_plan_and_the_last() {
         let pt = |npv: f64, chosen: bool| CurvePoint {
