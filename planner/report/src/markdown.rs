@@ -610,14 +610,14 @@ pub fn render(d: &ReportData<'_>) -> String {
         let _ = writeln!(s);
     }
     budget_curve(&mut s, &d.planned.curve);
-    if let Some(steps) = d.maintenance {
-        maintenance_section(&mut s, steps, d.edges_span);
-    }
     if !d.calibration.is_empty() {
         calibration_section(&mut s, d.calibration);
     }
     if !d.verify.is_empty() {
         verify_section(&mut s, d.verify);
+    }
+    if let Some(steps) = d.maintenance {
+        maintenance_section(&mut s, steps, d.edges_span);
     }
     let norm = d
         .drift
