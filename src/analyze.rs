@@ -162,6 +162,34 @@ pub fn run(a: &Args) -> Result<bool> {
         }
         None => qp.finish()?,
     }
+    // The rewrites of the audited tables inside the input's range.
+    let verified = if a.score.tables.is_empty() {
+        Vec::new()
+    } else {
+        let tables = workload::from_logs::expand(
+            &a.score.tables,
+            &data.locations,
+            a.score.allow_outside_table,
+        )
+        .paths;
+        let opts = skipping::verify::VerifyOptions {
+            allow_outside_table: a.score.allow_outside_table,
+            sample_rows: None,
+        };
+        let v = data.in_memory(|d| skipping::verify::verify(d, &tables, &opts))?;
+        // The audit reported the tables it could not read already.
+        for e in v.errors {
+            if !data.errors.contains(&e) {
+                data.errors.push(e);
+            }
+        }
+        for w in v.warnings {
+            if !data.warnings.contains(&w) {
+                data.warnings.push(w);
+            }
+        }
+        v.rows
+    };
     let analysis = report::analysis::Analysis {
         data: &data,
         scans: &p.folded.scans,
@@ -174,6 +202,7 @@ pub fn run(a: &Args) -> Result<bool> {
         window: &a.plan.window,
         planned: &p.planned,
         money: &p.money,
+        verify: &verified,
     };
     analysis.write(&mut out)?;
     out.finish()?;

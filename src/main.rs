@@ -11,6 +11,7 @@ mod pipeline;
 mod plan_cmd;
 mod queries;
 mod tables_cmd;
+mod verify_cmd;
 mod whatif_cmd;
 
 use anyhow::Result;
@@ -122,6 +123,13 @@ enum Command {
         after_help = "Examples:\n  lakeaudit whatif /var/log/spark-events --tables /data/warehouse\n  lakeaudit whatif app-logs/ --tables /data/warehouse --engine all --format csv -o skipping.csv"
     )]
     Whatif(whatif_cmd::Args),
+    /// Did a rewrite pay? Per rewrite of a Delta or Iceberg table inside
+    /// the logs' time range: files and bytes read per run of the queries
+    /// that ran before and after it, and the what-if's prediction.
+    #[command(
+        after_help = "Examples:\n  lakeaudit verify /var/log/spark-events --tables /data/warehouse\n  lakeaudit verify app-logs/ --tables from-logs /data/warehouse -o verify.csv"
+    )]
+    Verify(verify_cmd::Args),
     /// A completion script for a shell, on standard output.
     #[command(
         after_help = "Examples:\n  lakeaudit completions bash > ~/.local/share/bash-completion/completions/lakeaudit\n  lakeaudit completions zsh > ~/.zfunc/_lakeaudit\n  lakeaudit completions fish > ~/.config/fish/completions/lakeaudit.fish"
@@ -168,6 +176,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Analyze(a) => analyze::run(&a)?,
         Command::Tables(a) => tables_cmd::run(&a)?,
         Command::Whatif(a) => whatif_cmd::run(&a)?,
+        Command::Verify(a) => verify_cmd::run(&a)?,
         Command::Completions { shell } => {
             let mut cmd = Cli::command();
             clap_complete::generate(shell, &mut cmd, "lakeaudit", &mut std::io::stdout());
@@ -179,6 +188,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
     } else {
         cli::EXIT_OK
     }))
+}
+
+/// `--quiet`: no notes on standard error.
+fn quiet() -> bool {
+    QUIET.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// Print problems with inputs the way every command does.

@@ -82,6 +82,8 @@ pub fn run(args: &TablesArgs) -> Result<bool> {
         deep: args.deep,
         allow_outside_table: args.allow_outside_table,
         stats_columns: None,
+        version: None,
+        history: false,
     };
     let a = audit(&args.paths, &args.policy.policies(), args.target_size, opts);
     match dir {

@@ -11,6 +11,7 @@ use skipping::rewriter::RewriterChoice;
 use skipping::workload::{
     read_tables, rows_of, EngineChoice, Layouts, Options, DEFAULT_BUILD_ROWS, DEFAULT_SAMPLE_ROWS,
 };
+use std::io::Write;
 use std::path::PathBuf;
 
 /// `lakeaudit whatif` arguments.
@@ -96,10 +97,11 @@ pub fn run(a: &Args) -> Result<bool> {
     let layouts: Vec<_> = args.layout.iter().flat_map(|l| l.0.clone()).collect();
     let mut data = pipeline::load(inputs, &Default::default())?;
     let tables = pipeline::tables_from_logs(&args.tables, &mut data, args.allow_outside_table);
-    let rows = data.in_memory(|d| {
+    let w = data.in_memory(|d| {
         let read = read_tables(d, &tables, args.allow_outside_table, &layouts);
-        rows_of(d, &args.options(), &layouts, read, true).rows
+        rows_of(d, &args.options(), &layouts, read, true)
     })?;
+    let rows = w.rows;
     match format {
         Format::Jsonl => output::write_records(&rows, out)?,
         other => output::write_columns(
@@ -109,5 +111,16 @@ pub fn run(a: &Args) -> Result<bool> {
         )?,
     }
     report_problems(&data.errors, &data.warnings);
+    // What `--engine auto` chose for each table, and on what evidence.
+    if args.engine == EngineChoice::Auto && !crate::quiet() {
+        let mut err = std::io::stderr().lock();
+        for c in &w.calibration {
+            let _ = writeln!(
+                err,
+                "lakeaudit: --engine auto: {}",
+                stores::redact(&c.describe())
+            );
+        }
+    }
     Ok(data.failed())
 }

@@ -583,3 +583,333 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// Each execution's description, from the raw log.
+fn descriptions(text: &str) -> BTreeMap<u64, String> {
+    text.lines()
+        .filter(|l| l.contains("SparkListenerSQLExecutionStart"))
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .map(|e| {
+            (
+                e["executionId"].as_u64().unwrap(),
+                e["description"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// `verify --tables from-logs WAREHOUSE` rows of a log (JSON lines).
+fn verify_rows(log: &str) -> (Vec<Value>, String) {
+    let o = run(&[
+        "verify",
+        log,
+        "--tables",
+        "from-logs",
+        &s(&at("warehouse")),
+        "--format",
+        "jsonl",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    (
+        jsonl(&String::from_utf8(o.stdout).unwrap()),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn verify_measures_the_rewrite_with_icebergs_own_counts() {
+    let dir = tempdir("iceberg-verify");
+    let log = log_with_warehouse(&dir, &at("warehouse"));
+    // What Iceberg counted for lineitem in the query runs before and
+    // after the rewrite, read from the raw log: (files, bytes, runs).
+    let text = events_text();
+    let described = descriptions(&text);
+    let (mut before, mut after) = ((0i64, 0i64, 0u64), (0i64, 0i64, 0u64));
+    for (id, scans) in icebergs_counts(&text) {
+        let d = &described[&id];
+        let lineitem: Vec<&Counted> = scans
+            .iter()
+            .filter(|c| c.0 == "lake.tpch.lineitem")
+            .collect();
+        let query =
+            d.len() > 3 && d.starts_with('q') && d[1..3].bytes().all(|b| b.is_ascii_digit());
+        if !query || lineitem.is_empty() {
+            continue;
+        }
+        let side = if d.ends_with(" after") {
+            &mut after
+        } else {
+            &mut before
+        };
+        side.0 += lineitem.iter().map(|c| c.1.unwrap()).sum::<i64>();
+        side.1 += lineitem.iter().map(|c| c.2.unwrap()).sum::<i64>();
+        side.2 += 1;
+    }
+    // The rewrite as Iceberg's snapshot summary has it.
+    let md: Value = serde_json::from_str(
+        &std::fs::read_to_string(at("warehouse/tpch/lineitem/metadata/v2.metadata.json")).unwrap(),
+    )
+    .unwrap();
+    let snap = md["snapshots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["summary"]["operation"] == "replace")
+        .unwrap();
+    let (rows, _) = verify_rows(&log);
+    // One rewrite: lineitem's; orders and customer were never rewritten.
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    let r = &rows[0];
+    assert_eq!(r["table"], "lake.tpch.lineitem");
+    assert_eq!(r["operation"], "replace");
+    assert_eq!(r["version"], snap["snapshot-id"]);
+    assert_eq!(r["rewrite_ms"], snap["timestamp-ms"]);
+    let summary = |k: &str| snap["summary"][k].as_str().unwrap().parse::<u64>().unwrap();
+    assert_eq!(r["files_removed"], summary("deleted-data-files"));
+    assert_eq!(r["files_added"], summary("added-data-files"));
+    assert_eq!(r["bytes_rewritten"], summary("removed-files-size"));
+    // Each query ran once before and once after: per run, the sums.
+    assert_eq!(r["runs_before"], before.2);
+    assert_eq!(r["runs_after"], after.2);
+    assert_eq!(r["queries_compared"], before.2);
+    assert_eq!(r["scans_before"], before.2);
+    assert_eq!(r["files_per_run_before"], before.0 as f64);
+    assert_eq!(r["files_per_run_after"], after.0 as f64);
+    assert_eq!(r["bytes_per_run_before"], before.1 as f64);
+    assert_eq!(r["bytes_per_run_after"], after.1 as f64);
+    assert!(after.0 < before.0, "{before:?} {after:?}");
+    assert_eq!(r["verdict"], "paid");
+    assert_eq!(r["ignored_counts"], 0);
+    // The prediction, from the snapshot before the rewrite (time travel):
+    // minmax on it reproduces what Iceberg read then, and the sort by
+    // l_shipdate (no table sort order names it: inferred from the new
+    // files' ranges), simulated on its rows, reads fewer.
+    assert_eq!(r["key"], "l_shipdate");
+    assert_eq!(r["key_source"], "inferred");
+    assert_eq!(r["predicted_files_before"], before.0 as f64);
+    let predicted = r["predicted_files_after"].as_f64().unwrap();
+    assert!(predicted < before.0 as f64, "{r}");
+    // verify.csv: the same row, a header first.
+    let o = ok(&[
+        "verify",
+        &log,
+        "--tables",
+        "from-logs",
+        &s(&at("warehouse")),
+        "--format",
+        "csv",
+    ]);
+    let mut lines = o.lines();
+    assert!(
+        lines
+            .next()
+            .unwrap()
+            .starts_with("table,format,version,rewrite_time,operation,files_removed"),
+        "{o}"
+    );
+    assert_eq!(lines.count(), 1);
+}
+
+#[test]
+fn a_rewrite_with_no_scans_after_it_says_so() {
+    // The log up to the rewrite: every execution of the runs after it
+    // left out.
+    let text = events_text();
+    let after: std::collections::BTreeSet<u64> = descriptions(&text)
+        .into_iter()
+        .filter(|(_, d)| d.ends_with(" after"))
+        .map(|(id, _)| id)
+        .collect();
+    let dir = tempdir("iceberg-verify-none-after");
+    let warehouse = serde_json::to_string(&logged_warehouse(&text)).unwrap();
+    let here = serde_json::to_string(&s(&at("warehouse"))).unwrap();
+    let log = edited_log(&dir, |l| {
+        let e: Value = serde_json::from_str(l).unwrap();
+        if e["executionId"]
+            .as_u64()
+            .is_some_and(|id| after.contains(&id))
+        {
+            return Vec::new();
+        }
+        vec![l.replace(warehouse.trim_matches('"'), here.trim_matches('"'))]
+    });
+    let (rows, _) = verify_rows(&log);
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    let r = &rows[0];
+    assert_eq!(r["verdict"], "no scans since the rewrite");
+    assert_eq!(r["scans_after"], 0);
+    assert_eq!(r["files_per_run_after"], Value::Null);
+    assert_eq!(r["scans_before"], 10);
+}
+
+#[test]
+fn verify_leaves_out_a_bad_count_and_counts_it() {
+    // Iceberg's count of one run after the rewrite made negative: that
+    // run is no measurement; the nine other queries still compare.
+    let dir = tempdir("iceberg-verify-negative");
+    let events = with_driver_update(&dir, "q01 date range after", |ups, ids| {
+        let id = ids["number of result data files"];
+        for u in ups.iter_mut() {
+            if u[0].as_u64() == Some(id) {
+                u[1] = Value::from(-3);
+            }
+        }
+    });
+    let app = Path::new(&events).join("app.log");
+    let text = std::fs::read_to_string(&app).unwrap();
+    let old = serde_json::to_string(&logged_warehouse(&text)).unwrap();
+    let new = serde_json::to_string(&s(&at("warehouse"))).unwrap();
+    std::fs::write(
+        &app,
+        text.replace(old.trim_matches('"'), new.trim_matches('"')),
+    )
+    .unwrap();
+    let (rows, _) = verify_rows(&events);
+    let r = &rows[0];
+    assert_eq!(r["ignored_counts"], 1, "{r}");
+    assert_eq!(r["queries_compared"], 9, "{r}");
+    assert_eq!(r["scans_after"], 10, "{r}");
+    assert_eq!(r["verdict"], "paid");
+}
+
+#[test]
+fn analyze_writes_verify_csv_and_the_section_only_when_a_rewrite_is_in_range() {
+    let text = events_text();
+    let described = descriptions(&text);
+    let warehouse = serde_json::to_string(&logged_warehouse(&text)).unwrap();
+    let here = serde_json::to_string(&s(&at("warehouse"))).unwrap();
+    let analyze = |log: &str, out: &Path| {
+        let o = run(&[
+            "analyze",
+            log,
+            "--tables",
+            "from-logs",
+            &s(&at("warehouse")),
+            "--out",
+            &s(out),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    // The whole log: the rewrite of lineitem is inside it.
+    let dir = tempdir("iceberg-analyze-verify");
+    let log = log_with_warehouse(&dir, &at("warehouse"));
+    let out = Path::new(&dir).join("out");
+    analyze(&log, &out);
+    let csv = std::fs::read_to_string(out.join("verify.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 2, "{csv}");
+    assert!(lines[1].starts_with("lake.tpch.lineitem,iceberg,"), "{csv}");
+    assert!(lines[1].contains(",paid,"), "{csv}");
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let section = md
+        .split("## Did the rewrite pay?")
+        .nth(1)
+        .expect("the section")
+        .split("\n## ")
+        .next()
+        .unwrap();
+    assert!(
+        section.contains("| `lake.tpch.lineitem` |") && section.contains("| paid |"),
+        "{section}"
+    );
+    // The calibration: minmax fits every table on Iceberg's own counts.
+    let cal = std::fs::read_to_string(out.join("calibration.csv")).unwrap();
+    let mut cal = cal.lines();
+    let header: Vec<&str> = cal.next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let mut tables = Vec::new();
+    for line in cal {
+        let f: Vec<&str> = line.split(',').collect();
+        assert_eq!(f[col("fitted")], "minmax", "{line}");
+        assert_eq!(f[col("exact_minmax")], f[col("scans_compared")], "{line}");
+        tables.push(f[col("table")].to_string());
+    }
+    assert_eq!(
+        tables,
+        [
+            "lake.tpch.customer",
+            "lake.tpch.lineitem",
+            "lake.tpch.orders"
+        ]
+    );
+    assert!(md.contains("## Engine calibration"));
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("<section id=\"calibration\">"));
+    assert!(html.contains("<section id=\"verify\">"), "no section");
+    assert!(html.contains("<h2>Did the rewrite pay?</h2>"));
+    // The log up to the rewrite's call (its execution and every later
+    // one left out): the rewrite is after the input's range.
+    let call = described
+        .iter()
+        .find(|(_, d)| d.starts_with("rewrite lineitem"))
+        .map(|(id, _)| *id)
+        .expect("the rewrite's execution");
+    let dir = tempdir("iceberg-analyze-no-verify");
+    let log = edited_log(&dir, |l| {
+        let e: Value = serde_json::from_str(l).unwrap();
+        if e["executionId"].as_u64().is_some_and(|id| id >= call) {
+            return Vec::new();
+        }
+        vec![l.replace(warehouse.trim_matches('"'), here.trim_matches('"'))]
+    });
+    let out = Path::new(&dir).join("out");
+    analyze(&log, &out);
+    assert!(!out.join("verify.csv").exists());
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(!md.contains("Did the rewrite pay?"), "{md}");
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(!html.contains("Did the rewrite pay?"));
+}
+
+#[test]
+fn calibration_picks_minmax_on_icebergs_own_counts() {
+    let dir = tempdir("iceberg-calibration");
+    let log = log_with_warehouse(&dir, &at("warehouse"));
+    let o = run(&[
+        "whatif",
+        &log,
+        "--tables",
+        "from-logs",
+        &s(&at("warehouse")),
+        "--current-only",
+        "--format",
+        "jsonl",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    let rows = jsonl(&String::from_utf8(o.stdout).unwrap());
+    assert!(rows.iter().all(|r| r["engine"] == "minmax"));
+    // The scans of each table's current snapshot, from the records: all
+    // of customer's and orders', lineitem's after the rewrite (the 10
+    // before read the older snapshot: left out).
+    let mut counted: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    for r in records(&log).iter().filter(|r| is_query(r)) {
+        for sc in r["scans"].as_array().unwrap() {
+            let t = sc["table"].as_str().unwrap().to_string();
+            let e = counted.entry(t.clone()).or_default();
+            if t == "lake.tpch.lineitem" && !description(r).ends_with(" after") {
+                e.1 += 1;
+            } else {
+                e.0 += 1;
+            }
+        }
+    }
+    for (t, (now, older)) in &counted {
+        let line = err
+            .lines()
+            .find(|l| l.contains(&format!("--engine auto: {t} (spark)")))
+            .unwrap_or_else(|| panic!("{t}: {err}"));
+        assert!(
+            line.contains(&format!(
+                "minmax reproduces the logged file counts: {now} of {now} scans exact"
+            )),
+            "{line}"
+        );
+        assert_eq!(
+            line.contains(&format!("{older} scans of other snapshots left out")),
+            *older > 0,
+            "{line}"
+        );
+    }
+    assert_eq!(counted.values().map(|c| c.0).sum::<u64>(), 32);
+}

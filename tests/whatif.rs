@@ -87,6 +87,10 @@ fn current_layouts_skip_exactly_the_files_duckdb_skips() {
             "--target-size",
             "81920",
             "--current-only",
+            // DuckDB's Delta reader skips by min/max (Spark, reading the
+            // files as Parquet, skipped none: what `auto` calibrates to).
+            "--engine",
+            "minmax",
             "--format",
             "jsonl",
         ]);
@@ -532,6 +536,8 @@ fn statistics_that_cannot_be_read_never_skip_and_are_counted() {
             "--tables",
             tables,
             "--current-only",
+            "--engine",
+            "minmax",
             "--format",
             "jsonl",
         ]);
@@ -706,4 +712,82 @@ fn rewriters_refuse_what_they_cannot_do() {
     for name in ["spark-delta", "databricks", "delta-rs", "iceberg-spark"] {
         assert!(err.contains(name), "{err}");
     }
+}
+
+/// The Parquet-read fixture's log (`tests/data/calibration/parquet-read`)
+/// as plain JSON lines under `dir/events/`, naming the fixture's table
+/// directory where the run named its own.
+fn parquet_read_log(dir: &str) -> (String, String) {
+    let fixture = testdata::data("calibration/parquet-read");
+    let expected: Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture.join("expected.json")).unwrap())
+            .unwrap();
+    let old = expected["table_dir"].as_str().unwrap().to_string();
+    let table = fixture.join("delta").join("events");
+    let new = table.to_string_lossy().into_owned();
+    let events = fixture.join("events");
+    let log = std::fs::read_dir(&events)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "zstd"))
+        .unwrap();
+    let text =
+        String::from_utf8(zstd::decode_all(&std::fs::read(log).unwrap()[..]).unwrap()).unwrap();
+    assert!(text.contains(&old));
+    let out = std::path::Path::new(dir).join("events");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("app.log"), text.replace(&old, &new)).unwrap();
+    (
+        out.to_string_lossy().into_owned(),
+        fixture.join("delta").to_string_lossy().into_owned(),
+    )
+}
+
+#[test]
+fn calibration_finds_that_a_parquet_read_skips_nothing() {
+    // Spark 4 reading a Delta table's directory as plain Parquet read all
+    // of its files in every scan; Delta's statistics would skip most.
+    let dir = tempdir("calibration-parquet-read");
+    let (log, tables) = parquet_read_log(&dir);
+    let whatif = |engine: &str| {
+        let o = run(&[
+            "whatif",
+            &log,
+            "--tables",
+            &tables,
+            "--current-only",
+            "--engine",
+            engine,
+            "--format",
+            "jsonl",
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        (
+            jsonl(&String::from_utf8(o.stdout).unwrap()),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let files: Value = serde_json::from_str(&testdata::read_to_string(
+        "calibration/parquet-read/expected.json",
+    ))
+    .unwrap();
+    let files = files["files"].as_u64().unwrap();
+    // minmax would read fewer files than Spark did on every scan.
+    let (rows, _) = whatif("minmax");
+    assert_eq!(rows.len(), 4);
+    for r in &rows {
+        assert_eq!(r["logged_files_read"], files, "{r}");
+        assert!(r["files_read"].as_u64().unwrap() < files, "{r}");
+    }
+    // auto: calibrated on those counts, `none`, and said so.
+    let (rows, err) = whatif("auto");
+    assert_eq!(rows.len(), 4);
+    for r in &rows {
+        assert_eq!(r["engine"], "none", "{r}");
+        assert_eq!(r["files_read"], r["logged_files_read"], "{r}");
+    }
+    assert!(
+        err.contains("(spark): none reproduces the logged file counts: 4 of 4 scans exact"),
+        "{err}"
+    );
 }

@@ -74,6 +74,18 @@ pub enum Error {
     },
     /// A directory named as a table holds no table metadata, or a path holds
     /// no table at all.
+    /// The version asked for (time travel) is not in the table's
+    /// metadata any more (Delta: its commits and checkpoints removed;
+    /// Iceberg: the snapshot expired), or never was.
+    #[error("{}: version {version} cannot be read: {reason}", path.display())]
+    VersionGone {
+        /// The table directory.
+        path: PathBuf,
+        /// The version or snapshot id asked for.
+        version: i64,
+        /// Why.
+        reason: String,
+    },
     #[error("{}: {reason}", path.display())]
     NoTable {
         /// The directory.
@@ -156,6 +168,7 @@ impl Error {
             | Error::Avro { path, .. }
             | Error::DeletionVector { path, .. }
             | Error::NoTable { path, .. }
+            | Error::VersionGone { path, .. }
             | Error::Invalid { path, .. }
             | Error::OutsideTable { path, .. }
             | Error::NotRegular { path, .. }

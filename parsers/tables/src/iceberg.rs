@@ -65,6 +65,36 @@ struct Snapshot {
     /// "Row Lineage for Upgraded Tables"); snapshots from before keep none.
     #[serde(rename = "first-row-id", default)]
     first_row_id: Option<i64>,
+    #[serde(rename = "parent-snapshot-id", default)]
+    parent: Option<i64>,
+    #[serde(rename = "timestamp-ms", default)]
+    timestamp_ms: Option<i64>,
+    /// Values are strings by the spec; anything else is left out.
+    #[serde(default)]
+    summary: BTreeMap<String, serde_json::Value>,
+}
+
+impl Snapshot {
+    /// The snapshot as a commit of the table's history.
+    fn commit(&self) -> crate::Commit {
+        let text = |k: &str| self.summary.get(k).and_then(|v| v.as_str());
+        let count = |k: &str| text(k).and_then(|v| v.trim().parse::<u64>().ok());
+        let operation = text("operation").unwrap_or_default().to_string();
+        crate::Commit {
+            version: self.id,
+            parent: self.parent,
+            timestamp_ms: self.timestamp_ms,
+            // rewrite_data_files (and rewrite_manifests, which adds and
+            // removes no data file) commit `replace`.
+            rewrite: operation == "replace" && count("added-data-files").is_some_and(|n| n > 0),
+            operation,
+            files_removed: count("deleted-data-files"),
+            files_added: count("added-data-files"),
+            bytes_removed: count("removed-files-size"),
+            bytes_added: count("added-files-size"),
+            key: Vec::new(),
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -469,8 +499,22 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
             })
             .collect();
     }
-    let Some(snap) = md
-        .current_snapshot_id
+    t.history = md.snapshots.iter().map(Snapshot::commit).collect();
+    t.history
+        .sort_by_key(|c| (c.timestamp_ms.unwrap_or(i64::MIN), c.version));
+    if let Some(v) = opts.version {
+        if !md.snapshots.iter().any(|s| s.id == v) {
+            return Err(Error::VersionGone {
+                path: found.dir.clone(),
+                version: v,
+                reason: "the metadata lists no such snapshot (expired, or never taken)".into(),
+            });
+        }
+        t.version = v;
+    }
+    let Some(snap) = opts
+        .version
+        .or(md.current_snapshot_id)
         .filter(|&id| id >= 0)
         .and_then(|id| md.snapshots.iter().find(|s| s.id == id))
     else {
@@ -976,6 +1020,9 @@ mod tests {
             id: 1,
             manifest_list: String::new(),
             first_row_id,
+            parent: None,
+            timestamp_ms: None,
+            summary: BTreeMap::new(),
         };
         // The adding snapshot decides: one from before the upgrade carries
         // no first-row-id, one from after does.

@@ -47,6 +47,15 @@ pub struct ReadOptions {
     /// nested fields dotted, matched without regard to ASCII case) into
     /// [`DataFile::stats`], and keep each file's path. `None` reads none.
     pub stats_columns: Option<std::sync::Arc<std::collections::BTreeSet<String>>>,
+    /// Read the table as of this version (Delta) or snapshot id (Iceberg)
+    /// instead of the current one: time travel, while the files are kept.
+    pub version: Option<i64>,
+    /// Read the whole history ([`TableState::history`]): every Delta
+    /// commit file's `commitInfo` (one read per commit, a request each on
+    /// an object store). Without it, a Delta table's history starts at the
+    /// checkpoint the replay starts from (the commits it reads anyway);
+    /// an Iceberg table's is always whole (its metadata file lists it).
+    pub history: bool,
 }
 
 /// Open a data file `path` of the table in `table_dir` for reading, with

@@ -259,6 +259,48 @@ pub struct TableState {
     /// read, replaced by an older one or the commits): printed as
     /// warnings, the exit status is unchanged.
     pub warnings: Vec<String>,
+    /// The commits the metadata still lists, oldest first (Delta: the
+    /// `commitInfo` of every commit file in `_delta_log`, or from the
+    /// checkpoint read on without [`crate::ReadOptions::history`]; Iceberg: the
+    /// snapshots the metadata file lists, every one, also when an older
+    /// version was read).
+    pub history: Vec<Commit>,
+}
+
+/// One commit of a table's history: a Delta commit's `commitInfo`, or an
+/// Iceberg snapshot and its summary.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Commit {
+    /// The Delta version, or the Iceberg snapshot id.
+    pub version: i64,
+    /// The version before it: `version - 1` (Delta), the parent snapshot
+    /// (Iceberg); `None` for the first.
+    pub parent: Option<i64>,
+    /// When it was committed, epoch ms (Delta `commitInfo.timestamp`,
+    /// Iceberg `timestamp-ms`).
+    pub timestamp_ms: Option<i64>,
+    /// The operation as the format names it (`OPTIMIZE`, `WRITE`,
+    /// `replace`, `append`, …); empty when the commit says none.
+    pub operation: String,
+    /// A layout rewrite: Delta `OPTIMIZE` (with or without `ZORDER BY`),
+    /// `CLUSTER BY`, `REPLACE TABLE`; an Iceberg `replace` snapshot (what
+    /// `rewrite_data_files` commits).
+    pub rewrite: bool,
+    /// Data files the commit removed and added (Delta `operationMetrics`
+    /// `numRemovedFiles`/`numAddedFiles`; Iceberg `deleted-data-files`/
+    /// `added-data-files`).
+    pub files_removed: Option<u64>,
+    /// See [`Commit::files_removed`].
+    pub files_added: Option<u64>,
+    /// Bytes of the data files it removed (Delta `numRemovedBytes`;
+    /// Iceberg `removed-files-size`): what the rewrite read.
+    pub bytes_removed: Option<u64>,
+    /// Bytes of the data files it added (Delta `numAddedBytes`; Iceberg
+    /// `added-files-size`): what the rewrite wrote.
+    pub bytes_added: Option<u64>,
+    /// The columns the commit names as its layout (Delta `zOrderBy`,
+    /// `clusterBy`); empty when it names none.
+    pub key: Vec<String>,
 }
 
 impl TableState {

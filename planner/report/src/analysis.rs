@@ -32,6 +32,8 @@ pub const OUTPUTS: &[&str] = &[
     "deletes.csv",
     "deletes_tables.csv",
     "table_stats.csv",
+    "verify.csv",
+    "calibration.csv",
 ];
 
 /// Most one-line verdicts `analyze` prints ([`Analysis::verdicts`]).
@@ -61,6 +63,10 @@ pub struct Analysis<'a> {
     pub planned: &'a Planned,
     /// Its savings in the units a team pays in.
     pub money: &'a Money,
+    /// The rewrites of the audited tables inside the input's range,
+    /// verified (`verify.csv` and "Did the rewrite pay?" when there is
+    /// one).
+    pub verify: &'a [skipping::verify::VerifyRow],
 }
 
 impl Analysis<'_> {
@@ -82,6 +88,18 @@ impl Analysis<'_> {
                 out,
                 &crate::columns::quality(&self.whatif.quality),
                 "layout_quality.csv",
+            )?;
+            csv(
+                out,
+                &crate::columns::calibration(&self.whatif.calibration),
+                "calibration.csv",
+            )?;
+        }
+        if !self.verify.is_empty() {
+            csv(
+                out,
+                &crate::columns::verify(self.verify, false),
+                "verify.csv",
             )?;
         }
         let edges = &self.edge_tables.whole().edges;
@@ -114,6 +132,8 @@ impl Analysis<'_> {
             money: self.money,
             formats: &formats,
             quality: &self.whatif.quality,
+            verify: self.verify,
+            calibration: &self.whatif.calibration,
         };
         if let Some(steps) = &steps {
             let text = crate::upkeep::sql(steps, self.edge_tables.span());

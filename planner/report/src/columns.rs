@@ -879,6 +879,173 @@ pub mod audit {
     ];
 }
 
+/// The columns of `verify` (and `verify.csv`): one row per rewrite of an
+/// audited table; on a terminal, bytes in human units and the least
+/// needed columns left out.
+pub fn verify(rows: &[skipping::verify::VerifyRow], terminal: bool) -> Vec<Col> {
+    use skipping::verify::VerifyRow;
+    let text =
+        |name, f: fn(&VerifyRow) -> Option<String>| Col::Str(name, rows.iter().map(f).collect());
+    let count = |name, f: fn(&VerifyRow) -> Option<u64>| {
+        Col::Int(name, rows.iter().map(|r| f(r).map(|n| n as i64)).collect())
+    };
+    let float = |name, f: fn(&VerifyRow) -> Option<f64>| {
+        if terminal {
+            Col::Human(
+                name,
+                rows.iter()
+                    .map(|r| f(r).map(|v| format!("{v:.1}")))
+                    .collect(),
+            )
+        } else {
+            Col::Float(
+                name,
+                rows.iter()
+                    .map(|r| f(r).map(|v| (v * 100.0).round() / 100.0))
+                    .collect(),
+            )
+        }
+    };
+    let bytes = |name, f: fn(&VerifyRow) -> Option<f64>| {
+        if terminal {
+            Col::Human(
+                name,
+                rows.iter().map(|r| f(r).map(planner::human)).collect(),
+            )
+        } else {
+            float(name, f)
+        }
+    };
+    let share = |name, f: fn(&VerifyRow) -> Option<f64>| {
+        if terminal {
+            Col::Human(
+                name,
+                rows.iter()
+                    .map(|r| f(r).map(|v| format!("{:+.0}%", v * 100.0)))
+                    .collect(),
+            )
+        } else {
+            float(name, f)
+        }
+    };
+    let mut cols = vec![
+        text("table", |r| Some(r.table.clone())),
+        text("format", |r| Some(r.format.clone())),
+        Col::Int("version", rows.iter().map(|r| Some(r.version)).collect()),
+        text("rewrite_time", |r| Some(format_time(r.rewrite_ms))),
+        text("operation", |r| Some(r.operation.clone())),
+        count("files_removed", |r| r.files_removed),
+        count("files_added", |r| r.files_added),
+        if terminal {
+            bytes("bytes_rewritten", |r| r.bytes_rewritten.map(|b| b as f64))
+        } else {
+            count("bytes_rewritten", |r| r.bytes_rewritten)
+        },
+        text("key", |r| r.key.clone()),
+        text("key_source", |r| r.key_source.map(|k| k.as_str().into())),
+        count("scans_before", |r| Some(r.scans_before)),
+        count("scans_after", |r| Some(r.scans_after)),
+        count("queries_compared", |r| Some(r.queries_compared)),
+        count("runs_before", |r| Some(r.runs_before)),
+        count("runs_after", |r| Some(r.runs_after)),
+        float("files_per_run_before", |r| r.files_per_run_before),
+        float("files_per_run_after", |r| r.files_per_run_after),
+        share("files_change", VerifyRow::files_change),
+        bytes("bytes_per_run_before", |r| r.bytes_per_run_before),
+        bytes("bytes_per_run_after", |r| r.bytes_per_run_after),
+        share("bytes_change", VerifyRow::bytes_change),
+        float("predicted_files_before", |r| r.predicted_files_before),
+        float("predicted_files_after", |r| r.predicted_files_after),
+        share("predicted_files_change", VerifyRow::predicted_files_change),
+        bytes("predicted_bytes_before", |r| r.predicted_bytes_before),
+        bytes("predicted_bytes_after", |r| r.predicted_bytes_after),
+        count("ignored_counts", |r| Some(r.ignored_counts)),
+        text("verdict", |r| Some(r.verdict.as_str().into())),
+        text("prediction_note", |r| r.prediction_note.clone()),
+    ];
+    if terminal {
+        cols.retain(|c| {
+            matches!(
+                c.name(),
+                "table"
+                    | "rewrite_time"
+                    | "bytes_rewritten"
+                    | "scans_before"
+                    | "scans_after"
+                    | "files_per_run_before"
+                    | "files_per_run_after"
+                    | "files_change"
+                    | "bytes_per_run_before"
+                    | "bytes_per_run_after"
+                    | "predicted_files_before"
+                    | "predicted_files_after"
+                    | "verdict"
+            )
+        });
+    }
+    cols
+}
+
+/// The columns of `calibration.csv`: per audited table and engine that
+/// read it, how many scans each model predicted exactly, and the model
+/// that fits ([`skipping::calibrate`]).
+pub fn calibration(rows: &[skipping::calibrate::Calibration]) -> Vec<Col> {
+    use skipping::calibrate::{Calibration, MODELS};
+    let count = |name, f: fn(&Calibration) -> u64| {
+        Col::Int(name, rows.iter().map(|r| Some(f(r) as i64)).collect())
+    };
+    let exact = |name, i: usize| {
+        Col::Int(
+            name,
+            rows.iter()
+                .map(|r| r.models.get(i).map(|m| m.exact as i64))
+                .collect(),
+        )
+    };
+    debug_assert_eq!(MODELS.len(), 4);
+    vec![
+        Col::Str(
+            "table",
+            rows.iter().map(|r| Some(r.table.clone())).collect(),
+        ),
+        Col::Str(
+            "engine",
+            rows.iter()
+                .map(|r| Some(r.runner.as_str().into()))
+                .collect(),
+        ),
+        count("scans_compared", |r| r.scans_compared),
+        count("scans_other_snapshot", |r| r.scans_other_snapshot),
+        count("bad_counts", |r| r.bad_counts),
+        Col::Str(
+            "fitted",
+            rows.iter()
+                .map(|r| r.fitted.map(|e| e.as_str().into()))
+                .collect(),
+        ),
+        Col::Float(
+            "share_exact",
+            rows.iter().map(|r| r.share_exact()).collect(),
+        ),
+        Col::Float(
+            "mean_abs_error",
+            rows.iter()
+                .map(|r| {
+                    let f = r.fitted?;
+                    r.models
+                        .iter()
+                        .find(|m| m.model == f)
+                        .map(|m| m.mean_abs_error)
+                })
+                .collect(),
+        ),
+        exact("exact_none", 0),
+        exact("exact_minmax", 1),
+        exact("exact_join_range", 2),
+        exact("exact_values", 3),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

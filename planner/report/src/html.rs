@@ -438,6 +438,7 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                         a href="#graph" { "Join graph" }
                         a href="#plan" { "Layout plan" }
                         @if d.maintenance.is_some() { a href="#maintenance" { "Maintenance" } }
+                        @if !d.verify.is_empty() { a href="#verify" { "Did the rewrite pay?" } }
                         a href="#budget" { "Budget curve" }
                         a href="#drift" { "Drift" }
                         a href="#edges" { "Join edges" }
@@ -647,6 +648,70 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                                     }
                                 }
                             } }
+                        }
+                    }
+                }
+                @if !d.calibration.is_empty() {
+                    section id="calibration" {
+                        h2 { "Engine calibration" }
+                        p class="muted" { "Per audited table and engine: each model's files read on the current layout against the engine's own count of every scan of the current snapshot (scans of other snapshots left out). " code { "whatif --engine auto" } " uses the model that fits; the plan's prices use the default rule. Details: " code { "calibration.csv" } "." }
+                        div class="table-wrap" { table id="calibration-models" {
+                            thead { tr {
+                                th { "table" } th { "engine" } th class="num" { "scans compared" } th class="num" { "other snapshots" }
+                                th { "exact: none / minmax / join-range / values" } th { "fits" }
+                            } }
+                            tbody {
+                                @for c in d.calibration {
+                                    tr data-table=(c.table) {
+                                        td class="name" { code { (name(&c.table)) } }
+                                        td class="name" { (c.runner.as_str()) }
+                                        td class="num" { (c.scans_compared) }
+                                        td class="num" { (c.scans_other_snapshot) }
+                                        td class="name" { (c.models.iter().map(|m| m.exact.to_string()).collect::<Vec<_>>().join(" / ")) }
+                                        td class="name" {
+                                            @let (model, calibrated) = c.model();
+                                            @if calibrated { (model.as_str()) }
+                                            @else { "no counts: " (model.as_str()) " (default rule)" }
+                                        }
+                                    }
+                                }
+                            }
+                        } }
+                    }
+                }
+                @if !d.verify.is_empty() {
+                    section id="verify" {
+                        h2 { "Did the rewrite pay?" }
+                        p class="muted" { "Per rewrite inside the input's range: the files and bytes of the table read per run of the queries that ran both before and after it (one run of each, as the engine counted them), and what lakeaudit predicts from the snapshot before the rewrite. Details: " code { "verify.csv" } "." }
+                        div class="table-wrap" { table id="verify-rewrites" {
+                            thead { tr {
+                                th { "table" } th { "rewritten" } th class="num" { "bytes rewritten" } th { "key" }
+                                th class="num" { "scans before / after" } th { "files per run" } th { "bytes per run" }
+                                th { "predicted files per run" } th { "verdict" }
+                            } }
+                            tbody {
+                                @for r in d.verify {
+                                    tr data-table=(r.table) {
+                                        td class="name" { code { (name(&r.table)) } }
+                                        td class="name" { (format_time(r.rewrite_ms)) " (" (r.operation) ")" }
+                                        td class="num" { (r.bytes_rewritten.map_or("unknown".into(), |b| human(b as f64))) }
+                                        td class="name" {
+                                            @if let (Some(k), Some(src)) = (&r.key, r.key_source) { code { (k) } " (" (src.as_str()) ")" }
+                                            @else { "unknown" }
+                                        }
+                                        td class="num" { (r.scans_before) " / " (r.scans_after) }
+                                        td class="name" { (crate::verified::measured_files(r)) }
+                                        td class="name" { (crate::verified::measured_bytes(r)) }
+                                        td class="name" { (crate::verified::predicted_files(r)) }
+                                        td class="name" { (r.verdict.as_str()) }
+                                    }
+                                }
+                            }
+                        } }
+                        @for r in d.verify {
+                            @if let Some(n) = &r.prediction_note {
+                                p class="muted" { code { (name(&r.table)) } ": " (n) }
+                            }
                         }
                     }
                 }

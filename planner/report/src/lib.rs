@@ -62,6 +62,8 @@
 //!     formats: &[("db.orders".to_string(), planner::TableFormat::Delta),
 //!                ("db.lineitem".to_string(), planner::TableFormat::Delta)].into_iter().collect(),
 //!     quality: &[],
+//!     verify: &[],
+//!     calibration: &[],
 //! };
 //! let md = report::markdown::render(&data);
 //! assert!(md.contains("CLUSTER BY (&lt;b&gt;key)"));
@@ -82,6 +84,45 @@ pub mod layout;
 pub mod markdown;
 pub mod plan_text;
 pub mod upkeep;
+
+/// The words both reports say a verified rewrite's figures in.
+pub(crate) mod verified {
+    use skipping::verify::VerifyRow;
+
+    /// Files per run, measured: `106 → 66 (-38%)`.
+    pub fn measured_files(r: &VerifyRow) -> String {
+        pair(r.files_per_run_before, r.files_per_run_after, |v| {
+            format!("{v:.1}")
+        })
+    }
+
+    /// Bytes per run, measured.
+    pub fn measured_bytes(r: &VerifyRow) -> String {
+        pair(
+            r.bytes_per_run_before,
+            r.bytes_per_run_after,
+            planner::human,
+        )
+    }
+
+    /// Files per run, predicted from the snapshot before.
+    pub fn predicted_files(r: &VerifyRow) -> String {
+        pair(r.predicted_files_before, r.predicted_files_after, |v| {
+            format!("{v:.1}")
+        })
+    }
+
+    fn pair(before: Option<f64>, after: Option<f64>, show: impl Fn(f64) -> String) -> String {
+        match (before, after) {
+            (Some(b), Some(a)) if b > 0.0 => {
+                format!("{} → {} ({:+.0}%)", show(b), show(a), (a - b) / b * 100.0)
+            }
+            (Some(b), Some(a)) => format!("{} → {}", show(b), show(a)),
+            (Some(b), None) => format!("{} → none", show(b)),
+            _ => "none".into(),
+        }
+    }
+}
 
 pub use error::{Error, Result};
 pub use html::html;
@@ -135,6 +176,12 @@ pub struct ReportData<'a> {
     /// filters or joins on (`--tables`; empty otherwise): the report draws
     /// the depth histogram of each changed table's key.
     pub quality: &'a [skipping::quality::Quality],
+    /// The rewrites inside the input's range, verified (`verify.csv`):
+    /// the section "Did the rewrite pay?" when there is one.
+    pub verify: &'a [skipping::verify::VerifyRow],
+    /// Which model reproduces each audited table's logged counts
+    /// (`calibration.csv`; empty without `--tables`).
+    pub calibration: &'a [skipping::calibrate::Calibration],
 }
 
 impl ReportData<'_> {

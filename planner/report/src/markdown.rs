@@ -331,6 +331,90 @@ fn maintenance_section(
     let _ = writeln!(s);
 }
 
+/// "Engine calibration": per audited table and engine, the model that
+/// reproduces the logged file counts.
+fn calibration_section(s: &mut String, rows: &[skipping::calibrate::Calibration]) {
+    let _ = writeln!(s, "## Engine calibration\n");
+    let _ = writeln!(
+        s,
+        "Per audited table and engine: each model's files read on the current layout against the engine's own count of every scan of the current snapshot (scans of other snapshots left out). `whatif --engine auto` uses the model that fits; the plan's prices use the default rule. Details: `calibration.csv`.\n"
+    );
+    let _ = writeln!(
+        s,
+        "| table | engine | scans compared | other snapshots | exact: none / minmax / join-range / values | fits |"
+    );
+    let _ = writeln!(s, "|---|---|---:|---:|---|---|");
+    for c in rows {
+        let exact: Vec<String> = c.models.iter().map(|m| m.exact.to_string()).collect();
+        let (model, calibrated) = c.model();
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} |",
+            cell_code(&c.table),
+            c.runner.as_str(),
+            c.scans_compared,
+            c.scans_other_snapshot,
+            exact.join(" / "),
+            if calibrated {
+                model.as_str().to_string()
+            } else {
+                format!("no counts: {} (default rule)", model.as_str())
+            }
+        );
+    }
+    let _ = writeln!(s);
+}
+
+/// "Did the rewrite pay?": per rewrite of an audited table inside the
+/// input's range, files and bytes read per run before and after as the
+/// logs measured them, and the prediction from the snapshot before.
+fn verify_section(s: &mut String, rows: &[skipping::verify::VerifyRow]) {
+    use crate::verified;
+    let _ = writeln!(s, "## Did the rewrite pay?\n");
+    let _ = writeln!(
+        s,
+        "Per rewrite inside the input's range: the files and bytes of the table read per run of the queries that ran both before and after it (one run of each, as the engine counted them), and what lakeaudit predicts from the snapshot before the rewrite. Details: `verify.csv`.\n"
+    );
+    let _ = writeln!(
+        s,
+        "| table | rewritten | bytes rewritten | key | scans before / after | files per run | bytes per run | predicted files per run | verdict |"
+    );
+    let _ = writeln!(s, "|---|---|---:|---|---:|---|---|---|---|");
+    for r in rows {
+        let _ = writeln!(
+            s,
+            "| {} | {} ({}) | {} | {} | {} / {} | {} | {} | {} | {} |",
+            cell_code(&r.table),
+            format_time(r.rewrite_ms),
+            text(&r.operation),
+            r.bytes_rewritten
+                .map_or("unknown".into(), |b| human(b as f64)),
+            match (&r.key, r.key_source) {
+                (Some(k), Some(src)) => format!("{} ({})", cell_code(k), src.as_str()),
+                _ => "unknown".into(),
+            },
+            r.scans_before,
+            r.scans_after,
+            verified::measured_files(r),
+            verified::measured_bytes(r),
+            verified::predicted_files(r),
+            r.verdict.as_str(),
+        );
+    }
+    let notes: Vec<String> = rows
+        .iter()
+        .filter_map(|r| {
+            r.prediction_note
+                .as_ref()
+                .map(|n| format!("- {}: {}", code(&r.table), text(n)))
+        })
+        .collect();
+    if !notes.is_empty() {
+        let _ = writeln!(s, "\n{}", notes.join("\n"));
+    }
+    let _ = writeln!(s);
+}
+
 /// The Markdown report.
 pub fn render(d: &ReportData<'_>) -> String {
     let mut s = String::new();
@@ -526,6 +610,12 @@ pub fn render(d: &ReportData<'_>) -> String {
         let _ = writeln!(s);
     }
     budget_curve(&mut s, &d.planned.curve);
+    if !d.calibration.is_empty() {
+        calibration_section(&mut s, d.calibration);
+    }
+    if !d.verify.is_empty() {
+        verify_section(&mut s, d.verify);
+    }
     if let Some(steps) = d.maintenance {
         maintenance_section(&mut s, steps, d.edges_span);
     }
@@ -635,6 +725,52 @@ pub fn render(d: &ReportData<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Names from logs and table metadata are escaped in the section: a
+    /// table, a key or an operation cannot open a cell, a link or markup.
+    #[test]
+    fn the_rewrite_section_escapes_what_it_quotes() {
+        use skipping::verify::{KeySource, Verdict, VerifyRow};
+        let row = VerifyRow {
+            table: "db.t|<b>x`".into(),
+            format: "delta".into(),
+            version: 4,
+            rewrite_ms: 0,
+            operation: "OPTIMIZE [x](javascript:1)".into(),
+            files_removed: Some(8),
+            files_added: Some(1),
+            bytes_rewritten: Some(16175),
+            key: Some("a|b".into()),
+            key_source: Some(KeySource::Commit),
+            scans_before: 2,
+            scans_after: 1,
+            queries_compared: 1,
+            runs_before: 2,
+            runs_after: 1,
+            files_per_run_before: Some(8.0),
+            files_per_run_after: Some(2.0),
+            bytes_per_run_before: None,
+            bytes_per_run_after: None,
+            predicted_files_before: None,
+            predicted_files_after: None,
+            predicted_bytes_before: None,
+            predicted_bytes_after: None,
+            prediction_note: Some("<img src=x> gone".into()),
+            ignored_counts: 0,
+            verdict: Verdict::Paid,
+        };
+        let mut s = String::new();
+        verify_section(&mut s, &[row]);
+        let line = s.lines().find(|l| l.contains("OPTIMIZE")).unwrap();
+        // Ten cells: the names' pipes are escaped.
+        assert_eq!(line.matches(" | ").count(), 8, "{line}");
+        // Inside a code span markup is text; outside it is escaped.
+        assert!(line.contains(r"| `` db.t\|<b>x` `` |"), "{line}");
+        assert!(!s.contains("<img"), "{s}");
+        // The brackets escaped: no link.
+        assert!(line.contains(r"OPTIMIZE \[x\](javascript:1)"), "{line}");
+        assert!(line.contains("8.0 → 2.0 (-75%)"), "{line}");
+    }
 
     #[test]
     fn the_curve_table_keeps_steps_of_five_percent_the_chosen_plan_and_the_last() {

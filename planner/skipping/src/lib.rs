@@ -47,6 +47,7 @@
 //! assert_eq!(read(&t, &p, Engine::None).files_read, 2);
 //! ```
 
+pub mod calibrate;
 pub mod encoded;
 pub mod joins;
 pub mod quality;
@@ -54,6 +55,7 @@ pub mod rank;
 pub mod rewriter;
 pub mod sample;
 pub mod simulate;
+pub mod verify;
 pub mod workload;
 
 pub use plan::predicate::Predicate;

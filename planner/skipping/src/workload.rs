@@ -11,11 +11,11 @@
 //! filtered and joined columns ([`MAX_CANDIDATES`] single ones, then the
 //! two and three most used together, along a Z-order curve).
 
+use crate::calibrate::{Calibration, Runner};
 use crate::rewriter::{Rewrite, RewriterChoice};
 use crate::sample::FileError;
 use crate::{Engine, ScanRow};
 use graph::tables::short_table;
-use parsers::record::QueryRecord;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -35,22 +35,16 @@ pub use maintenance::audit::ReadTables;
 /// Which engines each execution is evaluated under.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Engines {
-    /// [`Engine::Values`] for an execution Databricks ran ([`databricks`]),
-    /// else [`Engine::MinMax`].
+    /// Per table and engine that ran the scan, the model calibrated on
+    /// the table's logged counts ([`crate::calibrate`]); without counts,
+    /// [`Engines::Rule`].
     Auto,
+    /// [`Engine::Values`] for an execution Databricks ran
+    /// ([`databricks`]), else [`Engine::MinMax`], whatever the counts
+    /// say (what the planner prices layouts with).
+    Rule,
     /// These, for every execution.
     Fixed(Vec<Engine>),
-}
-
-impl Engines {
-    /// The engines execution `r` is evaluated under.
-    pub fn for_exec(&self, r: &QueryRecord) -> Vec<Engine> {
-        match self {
-            Engines::Auto if databricks(r) => vec![Engine::Values],
-            Engines::Auto => vec![Engine::MinMax],
-            Engines::Fixed(e) => e.clone(),
-        }
-    }
 }
 
 /// The engines a what-if is evaluated under, as `--engine` chooses
@@ -58,8 +52,10 @@ impl Engines {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum EngineChoice {
-    /// `values` for an execution Databricks ran (its runtime or Photon
-    /// operators in the log), else `minmax`.
+    /// The model that reproduces the table's logged file counts
+    /// (calibration); without counts, `values` for an execution
+    /// Databricks ran (its runtime or Photon operators in the log), else
+    /// `minmax`.
     Auto,
     /// Partition pruning, and dynamic partition pruning by the build
     /// side's keys (Apache Spark reading plain Parquet files).
@@ -367,14 +363,30 @@ pub fn rows_of(
         data.errors.extend(errors);
         simulated.insert(id, sims);
     }
+    out.calibration = calibrate(data, &locations, &by_id, &induced);
+    let fitted: BTreeMap<(&str, Runner), Engine> = out
+        .calibration
+        .iter()
+        .filter_map(|c| Some(((c.table_id.as_str(), c.runner), c.fitted?)))
+        .collect();
     let mut over_count = 0u64;
     for (k, e) in data.records.iter().enumerate() {
         let r = &e.record;
-        let engines = opts.engines.for_exec(r);
+        let runner = Runner::of(r);
         for (i, s) in r.scans.iter().enumerate() {
             let id = locations.identity(&s.table);
             let Some(t) = by_id.get(&id) else {
                 continue;
+            };
+            // `auto`: the model calibrated on this table's logged counts,
+            // else today's rule.
+            let engines = match &opts.engines {
+                Engines::Auto => vec![fitted
+                    .get(&(id.as_str(), runner))
+                    .copied()
+                    .unwrap_or(runner.default_model())],
+                Engines::Rule => vec![runner.default_model()],
+                Engines::Fixed(e) => e.clone(),
             };
             let joined = induced
                 .get(&(k, i, id.clone()))
@@ -440,6 +452,62 @@ pub fn rows_of(
         ));
     }
     out
+}
+
+/// The calibration of every audited table ([`crate::calibrate`]): per
+/// table and engine that ran its scans, each model on the current layout
+/// against the scans' logged file counts.
+fn calibrate(
+    data: &Ingested<Exec>,
+    locations: &Locations,
+    by_id: &BTreeMap<String, tables::TableState>,
+    induced: &InducedByScan,
+) -> Vec<Calibration> {
+    use crate::calibrate::{reads_current, Compared, MODELS};
+    type Scans = (Vec<Compared>, u64, u64);
+    let mut by: BTreeMap<(String, Runner), Scans> = BTreeMap::new();
+    for (k, e) in data.records.iter().enumerate() {
+        let r = &e.record;
+        let runner = Runner::of(r);
+        for (i, s) in r.scans.iter().enumerate() {
+            let id = locations.identity(&s.table);
+            let Some(t) = by_id.get(&id) else {
+                continue;
+            };
+            let Some(n) = s.files_read else {
+                continue;
+            };
+            let entry = by.entry((id.clone(), runner)).or_default();
+            if reads_current(t, r.start_ms) == Some(false) {
+                entry.1 += 1;
+                continue;
+            }
+            let files_now = t.files.len() as u64;
+            let Some(n) = u64::try_from(n).ok().filter(|&n| n <= files_now) else {
+                entry.2 += 1;
+                continue;
+            };
+            let joined = induced
+                .get(&(k, i, id.clone()))
+                .map_or(&[][..], Vec::as_slice);
+            let pushed =
+                crate::data_filters(s.pushed_filters.as_deref(), s.data_filters.as_deref());
+            let predicted = MODELS.map(|m| {
+                crate::current(t, pushed, s.partition_filters.as_deref(), joined, m)
+                    .0
+                    .files_read
+            });
+            entry.0.push(Compared {
+                logged: n,
+                predicted,
+            });
+        }
+    }
+    by.into_iter()
+        .map(|((id, runner), (compared, other, bad))| {
+            crate::calibrate::fit(short_table(&id), id, runner, &compared, other, bad)
+        })
+        .collect()
 }
 
 /// The join-induced predicates of each scan of an audited table, by
@@ -673,8 +741,8 @@ pub fn read_tables(
 /// What `--tables` measures for `plan` and `analyze`, on the tables the
 /// audit read (which reports their errors): the generated candidates of
 /// every audited table under each execution's engine
-/// ([`Engines::Auto`]), and for the planner the measured keys (none
-/// unless `priced`).
+/// ([`Engines::Rule`]: the calibration is reported, not yet priced), and
+/// for the planner the measured keys (none unless `priced`).
 pub fn measure(
     data: &mut Ingested<Exec>,
     read: ReadTables,
@@ -683,7 +751,7 @@ pub fn measure(
     (rewriter, target_size): (RewriterChoice, Option<u64>),
 ) -> (Whatif, Vec<planner::MeasuredKey>) {
     let opts = Options {
-        engines: Engines::Auto,
+        engines: Engines::Rule,
         build_rows: DEFAULT_BUILD_ROWS,
         sample_rows: DEFAULT_SAMPLE_ROWS,
         current_only: false,
@@ -720,6 +788,8 @@ pub struct Whatif {
     pub rows: Vec<ScanRow>,
     /// Layout quality per (table, column).
     pub quality: Vec<crate::quality::Quality>,
+    /// Which model reproduces the logged counts, per table and engine.
+    pub calibration: Vec<Calibration>,
 }
 
 /// The measured keys of `rows` (one engine's): per table and candidate

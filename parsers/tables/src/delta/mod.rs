@@ -202,6 +202,90 @@ fn list_log(log: &Path) -> Result<Listing> {
     Ok(l)
 }
 
+/// The `commitInfo` of every commit file the log holds from version
+/// `from` on, oldest first.
+/// A commit without one, or whose first lines do not parse, is left out
+/// (the replay reports a malformed commit it reads), and so is one that
+/// cannot be opened (the replay reports those it needs; a refused path
+/// is never opened).
+fn history(listing: &Listing, from: u64, scope: &Scope) -> Vec<crate::Commit> {
+    let mut out = Vec::new();
+    for (&v, path) in listing.commits.range(from..) {
+        let Ok((f, _)) = scope.open(path, "commit", path, MAX_JSON_BYTES) else {
+            continue;
+        };
+        let rd = BufReader::new(f.take(MAX_JSON_BYTES));
+        for line in rd.lines() {
+            let Ok(line) = line else { break };
+            if !line.trim_start().starts_with("{\"commitInfo\"") {
+                continue;
+            }
+            if let Ok(info) = serde_json::from_str::<serde_json::Value>(&line) {
+                out.push(commit_info(v, &info["commitInfo"]));
+            }
+            break;
+        }
+    }
+    out
+}
+
+/// A commit's `commitInfo` as a [`crate::Commit`]: Delta Spark's
+/// `operationMetrics` (`numAddedFiles`, `numRemovedBytes`, … as strings)
+/// and delta-rs' (`numFilesAdded`, `filesAdded.totalSize`, …).
+fn commit_info(version: u64, info: &serde_json::Value) -> crate::Commit {
+    use serde_json::Value;
+    let number = |v: &Value| match v {
+        Value::Number(n) => n.as_u64(),
+        Value::String(s) => s.trim().parse::<u64>().ok(),
+        _ => None,
+    };
+    let m = &info["operationMetrics"];
+    let metric = |names: &[&str]| names.iter().find_map(|n| number(&m[*n]));
+    // delta-rs: `filesAdded` is a JSON text with `totalSize`.
+    let total = |name: &str| {
+        m[name]
+            .as_str()
+            .and_then(|s| serde_json::from_str::<Value>(s).ok())
+            .and_then(|v| number(&v["totalSize"]))
+    };
+    let operation = info["operation"].as_str().unwrap_or_default().to_string();
+    let params = &info["operationParameters"];
+    let key = ["zOrderBy", "clusterBy"]
+        .iter()
+        .find_map(|k| {
+            let v = &params[*k];
+            let list = match v {
+                Value::String(s) => serde_json::from_str::<Vec<String>>(s).ok(),
+                Value::Array(a) => a.iter().map(|c| c.as_str().map(str::to_string)).collect(),
+                _ => None,
+            };
+            list.filter(|l| !l.is_empty())
+        })
+        .unwrap_or_default();
+    let rewrite = matches!(
+        operation.as_str(),
+        "OPTIMIZE"
+            | "ZORDER BY"
+            | "CLUSTER BY"
+            | "REPLACE TABLE"
+            | "REPLACE TABLE AS SELECT"
+            | "CREATE OR REPLACE TABLE"
+            | "CREATE OR REPLACE TABLE AS SELECT"
+    );
+    crate::Commit {
+        version: version as i64,
+        parent: version.checked_sub(1).map(|p| p as i64),
+        timestamp_ms: info["timestamp"].as_i64(),
+        operation,
+        rewrite,
+        files_removed: metric(&["numRemovedFiles", "numFilesRemoved"]),
+        files_added: metric(&["numAddedFiles", "numFilesAdded"]),
+        bytes_removed: metric(&["numRemovedBytes"]).or_else(|| total("filesRemoved")),
+        bytes_added: metric(&["numAddedBytes"]).or_else(|| total("filesAdded")),
+        key,
+    }
+}
+
 /// A checkpoint is complete when it is one file or all `N` parts of one
 /// multi-part set are present.
 fn complete(parts: &[(u32, u32, PathBuf)]) -> Option<Vec<PathBuf>> {
@@ -424,7 +508,29 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
     let dir = &found.dir;
     let scope = Scope::new(dir, opts.allow_outside_table)?;
     let log = dir.join("_delta_log");
-    let listing = list_log(&log)?;
+    let mut listing = list_log(&log)?;
+    // The whole history (also when an older version is read), when asked
+    // for; else it is read from the checkpoint on, below.
+    let whole_history = opts.history.then(|| history(&listing, 0, &scope));
+    // Time travel: nothing after the version asked for.
+    if let Some(v) = opts.version {
+        let gone = |reason: &str| Error::VersionGone {
+            path: dir.clone(),
+            version: v,
+            reason: reason.into(),
+        };
+        let Ok(v) = u64::try_from(v) else {
+            return Err(gone("a Delta version is at least 0"));
+        };
+        if !listing.commits.contains_key(&v) && !listing.checkpoints.contains_key(&v) {
+            return Err(gone(
+                "_delta_log holds neither its commit nor a checkpoint of it (removed by log cleanup, or never written)",
+            ));
+        }
+        listing.commits.retain(|&c, _| c <= v);
+        listing.checkpoints.retain(|&c, _| c <= v);
+        listing.crcs.retain(|&c, _| c <= v);
+    }
     let last_path = log.join("_last_checkpoint");
     let last: Option<LastCheckpoint> = match scope.read(
         &last_path,
@@ -440,6 +546,9 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
         Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(e),
     };
+    // An older version than `_last_checkpoint`'s starts from an older
+    // checkpoint or the commits.
+    let last = last.filter(|lc| opts.version.is_none_or(|v| lc.version as i64 <= v));
     let named: Option<(u64, Vec<PathBuf>)> = match &last {
         Some(lc) => {
             let parts = listing
@@ -529,6 +638,8 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
         Some((v, _)) => v + 1,
         None => 0,
     };
+    let history =
+        whole_history.unwrap_or_else(|| history(&listing, start.saturating_sub(1), &scope));
     let mut expected = start;
     for (&v, path) in listing.commits.range(start..) {
         if v != expected {
@@ -567,6 +678,7 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
         location: dir.clone(),
         version: version as i64,
         warnings,
+        history,
         ..Default::default()
     };
     t.format_version = format!(
@@ -1015,5 +1127,64 @@ mod tests {
             sidecar_path(log, "file:///data/t/_delta_log/_sidecars/s.parquet"),
             Path::new("/data/t/_delta_log/_sidecars/s.parquet")
         );
+    }
+
+    #[test]
+    fn history_and_time_travel_follow_the_commits() {
+        // The sales table: delta-rs appends, a checkpoint at 23, OPTIMIZE
+        // of one day's 8 files into 1 at 24, two appends after.
+        let found = Found {
+            dir: testdata::data("tables/warehouse/sales"),
+            format: Format::Delta,
+            metadata: None,
+            name: "sales".into(),
+        };
+        let at = |version| {
+            read(
+                &found,
+                &ReadOptions {
+                    version,
+                    history: true,
+                    ..ReadOptions::default()
+                },
+            )
+        };
+        let now = at(None).unwrap();
+        assert_eq!(now.version, 26);
+        assert_eq!(now.history.len(), 27);
+        // Without `history`: from the checkpoint (23) on.
+        let short = read(&found, &ReadOptions::default()).unwrap();
+        let versions: Vec<i64> = short.history.iter().map(|c| c.version).collect();
+        assert_eq!(versions, [23, 24, 25, 26]);
+        let optimize: Vec<&crate::Commit> = now.history.iter().filter(|c| c.rewrite).collect();
+        assert_eq!(optimize.len(), 1);
+        let o = optimize[0];
+        // delta-rs' own operationMetrics of that commit.
+        assert_eq!(
+            (
+                o.version,
+                o.operation.as_str(),
+                o.files_removed,
+                o.files_added
+            ),
+            (24, "OPTIMIZE", Some(8), Some(1))
+        );
+        assert_eq!((o.bytes_removed, o.bytes_added), (Some(16175), Some(4343)));
+        assert_eq!(o.parent, Some(23));
+        // Before it (from the checkpoint), at it, and before the
+        // checkpoint (the commits from 0, `_last_checkpoint` passed over).
+        let (v23, v24) = (at(Some(23)).unwrap(), at(Some(24)).unwrap());
+        assert_eq!((v23.version, v24.version), (23, 24));
+        assert_eq!(v23.files.len() - v24.files.len(), 7);
+        assert_eq!(now.files.len(), v24.files.len() + 2);
+        let bytes = |t: &TableState| t.files.iter().map(|f| f.size).sum::<u64>();
+        assert_eq!(bytes(&v23) - bytes(&v24), 16175 - 4343);
+        let v10 = at(Some(10)).unwrap();
+        assert_eq!(v10.version, 10);
+        assert_eq!(v10.commits_since_checkpoint, Some(11));
+        // A version the log does not hold.
+        let e = at(Some(27)).unwrap_err();
+        assert!(matches!(e, Error::VersionGone { version: 27, .. }), "{e}");
+        assert!(matches!(at(Some(-1)), Err(Error::VersionGone { .. })));
     }
 }
