@@ -3,7 +3,6 @@
 use crate::cli::{self, Inputs};
 use crate::output::{self, Format};
 use crate::pipeline;
-use crate::plan_cmd;
 use crate::report_problems;
 use anyhow::Result;
 use planner::fold::Keep;
@@ -16,9 +15,9 @@ pub struct Args {
     #[command(flatten)]
     pub inputs: Inputs,
     #[command(flatten)]
-    pub score: crate::edges_cmd::ScoreArgs,
+    pub score: crate::cli::ScoreArgs,
     #[command(flatten)]
-    pub plan: crate::plan_cmd::PlanArgs,
+    pub plan: crate::cli::PlanArgs,
     #[command(flatten)]
     pub drift: DriftFlags,
     /// Output directory (created if needed). A directory holding files
@@ -38,7 +37,7 @@ pub struct DriftArgs {
     #[command(flatten)]
     pub inputs: Inputs,
     #[command(flatten)]
-    pub score: crate::edges_cmd::ScoreArgs,
+    pub score: crate::cli::ScoreArgs,
     /// Window length; the last window ends at the last execution.
     #[arg(long, value_name = "LENGTH", default_value = "7d", value_parser = cli::window, allow_hyphen_values = true)]
     pub window: String,
@@ -99,22 +98,6 @@ pub struct DriftOutcome {
     pub failed: bool,
     /// The latest pair of windows drifted past the threshold.
     pub replan: bool,
-}
-
-/// Run `plan`.
-pub fn plan(a: &plan_cmd::Args) -> Result<bool> {
-    let mut data = pipeline::load(&a.inputs, &pipeline::range(&a.score)?)?;
-    let p = pipeline::planning(&mut data, &a.score, &a.plan, Keep::Latest, |_| Ok(()))?;
-    let formats = p.tables.formats(&p.folded.scans);
-    plan_cmd::write_plan(
-        crate::cli::out_path(a.output.as_deref()),
-        a.format,
-        || report::plan_text::planned(&p.planned, &p.money, &formats),
-        &p.planned.json(),
-        || planner::ddl_with(&p.planned.plan, &formats, &p.planned.rewrites()),
-    )?;
-    report_problems(&data.errors, &data.warnings);
-    Ok(data.failed())
 }
 
 /// Run `drift`.

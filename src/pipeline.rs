@@ -3,8 +3,8 @@
 //! `--table-stats` to the logs' tables.
 
 use crate::cli::Inputs;
-use crate::edges_cmd::ScoreArgs;
-use crate::plan_cmd::PlanArgs;
+use crate::cli::PlanArgs;
+use crate::cli::ScoreArgs;
 use anyhow::{Context, Result};
 use maintenance::inputs::TableInputs;
 use planner::fold::{Folded, Keep};

@@ -46,7 +46,7 @@ impl Runner {
 
     /// The engine that ran execution `r`.
     pub fn of(r: &parsers::record::QueryRecord) -> Runner {
-        if crate::workload::databricks(r) {
+        if databricks(r) {
             Runner::Databricks
         } else {
             Runner::Spark
@@ -256,6 +256,17 @@ pub fn fit(
         models,
         fitted,
     }
+}
+
+/// Whether Databricks ran execution `r`: its runtime names the version,
+/// or Photon ran one of its joins.
+pub fn databricks(r: &parsers::record::QueryRecord) -> bool {
+    r.spark_version
+        .as_deref()
+        .is_some_and(|v| v.starts_with("databricks-"))
+        || r.joins
+            .iter()
+            .any(|j| j.engine == plan::registry::Engine::Photon)
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@
 //! filtered and joined columns ([`MAX_CANDIDATES`] single ones, then the
 //! two and three most used together, along a Z-order curve).
 
+pub use crate::calibrate::databricks;
 use crate::calibrate::{Calibration, Runner};
 use crate::rewriter::{Rewrite, RewriterChoice};
 use crate::sample::FileError;
@@ -129,17 +130,6 @@ pub fn wanted_columns(
     }
     wanted.extend(layouts.iter().flat_map(|(_, c)| c.iter().cloned()));
     wanted
-}
-
-/// Whether Databricks ran execution `r`: its runtime names the version,
-/// or Photon ran one of its joins.
-pub fn databricks(r: &parsers::record::QueryRecord) -> bool {
-    r.spark_version
-        .as_deref()
-        .is_some_and(|v| v.starts_with("databricks-"))
-        || r.joins
-            .iter()
-            .any(|j| j.engine == plan::registry::Engine::Photon)
 }
 
 /// The column name of a scan's output attribute (`l_shipdate#19`).
