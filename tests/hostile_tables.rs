@@ -477,7 +477,10 @@ fn case11_a_checkpoint_with_a_lying_footer_is_a_named_error() {
 fn queries_records_under_cap(file: &Path) -> Output {
     Command::new("sh")
         .arg("-c")
-        .arg(format!("ulimit -v {VMEM_KB}; exec \"$0\" \"$@\""))
+        // CPU seconds capped too: a reader that loops is killed, not waited on.
+        .arg(format!(
+            "ulimit -v {VMEM_KB}; ulimit -t 120; exec \"$0\" \"$@\""
+        ))
         .arg(bin())
         .args(["queries", "--records"])
         .arg(file)
@@ -498,6 +501,42 @@ fn case13_a_records_footer_claiming_lengths_past_its_bytes_is_refused_before_dec
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(
         err.contains("footer does not decode: a value claims"),
+        "{err}"
+    );
+}
+
+/// The `table_data_file` fuzzer's page header whose map claims billions
+/// of boolean entries (`fuzz/regressions/table_data_file-page-header-map-of-bools`):
+/// the page check stepped over each entry without reading a byte and never
+/// ended (a CPU-bound hang in every Parquet reader). Refused at once now.
+#[test]
+fn case13_a_page_header_map_of_billions_of_booleans_is_refused_at_once() {
+    let bad = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/regressions/table_data_file-page-header-map-of-bools");
+    let started = std::time::Instant::now();
+    let o = queries_records_under_cap(&bad);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("runs past the end of its column chunk"),
+        "{err}"
+    );
+    assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
+}
+
+/// The `table_data_file` fuzzer's footer with a boolean field of the wrong
+/// type (`fuzz/regressions/table_data_file-footer-bool-field-panic`):
+/// polars' decoder panics ("thrift bool field"); the panic is caught and
+/// the error says what failed, not an overflow it did not see.
+#[test]
+fn case13_a_footer_the_decoder_panics_on_is_a_named_error() {
+    let bad = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/regressions/table_data_file-footer-bool-field-panic");
+    let o = queries_records_under_cap(&bad);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("footer does not decode: the Parquet decoder failed on it"),
         "{err}"
     );
 }

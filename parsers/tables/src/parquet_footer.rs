@@ -85,7 +85,10 @@ pub fn read_checked<R: MmapBytesReader>(f: &mut R, len: u64) -> Result<Arc<FileM
         Ok(Ok(m)) => m,
         Ok(Err(e)) => return Err(format!("footer does not decode: {e}")),
         Err(_) => {
-            return Err("footer does not decode: a column chunk's offset and size overflow".into())
+            return Err(
+                "footer does not decode: the Parquet decoder failed on it (a lying size, offset or field type)"
+                    .into(),
+            )
         }
     };
     check(&meta, data_end)?;
@@ -244,6 +247,11 @@ impl<R: Read> Thrift<'_, R> {
                     15 => self.varint()?,
                     n => u64::from(n),
                 };
+                // Every element takes a byte at least: a count past the
+                // chunk's bytes is a lie, refused before looping over it.
+                if n > self.limit - self.read {
+                    return Err(PAST_CHUNK.into());
+                }
                 for _ in 0..n {
                     // Booleans in a list are one byte each.
                     match h & 0x0f {
@@ -256,10 +264,19 @@ impl<R: Read> Thrift<'_, R> {
             11 => {
                 let n = self.varint()?;
                 if n > 0 {
+                    // Two bytes an entry at least (booleans in a map are
+                    // one byte each, as in a list).
+                    if n > (self.limit - self.read) / 2 {
+                        return Err(PAST_CHUNK.into());
+                    }
                     let kv = self.byte()?;
                     for _ in 0..n {
-                        self.skip(kv >> 4, depth + 1)?;
-                        self.skip(kv & 0x0f, depth + 1)?;
+                        for t in [kv >> 4, kv & 0x0f] {
+                            match t {
+                                1 | 2 => self.byte().map(drop)?,
+                                e => self.skip(e, depth + 1)?,
+                            }
+                        }
                     }
                 }
                 Ok(())
