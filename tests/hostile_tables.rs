@@ -541,6 +541,24 @@ fn case13_a_footer_the_decoder_panics_on_is_a_named_error() {
     );
 }
 
+/// The `table_data_file` fuzzer's 1.4 KB file whose FileMetaData field 4
+/// (the row-group list) is a boolean
+/// (`fuzz/regressions/table_data_file-footer-field-type-alloc`): polars
+/// read the next bytes as the list's header and asked for 49,790,549,120
+/// bytes, an abort under a memory cap. Refused before polars decodes it.
+#[test]
+fn case13_a_footer_field_of_another_type_is_refused_before_decoding() {
+    let bad = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/regressions/table_data_file-footer-field-type-alloc");
+    let o = queries_records_under_cap(&bad);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("field 4 of FileMetaData has Thrift type 1"),
+        "{err}"
+    );
+}
+
 #[test]
 fn case13_a_records_file_with_a_lying_footer_is_a_named_error() {
     let k = Case::new("records");

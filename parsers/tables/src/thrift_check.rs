@@ -23,7 +23,88 @@ pub fn check_footer(footer: &[u8]) -> Result<(), String> {
         pos: 0,
         declared: 0,
     };
-    w.skip(TYPE_STRUCT, 0)
+    w.typed_struct(Some(Kind::FileMetaData), 0)
+}
+
+/// The Parquet structs whose fields polars' decoder reads by the types
+/// `parquet.thrift` gives them, whatever type the encoding states: a field
+/// of another type makes it read other bytes as, say, a list header (a
+/// fuzzed 1.4 KB file's boolean field 4 of FileMetaData, read as the
+/// row-group list, asked for 49,790,549,120 bytes). Their fields must carry
+/// their own types; structs not listed here are only walked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    FileMetaData,
+    SchemaElement,
+    RowGroup,
+    ColumnChunk,
+    ColumnMetaData,
+    KeyValue,
+    Statistics,
+    PageEncodingStats,
+    SortingColumn,
+}
+
+/// What a field must be.
+#[derive(Clone, Copy, Debug)]
+enum Want {
+    /// A value of this compact type (`TYPE_BOOL_TRUE`: either boolean).
+    Is(u8),
+    /// A struct, of this kind when known.
+    Struct(Option<Kind>),
+    /// A list of this element type (structs of this kind when known).
+    List(u8, Option<Kind>),
+}
+
+/// Field `id` of a `kind` struct, as `parquet.thrift` (apache/parquet-format)
+/// declares it; `None` for fields it does not know (skipped by type).
+fn field(kind: Kind, id: i64) -> Option<Want> {
+    use Kind::*;
+    use Want::*;
+    Some(match (kind, id) {
+        (FileMetaData, 1) => Is(TYPE_I32),
+        (FileMetaData, 2) => List(TYPE_STRUCT, Some(SchemaElement)),
+        (FileMetaData, 3) => Is(TYPE_I64),
+        (FileMetaData, 4) => List(TYPE_STRUCT, Some(RowGroup)),
+        (FileMetaData, 5) => List(TYPE_STRUCT, Some(KeyValue)),
+        (FileMetaData, 6 | 9) => Is(TYPE_BINARY),
+        (FileMetaData, 7) => List(TYPE_STRUCT, None),
+        (FileMetaData, 8) => Struct(None),
+        (SchemaElement, 1 | 2 | 3 | 5 | 6 | 7 | 8 | 9) => Is(TYPE_I32),
+        (SchemaElement, 4) => Is(TYPE_BINARY),
+        (SchemaElement, 10) => Struct(None),
+        (RowGroup, 1) => List(TYPE_STRUCT, Some(ColumnChunk)),
+        (RowGroup, 2 | 3 | 5 | 6) => Is(TYPE_I64),
+        (RowGroup, 4) => List(TYPE_STRUCT, Some(SortingColumn)),
+        (RowGroup, 7) => Is(TYPE_I16),
+        (ColumnChunk, 1 | 9) => Is(TYPE_BINARY),
+        (ColumnChunk, 2 | 4 | 6) => Is(TYPE_I64),
+        (ColumnChunk, 3) => Struct(Some(ColumnMetaData)),
+        (ColumnChunk, 5 | 7) => Is(TYPE_I32),
+        (ColumnChunk, 8) => Struct(None),
+        (ColumnMetaData, 1 | 4 | 15) => Is(TYPE_I32),
+        (ColumnMetaData, 2) => List(TYPE_I32, None),
+        (ColumnMetaData, 3) => List(TYPE_BINARY, None),
+        (ColumnMetaData, 5 | 6 | 7 | 9 | 10 | 11 | 14) => Is(TYPE_I64),
+        (ColumnMetaData, 8) => List(TYPE_STRUCT, Some(KeyValue)),
+        (ColumnMetaData, 12) => Struct(Some(Statistics)),
+        (ColumnMetaData, 13) => List(TYPE_STRUCT, Some(PageEncodingStats)),
+        (ColumnMetaData, 16 | 17) => Struct(None),
+        (KeyValue, 1 | 2) => Is(TYPE_BINARY),
+        (Statistics, 1 | 2 | 5 | 6) => Is(TYPE_BINARY),
+        (Statistics, 3 | 4) => Is(TYPE_I64),
+        (Statistics, 7 | 8) => Is(TYPE_BOOL_TRUE),
+        (PageEncodingStats, 1 | 2 | 3) => Is(TYPE_I32),
+        (SortingColumn, 1) => Is(TYPE_I32),
+        (SortingColumn, 2 | 3) => Is(TYPE_BOOL_TRUE),
+        _ => return None,
+    })
+}
+
+/// Whether a value of compact type `t` is what `want` asks for.
+fn same_type(want: u8, t: u8) -> bool {
+    let bool_type = |x: u8| x == TYPE_BOOL_TRUE || x == TYPE_BOOL_FALSE;
+    want == t || (bool_type(want) && bool_type(t))
 }
 
 const TYPE_BOOL_TRUE: u8 = 1;
@@ -141,22 +222,78 @@ impl Walk<'_> {
                 }
                 Ok(())
             }
-            TYPE_STRUCT => loop {
-                let h = self.byte()?;
-                if h == 0 {
-                    return Ok(());
-                }
-                if h >> 4 == 0 {
-                    // A long-form field id (zigzag i16) follows.
-                    self.varint()?;
-                }
-                match h & 0x0F {
-                    TYPE_BOOL_TRUE | TYPE_BOOL_FALSE => {}
-                    ft => self.skip(ft, depth + 1)?,
-                }
-            },
+            TYPE_STRUCT => self.typed_struct(None, depth),
             other => Err(format!("an unknown Thrift type {other}")),
         }
+    }
+
+    /// Step over one struct, of `kind` when known: each field it declares
+    /// must have its declared type ([`field`]).
+    fn typed_struct(&mut self, kind: Option<Kind>, depth: usize) -> Result<(), String> {
+        if depth > MAX_DEPTH {
+            return Err(format!("values nested deeper than {MAX_DEPTH}"));
+        }
+        let mut last: i64 = 0;
+        loop {
+            let h = self.byte()?;
+            if h == 0 {
+                return Ok(());
+            }
+            let id = match h >> 4 {
+                // A long-form field id (zigzag i16) follows.
+                0 => {
+                    let z = self.varint()?;
+                    ((z >> 1) as i64) ^ -((z & 1) as i64)
+                }
+                d => last + i64::from(d),
+            };
+            last = id;
+            let ft = h & 0x0F;
+            let want = kind.and_then(|k| field(k, id));
+            let wrong = |want: u8| {
+                Err(format!(
+                    "field {id} of {:?} has Thrift type {ft} where Parquet's has {want}",
+                    kind.expect("known kind")
+                ))
+            };
+            match want {
+                Some(Want::Is(w)) if !same_type(w, ft) => return wrong(w),
+                Some(Want::Struct(_)) if ft != TYPE_STRUCT => return wrong(TYPE_STRUCT),
+                Some(Want::List(..)) if ft != TYPE_LIST => return wrong(TYPE_LIST),
+                _ => {}
+            }
+            match (ft, want) {
+                (TYPE_BOOL_TRUE | TYPE_BOOL_FALSE, _) => {}
+                (TYPE_STRUCT, Some(Want::Struct(k))) => self.typed_struct(k, depth + 1)?,
+                (TYPE_LIST, Some(Want::List(et, k))) => self.typed_list(et, k, depth + 1)?,
+                (ft, _) => self.skip(ft, depth + 1)?,
+            }
+        }
+    }
+
+    /// Step over a list whose elements must be of type `et` (structs of
+    /// `kind` when known).
+    fn typed_list(&mut self, et: u8, kind: Option<Kind>, depth: usize) -> Result<(), String> {
+        let h = self.byte()?;
+        let mut n = u64::from(h >> 4);
+        if n == 15 {
+            n = self.varint()?;
+        }
+        self.elements(n, "list")?;
+        let t = h & 0x0F;
+        if n > 0 && t != et {
+            return Err(format!(
+                "a list of Thrift type {t} where Parquet's elements have type {et}"
+            ));
+        }
+        for _ in 0..n {
+            if t == TYPE_STRUCT {
+                self.typed_struct(kind, depth + 1)?;
+            } else {
+                self.skip(t, depth + 1)?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -166,8 +303,9 @@ mod tests {
 
     #[test]
     fn a_list_longer_than_the_footer_is_refused() {
-        // struct { 1: list<i32> } claiming 2^40 elements in 8 bytes.
-        let mut b = vec![0x19, 0xF5];
+        // FileMetaData { 4: list<RowGroup> } claiming 2^40 elements in 8
+        // bytes.
+        let mut b = vec![0x49, 0xFC];
         let mut n: u64 = 1 << 40;
         while n >= 0x80 {
             b.push((n as u8) | 0x80);
@@ -180,14 +318,29 @@ mod tests {
     }
 
     #[test]
+    fn a_known_field_of_another_type_is_refused() {
+        // FileMetaData { 4: bool true } where field 4 is the row-group
+        // list: polars would read the next bytes as its header.
+        let e = check_footer(&[0x41, 0xF9, 0xFF, 0xFF, 0xFF, 0x0F, 0x00]).unwrap_err();
+        assert!(
+            e.contains("field 4 of FileMetaData has Thrift type 1"),
+            "{e}"
+        );
+        // The row-group list of i32 instead of structs.
+        let e = check_footer(&[0x49, 0x15, 0x02, 0x00]).unwrap_err();
+        assert!(e.contains("a list of Thrift type 5"), "{e}");
+    }
+
+    #[test]
     fn well_formed_values_pass() {
-        // struct { 1: i32 = 3, 2: list<binary> ["ab"], 3: bool true,
-        //          4: struct { 1: i64 = 1 } }
+        // FileMetaData { 1: i32 = 3, 20: list<binary> ["ab"], 21: bool
+        // true, 22: struct { 1: i64 = 1 } } (20 to 22: fields Parquet
+        // does not declare, walked by their own types)
         let b = [
             0x15, 0x06, // field 1, i32, zigzag(3)
-            0x19, 0x18, 0x02, b'a', b'b', // field 2, list of 1 binary
-            0x11, // field 3, bool true
-            0x1C, 0x16, 0x02, 0x00, // field 4, struct { 1: i64 = 1 }
+            0x09, 0x28, 0x18, 0x02, b'a', b'b', // field 20 (long form), list of 1 binary
+            0x11, // field 21, bool true
+            0x1C, 0x16, 0x02, 0x00, // field 22, struct { 1: i64 = 1 }
             0x00,
         ];
         assert_eq!(check_footer(&b), Ok(()));
