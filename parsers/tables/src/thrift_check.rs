@@ -94,7 +94,7 @@ fn field(kind: Kind, id: i64) -> Option<Want> {
         (Statistics, 1 | 2 | 5 | 6) => Is(TYPE_BINARY),
         (Statistics, 3 | 4) => Is(TYPE_I64),
         (Statistics, 7 | 8) => Is(TYPE_BOOL_TRUE),
-        (PageEncodingStats, 1 | 2 | 3) => Is(TYPE_I32),
+        (PageEncodingStats, 1..=3) => Is(TYPE_I32),
         (SortingColumn, 1) => Is(TYPE_I32),
         (SortingColumn, 2 | 3) => Is(TYPE_BOOL_TRUE),
         _ => return None,
