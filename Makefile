@@ -20,8 +20,10 @@ build:
 analyze: build
 	$${CARGO_TARGET_DIR:-target}/release/lakeaudit analyze $(LOG) $(if $(TABLES),--tables $(TABLES)) --out $(OUT)
 
-## The test suite (unit, snapshot and binary-level tests on real logs).
+## The test suite (unit, snapshot and binary-level tests on real logs), and
+## no two files of a crate importing each other (scripts/check_circles.py).
 test:
+	python3 scripts/check_circles.py
 	$(CARGO) test --workspace
 
 ## The tests on NVIDIA/spark-rapids-tools' public logs (Photon, RAPIDS,
