@@ -488,17 +488,25 @@ fn queries_records_under_cap(file: &Path) -> Output {
         .unwrap()
 }
 
+/// `fuzz/regressions/NAME` given as `--records` under the caps: it must be
+/// refused with exit 2; returns its standard error.
+fn regression_refused(name: &str) -> String {
+    let bad = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/regressions")
+        .join(name);
+    let o = queries_records_under_cap(&bad);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+    err
+}
+
 /// The fuzzer's records file whose footer's Thrift claims lengths far
 /// past its bytes (`fuzz/regressions/records_file-footer-list-alloc`:
 /// polars reserved 67 GB for it and the run aborted under a memory cap) is
 /// a named error under the cap, exit 2.
 #[test]
 fn case13_a_records_footer_claiming_lengths_past_its_bytes_is_refused_before_decoding() {
-    let bad = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fuzz/regressions/records_file-footer-list-alloc");
-    let o = queries_records_under_cap(&bad);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
+    let err = regression_refused("records_file-footer-list-alloc");
     // Refused by the footer walk: since the walk checks field types too,
     // by the first field of the wrong type (here before the long list).
     assert!(err.contains("footer does not decode: "), "{err}");
@@ -514,12 +522,8 @@ fn case13_a_records_footer_claiming_lengths_past_its_bytes_is_refused_before_dec
 /// ended (a CPU-bound hang in every Parquet reader). Refused at once now.
 #[test]
 fn case13_a_page_header_map_of_billions_of_booleans_is_refused_at_once() {
-    let bad = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fuzz/regressions/table_data_file-page-header-map-of-bools");
     let started = std::time::Instant::now();
-    let o = queries_records_under_cap(&bad);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
+    let err = regression_refused("table_data_file-page-header-map-of-bools");
     assert!(
         err.contains("runs past the end of its column chunk"),
         "{err}"
@@ -534,11 +538,7 @@ fn case13_a_page_header_map_of_billions_of_booleans_is_refused_at_once() {
 /// names the field before polars runs.
 #[test]
 fn case13_a_footer_the_decoder_panics_on_is_a_named_error() {
-    let bad = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fuzz/regressions/table_data_file-footer-bool-field-panic");
-    let o = queries_records_under_cap(&bad);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
+    let err = regression_refused("table_data_file-footer-bool-field-panic");
     assert!(
         err.contains("footer does not decode: field 7 of Statistics has Thrift type 9"),
         "{err}"
@@ -553,11 +553,7 @@ fn case13_a_footer_the_decoder_panics_on_is_a_named_error() {
 /// bytes, an abort under a memory cap. Refused before polars decodes it.
 #[test]
 fn case13_a_footer_field_of_another_type_is_refused_before_decoding() {
-    let bad = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fuzz/regressions/table_data_file-footer-field-type-alloc");
-    let o = queries_records_under_cap(&bad);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
+    let err = regression_refused("table_data_file-footer-field-type-alloc");
     assert!(
         err.contains("field 4 of FileMetaData has Thrift type 1"),
         "{err}"
