@@ -204,6 +204,20 @@ impl Walk<'_> {
                 }
                 self.elements(n, "list")?;
                 let et = h & 0x0F;
+                if n > 0 && matches!(et, TYPE_BOOL_TRUE | TYPE_BOOL_FALSE) {
+                    // The compact protocol gives each boolean element one
+                    // byte; polars' decoder, skipping a field Parquet does
+                    // not declare, reads them as no bytes, so it would walk
+                    // the rest of the footer out of step with this check
+                    // and loop over whatever count it then finds (2^31
+                    // empty steps: fuzz/regressions/
+                    // table_data_file-footer-slow-decode). Parquet's footer
+                    // declares no list of booleans.
+                    return Err(format!(
+                        "a list of {n} booleans in a field Parquet does not declare \
+                         (the decoder would misread the rest of the footer)"
+                    ));
+                }
                 for _ in 0..n {
                     self.skip(et, depth + 1)?;
                 }
@@ -329,6 +343,18 @@ mod tests {
         // The row-group list of i32 instead of structs.
         let e = check_footer(&[0x49, 0x15, 0x02, 0x00]).unwrap_err();
         assert!(e.contains("a list of Thrift type 5"), "{e}");
+    }
+
+    #[test]
+    fn a_list_of_booleans_in_an_undeclared_field_is_refused() {
+        // FileMetaData { 20: list<bool> [true, false] }: one byte each here,
+        // none in polars' skip, which would then read the Stop byte's
+        // successors as fields.
+        let b = [0x09, 0x28, 0x21, 0x01, 0x02, 0x00];
+        let e = check_footer(&b).unwrap_err();
+        assert!(e.contains("a list of 2 booleans"), "{e}");
+        // An empty one is read alike by both.
+        assert_eq!(check_footer(&[0x09, 0x28, 0x01, 0x00]), Ok(()));
     }
 
     #[test]
