@@ -292,14 +292,35 @@ pub struct PlanArgs {
     #[arg(long, value_name = "BYTES", value_parser = positive_size, allow_hyphen_values = true)]
     pub target_size: Option<u64>,
     /// How the tables given with `--tables` are priced: `measured` (what
-    /// their scans would skip on a min/max engine, simulated from their
-    /// statistics and rows; joins skip nothing by themselves there) or
+    /// their scans would skip under `--engine`'s model, simulated from
+    /// their statistics and rows) or
     /// `assumed` (the constant `--scan-reduction` of every join's bytes,
     /// as for tables without statistics; closer to engines that prune
     /// files by the join's build-side values, such as Databricks' dynamic
     /// file pruning, which lakeaudit does not simulate yet).
     #[arg(long, value_enum, default_value_t = planner::Pricing::Measured)]
     pub pricing: planner::Pricing,
+    /// The engine model the audited tables' scans are priced by: `auto`
+    /// (the model each table's logged file counts fit, else `values` where
+    /// Databricks ran the scan and `minmax` elsewhere), `none`, `minmax`,
+    /// `join-range` or `values` (see `lakeaudit whatif --engine`). Give
+    /// the model of the engine that will read the rewritten tables when
+    /// it is not the one that wrote the logs (a Delta table the logs read
+    /// as plain Parquet, to be read by a Delta reader: `minmax`).
+    #[arg(long, value_name = "MODEL", default_value = "auto", value_parser = one_engine)]
+    pub engine: skipping::workload::EngineChoice,
+}
+
+/// `--engine` of `plan` and `analyze`: one model, not `all`.
+fn one_engine(s: &str) -> Result<skipping::workload::EngineChoice, String> {
+    use clap::ValueEnum;
+    use skipping::workload::EngineChoice;
+    match EngineChoice::from_str(s, false) {
+        Ok(EngineChoice::All) | Err(_) => Err(format!(
+            "{s:?} is not one of auto, none, minmax, join-range, values (the plan prices by one model)"
+        )),
+        Ok(e) => Ok(e),
+    }
 }
 
 /// The size below which a table known only from the logs is left alone

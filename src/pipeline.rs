@@ -132,6 +132,7 @@ pub fn planning<'a>(
                 r,
                 priced,
                 score.allow_outside_table,
+                args.engine.engines(),
                 (args.rewriter, args.target_size),
             )
         })?,

@@ -453,6 +453,11 @@ fn analyze_writes_skipping_and_layout_quality_that_tell_sorted_from_random() {
             "81920",
             "--min-table-size",
             "0",
+            // The fixture's Spark read the Delta tables as plain Parquet
+            // (every file; calibration fits `none`); priced for a Delta
+            // reader instead.
+            "--engine",
+            "minmax",
             "--out",
             &out,
         ]);
@@ -718,29 +723,50 @@ fn rewriters_refuse_what_they_cannot_do() {
 /// as plain JSON lines under `dir/events/`, naming the fixture's table
 /// directory where the run named its own.
 fn parquet_read_log(dir: &str) -> (String, String) {
-    let fixture = testdata::data("calibration/parquet-read");
+    let logs = fixture_logs(dir, "calibration/parquet-read", &["events"]);
+    (logs[0].clone(), delta_dir("calibration/parquet-read"))
+}
+
+/// `FIXTURE/delta`, the table directory of a calibration fixture.
+fn delta_dir(fixture: &str) -> String {
+    testdata::data(fixture)
+        .join("delta")
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The event logs of a calibration fixture (`FIXTURE/SUB/*.zstd`, one per
+/// sub-directory) as plain JSON lines under `dir/SUB/`, naming the
+/// fixture's table directory (`FIXTURE/delta/events`) where the run named
+/// its own (`expected.json`'s `table_dir`); returns the directories.
+fn fixture_logs(dir: &str, fixture: &str, subs: &[&str]) -> Vec<String> {
+    let fixture = testdata::data(fixture);
     let expected: Value =
         serde_json::from_str(&std::fs::read_to_string(fixture.join("expected.json")).unwrap())
             .unwrap();
     let old = expected["table_dir"].as_str().unwrap().to_string();
-    let table = fixture.join("delta").join("events");
-    let new = table.to_string_lossy().into_owned();
-    let events = fixture.join("events");
-    let log = std::fs::read_dir(&events)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.extension().is_some_and(|x| x == "zstd"))
-        .unwrap();
-    let text =
-        String::from_utf8(zstd::decode_all(&std::fs::read(log).unwrap()[..]).unwrap()).unwrap();
-    assert!(text.contains(&old));
-    let out = std::path::Path::new(dir).join("events");
-    std::fs::create_dir_all(&out).unwrap();
-    std::fs::write(out.join("app.log"), text.replace(&old, &new)).unwrap();
-    (
-        out.to_string_lossy().into_owned(),
-        fixture.join("delta").to_string_lossy().into_owned(),
-    )
+    let new = fixture
+        .join("delta")
+        .join("events")
+        .to_string_lossy()
+        .into_owned();
+    subs.iter()
+        .map(|sub| {
+            let log = std::fs::read_dir(fixture.join(sub))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .find(|p| p.extension().is_some_and(|x| x == "zstd"))
+                .unwrap();
+            let text =
+                String::from_utf8(zstd::decode_all(&std::fs::read(log).unwrap()[..]).unwrap())
+                    .unwrap();
+            assert!(text.contains(&old));
+            let out = std::path::Path::new(dir).join(sub);
+            std::fs::create_dir_all(&out).unwrap();
+            std::fs::write(out.join("app.log"), text.replace(&old, &new)).unwrap();
+            out.to_string_lossy().into_owned()
+        })
+        .collect()
 }
 
 #[test]
@@ -788,6 +814,120 @@ fn calibration_finds_that_a_parquet_read_skips_nothing() {
     }
     assert!(
         err.contains("(spark): none reproduces the logged file counts: 4 of 4 scans exact"),
+        "{err}"
+    );
+}
+
+#[test]
+fn verify_measures_a_deltalake_z_order_and_predicts_it_with_the_fitted_model() {
+    // deltalake's optimize.z_order rewrote 8 files into 4 between two
+    // Spark 4 runs of the same four queries, each reading the live files
+    // through Spark's Parquet source (tests/data/calibration/delta-zorder).
+    let dir = tempdir("verify-delta-zorder");
+    let fixture = "calibration/delta-zorder";
+    let logs = fixture_logs(&dir, fixture, &["before", "after"]);
+    let expected: Value = serde_json::from_str(&testdata::read_to_string(&format!(
+        "{fixture}/expected.json"
+    )))
+    .unwrap();
+    let (before, after) = (
+        expected["files_before"].as_u64().unwrap(),
+        expected["files_after"].as_u64().unwrap(),
+    );
+    assert!(after < before, "{expected}");
+    let o = run(&[
+        "verify",
+        &logs[0],
+        &logs[1],
+        "--tables",
+        &delta_dir(fixture),
+        "--format",
+        "jsonl",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    let rows = jsonl(&String::from_utf8(o.stdout).unwrap());
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    let r = &rows[0];
+    assert_eq!(r["operation"], "OPTIMIZE", "{r}");
+    assert_eq!(r["version"], expected["rewrite_version"], "{r}");
+    assert_eq!(r["files_removed"], before, "{r}");
+    assert_eq!(r["files_added"], after, "{r}");
+    assert_eq!(r["queries_compared"], 4, "{r}");
+    assert_eq!(
+        (&r["scans_before"], &r["scans_after"]),
+        (&4.into(), &4.into()),
+        "{r}"
+    );
+    // Measured: every scan read every live file, before and after.
+    assert_eq!(r["files_per_run_before"], (4 * before) as f64, "{r}");
+    assert_eq!(r["files_per_run_after"], (4 * after) as f64, "{r}");
+    assert_eq!(r["verdict"], "paid", "{r}");
+    // Predicted from the snapshot before, with the model the scans before
+    // fit (Spark's Parquet source: `none`, every file) and the rewrite's
+    // own file size: the same counts. The scans after the rewrite read
+    // another snapshot and are not calibrated against the files before.
+    assert_eq!(
+        r["predicted_files_before"], r["files_per_run_before"],
+        "{r}"
+    );
+    assert_eq!(r["predicted_files_after"], r["files_per_run_after"], "{r}");
+    // deltalake's commit does not name the Z-order columns: the key is
+    // inferred from the new files and the queries' filters.
+    assert_eq!(r["key_source"], "inferred", "{r}");
+}
+
+#[test]
+fn the_plan_prices_a_table_with_the_model_its_logged_counts_fit() {
+    // Spark 4 read the Delta table's directory as plain Parquet: every
+    // scan read all 8 files, so no layout makes that engine read fewer
+    // (calibration fits `none`), where a Delta reader (`minmax`) would.
+    let dir = tempdir("plan-calibrated");
+    let (log, tables) = parquet_read_log(&dir);
+    let plan = |engine: &str| -> Value {
+        let o = run(&[
+            "plan",
+            &log,
+            "--tables",
+            &tables,
+            "--min-table-size",
+            "0",
+            "--engine",
+            engine,
+            "--format",
+            "json",
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let measured = |p: &Value| -> Vec<Value> { p["measured"].as_array().unwrap().clone() };
+    let auto = plan("auto");
+    let rows = measured(&auto);
+    assert!(!rows.is_empty(), "{auto}");
+    // Today every scan reads the whole table, as the logs say, and after
+    // any rewrite it still does (fewer files, the same bytes).
+    for m in &rows {
+        assert_eq!(m["engine"], "none", "{m}");
+        assert_eq!(m["bytes_now"], m["bytes_scanned_table"], "{m}");
+        assert_eq!(m["bytes_after"], m["bytes_now"], "{m}");
+    }
+    // A Delta reader skips most of the day-ordered files today.
+    let minmax = plan("minmax");
+    let rows = measured(&minmax);
+    assert!(!rows.is_empty(), "{minmax}");
+    for m in &rows {
+        assert_eq!(m["engine"], "minmax", "{m}");
+        assert!(
+            m["bytes_now"].as_u64() < m["bytes_scanned_table"].as_u64(),
+            "{m}"
+        );
+    }
+    // One model prices a plan: `all` is a usage error naming the others.
+    let o = run(&["plan", &log, "--tables", &tables, "--engine", "all"]);
+    assert_eq!(o.status.code(), Some(64));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("auto, none, minmax, join-range, values"),
         "{err}"
     );
 }

@@ -93,6 +93,8 @@ impl Snapshot {
             bytes_removed: count("removed-files-size"),
             bytes_added: count("added-files-size"),
             key: Vec::new(),
+            engine: text("engine-name").map(crate::model::engine_text),
+            target_size: None,
         }
     }
 }

@@ -301,6 +301,22 @@ pub struct Commit {
     /// The columns the commit names as its layout (Delta `zOrderBy`,
     /// `clusterBy`); empty when it names none.
     pub key: Vec<String>,
+    /// What wrote it, as the commit says (at most 200 characters): Delta
+    /// `commitInfo.engineInfo` (`delta-rs:py-1.6.6`, `Apache-Spark/3.5.1
+    /// Delta-Lake/3.2.0`, `Databricks-Runtime/15.4.x`), Iceberg's summary
+    /// `engine-name` (`spark`); `None` when it says nothing.
+    pub engine: Option<String>,
+    /// The target file size the commit names, bytes (delta-rs'
+    /// `operationParameters.targetSize`: the buffered, uncompressed bytes
+    /// at which its writer closes a file); `None` when it names none.
+    pub target_size: Option<u64>,
+}
+
+/// A commit's engine text as kept in [`Commit::engine`]: its first 200
+/// characters (the name is someone else's; a history may repeat it in
+/// every commit).
+pub(crate) fn engine_text(s: &str) -> String {
+    s.chars().take(200).collect()
 }
 
 impl TableState {

@@ -654,7 +654,7 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
                 @if !d.calibration.is_empty() {
                     section id="calibration" {
                         h2 { "Engine calibration" }
-                        p class="muted" { "Per audited table and engine: each model's files read on the current layout against the engine's own count of every scan of the current snapshot (scans of other snapshots left out). " code { "whatif --engine auto" } " uses the model that fits; the plan's prices use the default rule. Details: " code { "calibration.csv" } "." }
+                        p class="muted" { "Per audited table and engine: each model's files read on the current layout against the engine's own count of every scan of the current snapshot (scans of other snapshots left out). " code { "whatif --engine auto" } " and the plan's prices use the model that fits (the default rule where no scan was compared). Details: " code { "calibration.csv" } "." }
                         div class="table-wrap" { table id="calibration-models" {
                             thead { tr {
                                 th { "table" } th { "engine" } th class="num" { "scans compared" } th class="num" { "other snapshots" }

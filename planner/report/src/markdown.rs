@@ -337,7 +337,7 @@ fn calibration_section(s: &mut String, rows: &[skipping::calibrate::Calibration]
     let _ = writeln!(s, "## Engine calibration\n");
     let _ = writeln!(
         s,
-        "Per audited table and engine: each model's files read on the current layout against the engine's own count of every scan of the current snapshot (scans of other snapshots left out). `whatif --engine auto` uses the model that fits; the plan's prices use the default rule. Details: `calibration.csv`.\n"
+        "Per audited table and engine: each model's files read on the current layout against the engine's own count of every scan of the current snapshot (scans of other snapshots left out). `whatif --engine auto` and the plan's prices use the model that fits (the default rule where no scan was compared). Details: `calibration.csv`.\n"
     );
     let _ = writeln!(
         s,

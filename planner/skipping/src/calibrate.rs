@@ -231,21 +231,7 @@ pub fn fit(
             }
         })
         .collect();
-    let default = runner.default_model();
-    let fitted = (n > 0)
-        .then(|| {
-            models
-                .iter()
-                .min_by(|a, b| {
-                    b.exact
-                        .cmp(&a.exact)
-                        .then(a.mean_abs_error.total_cmp(&b.mean_abs_error))
-                        .then((a.model != default).cmp(&(b.model != default)))
-                        .then(a.model.cmp(&b.model))
-                })
-                .map(|m| m.model)
-        })
-        .flatten();
+    let fitted = choose(&models, n, runner.default_model());
     Calibration {
         table,
         table_id,
@@ -255,6 +241,61 @@ pub fn fit(
         bad_counts,
         models,
         fitted,
+    }
+}
+
+/// The model that fits: the most exact predictions, then the smaller mean
+/// absolute error, then `default`, then the simpler model; `None` when
+/// no scan (`n`) was compared.
+fn choose(models: &[ModelFit], n: u64, default: Engine) -> Option<Engine> {
+    if n == 0 {
+        return None;
+    }
+    models
+        .iter()
+        .min_by(|a, b| {
+            b.exact
+                .cmp(&a.exact)
+                .then(a.mean_abs_error.total_cmp(&b.mean_abs_error))
+                .then((a.model != default).cmp(&(b.model != default)))
+                .then(a.model.cmp(&b.model))
+        })
+        .map(|m| m.model)
+}
+
+/// Two calibrations of one table under one engine, each on its own
+/// snapshot (before and after a rewrite: `verify`), as one fit over the
+/// scans of both. A layout that reads every file alike cannot tell `none`
+/// from `minmax` (every file spans every filter); the other snapshot's
+/// scans may. `scans_other_snapshot` counts the scans `a` left out that
+/// `b` did not compare.
+pub fn merge(a: &Calibration, b: &Calibration) -> Calibration {
+    let n = a.scans_compared + b.scans_compared;
+    let models: Vec<ModelFit> = a
+        .models
+        .iter()
+        .zip(&b.models)
+        .map(|(x, y)| ModelFit {
+            model: x.model,
+            exact: x.exact + y.exact,
+            mean_abs_error: if n == 0 {
+                0.0
+            } else {
+                (x.mean_abs_error * a.scans_compared as f64
+                    + y.mean_abs_error * b.scans_compared as f64)
+                    / n as f64
+            },
+        })
+        .collect();
+    Calibration {
+        table: a.table.clone(),
+        table_id: a.table_id.clone(),
+        runner: a.runner,
+        scans_compared: n,
+        scans_other_snapshot: a.scans_other_snapshot.saturating_sub(b.scans_compared),
+        bad_counts: a.bad_counts.max(b.bad_counts),
+        fitted: choose(&models, n, a.runner.default_model()),
+        models,
     }
 }
 
@@ -275,6 +316,41 @@ mod tests {
 
     fn c(logged: u64, predicted: [u64; 4]) -> Compared {
         Compared { logged, predicted }
+    }
+
+    #[test]
+    fn the_other_snapshot_breaks_a_tie_the_first_cannot() {
+        // Before a rewrite every file spans every filter: none and minmax
+        // both read all 8 files; the default rule would choose minmax.
+        let before = fit(
+            "t".into(),
+            "t".into(),
+            Runner::Spark,
+            &[c(8, [8, 8, 8, 8]), c(8, [8, 8, 8, 8])],
+            2,
+            0,
+        );
+        assert_eq!(before.fitted, Some(Engine::MinMax));
+        // After it, the engine still read all 4 files where minmax skips.
+        let after = fit(
+            "t".into(),
+            "t".into(),
+            Runner::Spark,
+            &[c(4, [4, 1, 1, 1]), c(4, [4, 2, 2, 2])],
+            2,
+            0,
+        );
+        let both = merge(&before, &after);
+        assert_eq!(both.fitted, Some(Engine::None));
+        assert_eq!(both.scans_compared, 4);
+        assert_eq!(both.scans_other_snapshot, 0);
+        let none = &both.models[0];
+        assert_eq!(
+            (none.model, none.exact, none.mean_abs_error),
+            (Engine::None, 4, 0.0)
+        );
+        let minmax = &both.models[1];
+        assert_eq!((minmax.exact, minmax.mean_abs_error), (2, 1.25));
     }
 
     #[test]

@@ -33,6 +33,17 @@ pub enum Rewriter {
     IcebergSpark,
 }
 
+impl From<Rewriter> for RewriterChoice {
+    fn from(r: Rewriter) -> Self {
+        match r {
+            Rewriter::SparkDelta => RewriterChoice::SparkDelta,
+            Rewriter::Databricks => RewriterChoice::Databricks,
+            Rewriter::DeltaRs => RewriterChoice::DeltaRs,
+            Rewriter::IcebergSpark => RewriterChoice::IcebergSpark,
+        }
+    }
+}
+
 /// `--rewriter`: which rewriter the layouts are predicted for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
@@ -426,6 +437,29 @@ fn parse_property_size(v: &str) -> Option<u64> {
         _ => return None,
     };
     n.checked_mul(mul).filter(|&n| n > 0)
+}
+
+/// The rewriter a commit's engine names ([`tables::Commit::engine`]), for
+/// the format it wrote: deltalake's `delta-rs:py-…`, Databricks'
+/// `Databricks-Runtime/…`, Delta on Spark's `Apache-Spark/… Delta-Lake/…`,
+/// Iceberg's `spark`. `None` for any other.
+///
+/// ```
+/// use skipping::rewriter::{of_engine, Rewriter};
+/// use tables::Format;
+/// assert_eq!(of_engine("delta-rs:py-1.6.6", Format::Delta), Some(Rewriter::DeltaRs));
+/// assert_eq!(of_engine("spark", Format::Iceberg), Some(Rewriter::IcebergSpark));
+/// assert_eq!(of_engine("trino", Format::Iceberg), None);
+/// ```
+pub fn of_engine(engine: &str, format: Format) -> Option<Rewriter> {
+    let e = engine.trim();
+    match format {
+        Format::Delta if e.starts_with("delta-rs") => Some(Rewriter::DeltaRs),
+        Format::Delta if e.starts_with("Databricks-Runtime") => Some(Rewriter::Databricks),
+        Format::Delta if e.starts_with("Apache-Spark") => Some(Rewriter::SparkDelta),
+        Format::Iceberg if e.eq_ignore_ascii_case("spark") => Some(Rewriter::IcebergSpark),
+        _ => None,
+    }
 }
 
 /// The rewriter `choice` stands for on table `t`, whose workload ran on

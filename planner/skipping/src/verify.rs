@@ -566,7 +566,24 @@ fn verify_into(data: &mut Ingested<Exec>, paths: &[PathBuf], opts: &VerifyOption
                     row.key_source = Some(source);
                     let before = at_version(&t, &read_opts(c.parent));
                     match before {
-                        Ok(before) => predict(data, before, &key, c, opts, &runs, &mut row),
+                        Ok(mut before) => {
+                            // The history is the table's, not the snapshot's:
+                            // a Delta snapshot read by time travel lists only
+                            // the commits up to it, so every later scan would
+                            // seem to read it, and the calibration would fit
+                            // the scans after the rewrite to the files before.
+                            before.history = t.history.clone();
+                            let after = after_snapshot.ok().map(|mut a| {
+                                a.history = t.history.clone();
+                                a
+                            });
+                            let p = Prediction {
+                                key: &key,
+                                commit: c,
+                                runs: &runs,
+                            };
+                            predict(data, before, after, &p, opts, &mut row)
+                        }
                         Err(e) => row.prediction_note = Some(e.to_string()),
                     }
                 }
@@ -651,35 +668,113 @@ fn key_of(
 /// A run: application id and execution id.
 type Run = (String, u64);
 
+/// What a prediction is of: the rewrite's key, its commit, and the runs
+/// before and after it of the queries that ran on both sides.
+struct Prediction<'a> {
+    key: &'a [String],
+    commit: &'a tables::Commit,
+    runs: &'a BTreeSet<Run>,
+}
+
 /// The what-if on the snapshot before: its files as they were, and the
-/// key simulated from its rows, for the runs before.
+/// key simulated from its rows, for the runs before, under the engine
+/// model the table's logged counts fit on both snapshots (`after`: the
+/// rewrite's own; [`crate::calibrate::merge`]).
 fn predict(
     data: &mut Ingested<Exec>,
     before: tables::TableState,
-    key: &[String],
-    c: &tables::Commit,
+    after: Option<tables::TableState>,
+    p: &Prediction,
     opts: &VerifyOptions,
-    runs: &BTreeSet<Run>,
     row: &mut VerifyRow,
 ) {
+    let (key, c, runs) = (p.key, p.commit, p.runs);
     let name = before.name.clone();
-    // The rewrite's own file size: what it wrote per file.
-    let target_size = match (c.bytes_added, c.files_added) {
+    // The rewrite's own target where its commit names one (delta-rs),
+    // else what it wrote per file.
+    let written = match (c.bytes_added, c.files_added) {
         (Some(b), Some(n)) if n > 0 && b > 0 => Some(b.div_ceil(n)),
         _ => None,
     };
-    let o = Options {
+    let target_size = c.target_size.or(written);
+    // The rewriter the commit names (deltalake's `engineInfo`, Iceberg's
+    // `engine-name`), else the table's usual one.
+    let named = c
+        .engine
+        .as_deref()
+        .and_then(|e| crate::rewriter::of_engine(e, before.format()));
+    let mut o = Options {
         engines: Engines::Auto,
         build_rows: DEFAULT_BUILD_ROWS,
         sample_rows: opts.sample_rows.unwrap_or(DEFAULT_SAMPLE_ROWS),
-        current_only: false,
+        current_only: true,
         allow_outside_table: opts.allow_outside_table,
-        rewriter: crate::rewriter::RewriterChoice::Auto,
+        rewriter: named.map_or(crate::rewriter::RewriterChoice::Auto, Into::into),
         target_size,
     };
-    let layout = vec![(name, key.to_vec())];
     let (errors_before, warnings_before) = (data.errors.len(), data.warnings.len());
-    let w = rows_of(data, &o, &layout, (vec![Ok(before)], Vec::new()), true);
+    // The scans after the rewrite against its own snapshot: calibration
+    // only (their warnings are the prediction's own, said below).
+    let calibrated_after = after
+        .map(|a| rows_of(data, &o, &[], (vec![Ok(a)], Vec::new()), false).calibration)
+        .unwrap_or_default();
+    data.errors.truncate(errors_before);
+    data.warnings.truncate(warnings_before);
+    // Every model on the snapshot before and the key; the rows of the
+    // model that fits both sides are kept.
+    o.engines = Engines::Fixed(crate::calibrate::MODELS.to_vec());
+    o.current_only = false;
+    let layout = vec![(name, key.to_vec())];
+    let mut w = rows_of(data, &o, &layout, (vec![Ok(before)], Vec::new()), true);
+    let fits: BTreeMap<(String, crate::calibrate::Runner), crate::calibrate::Calibration> = w
+        .calibration
+        .iter()
+        .map(|b| {
+            let both = calibrated_after
+                .iter()
+                .find(|a| a.table_id == b.table_id && a.runner == b.runner)
+                .map_or_else(|| b.clone(), |a| crate::calibrate::merge(b, a));
+            ((b.table_id.clone(), b.runner), both)
+        })
+        .collect();
+    let runner: BTreeMap<Run, crate::calibrate::Runner> = data
+        .records
+        .iter()
+        .map(|e| &e.record)
+        .filter(|r| runs.contains(&(r.app_id.clone(), r.execution_id)))
+        .map(|r| {
+            (
+                (r.app_id.clone(), r.execution_id),
+                crate::calibrate::Runner::of(r),
+            )
+        })
+        .collect();
+    w.rows.retain(|r| {
+        let Some(&by) = runner.get(&(r.app_id.clone(), r.execution_id)) else {
+            return false;
+        };
+        let model = fits
+            .get(&(r.table_id.clone(), by))
+            .map_or(by.default_model(), |f| f.model().0);
+        r.engine == model
+    });
+    let models: Vec<String> = fits
+        .values()
+        .map(|f| match (f.model(), f.share_exact()) {
+            ((m, true), Some(share)) => format!(
+                "engine model {} ({}: {:.0}% of {} scans before and after exact)",
+                m.as_str(),
+                f.runner.as_str(),
+                share * 100.0,
+                f.scans_compared
+            ),
+            ((m, _), _) => format!(
+                "engine model {} ({}: the default rule, no logged count to fit)",
+                m.as_str(),
+                f.runner.as_str()
+            ),
+        })
+        .collect();
     let simulated = key.join(",");
     let of = |layout: &str| -> Vec<&ScanRow> {
         w.rows
@@ -728,10 +823,26 @@ fn predict(
     row.predicted_files_after = Some(per_run(&sim, |r| r.files_read));
     row.predicted_bytes_before = Some(per_run(&now, |r| r.bytes_read));
     row.predicted_bytes_after = Some(per_run(&sim, |r| r.bytes_read));
-    if let Some(size) = target_size {
-        row.prediction_note = Some(format!(
-            "simulated with the rewrite's own file size ({size} bytes per file written)"
-        ));
+    let rewriter = sim.iter().find_map(|r| r.rewriter).map(|r| {
+        let whose = if named.is_some() {
+            "the commit's engine"
+        } else {
+            "the table's usual rewriter"
+        };
+        format!("as {} writes it ({whose})", r.as_str())
+    });
+    let size = match (c.target_size, written) {
+        (Some(t), _) => Some(format!(
+            "with the rewrite's own target file size ({t} bytes, as its commit names it)"
+        )),
+        (None, Some(w)) => Some(format!(
+            "with the rewrite's own file size ({w} bytes per file written)"
+        )),
+        (None, None) => None,
+    };
+    let how: Vec<String> = rewriter.into_iter().chain(size).chain(models).collect();
+    if !how.is_empty() {
+        row.prediction_note = Some(format!("simulated {}", how.join(", ")));
     }
 }
 

@@ -730,18 +730,20 @@ pub fn read_tables(
 
 /// What `--tables` measures for `plan` and `analyze`, on the tables the
 /// audit read (which reports their errors): the generated candidates of
-/// every audited table under each execution's engine
-/// ([`Engines::Rule`]: the calibration is reported, not yet priced), and
-/// for the planner the measured keys (none unless `priced`).
+/// every audited table under `engines` (one model per scan: with
+/// [`Engines::Auto`], the model the table's logged counts fit, else the
+/// default rule), and for the planner the measured keys (none unless
+/// `priced`).
 pub fn measure(
     data: &mut Ingested<Exec>,
     read: ReadTables,
     priced: bool,
     allow_outside_table: bool,
+    engines: Engines,
     (rewriter, target_size): (RewriterChoice, Option<u64>),
 ) -> (Whatif, Vec<planner::MeasuredKey>) {
     let opts = Options {
-        engines: Engines::Rule,
+        engines,
         build_rows: DEFAULT_BUILD_ROWS,
         sample_rows: DEFAULT_SAMPLE_ROWS,
         current_only: false,

@@ -283,6 +283,8 @@ fn commit_info(version: u64, info: &serde_json::Value) -> crate::Commit {
         bytes_removed: metric(&["numRemovedBytes"]).or_else(|| total("filesRemoved")),
         bytes_added: metric(&["numAddedBytes"]).or_else(|| total("filesAdded")),
         key,
+        engine: info["engineInfo"].as_str().map(crate::model::engine_text),
+        target_size: number(&params["targetSize"]).filter(|&n| n > 0),
     }
 }
 
