@@ -10,7 +10,7 @@ TABLES ?= $(if $(filter samples samples/,$(LOG)),samples/warehouse,)
 # by scripts/make_bench_log.py with real pyspark when missing).
 BENCH_LOG ?= target/bench/big-eventlog
 
-.PHONY: analyze test test-public bench bench-tables bench-skipping ci fmt clippy planner-eval build spark-venv tables-venv test-spark report-check iceberg-venv test-sql-spark wheel wheel-dev test-wheel maturin-venv test-stores
+.PHONY: analyze test test-public bench bench-tables bench-skipping bench-whatif ci fmt clippy planner-eval build spark-venv tables-venv test-spark report-check iceberg-venv test-sql-spark wheel wheel-dev test-wheel maturin-venv test-stores
 
 build:
 	$(CARGO) build --release --bin lakeaudit
@@ -64,6 +64,15 @@ BENCH_SKIPPING_SF ?= 1
 BENCH_SKIPPING_OUT ?= target/bench-skipping
 bench-skipping: build
 	scripts/skipping/run.sh $(BENCH_SKIPPING_SF) $(BENCH_SKIPPING_OUT)
+
+## `lakeaudit whatif` with every rewriter on TPC-H at BENCH_WHATIF_SF (5
+## candidate layouts per table, --threads 1): wall time and peak RSS per
+## rewriter in target/rewriters/bench-whatif-sf<SF>.md. Generates the Delta
+## and Iceberg tables and their Spark logs when missing (about 15 minutes at
+## SF 1 on 2 cores; needs java 17).
+BENCH_WHATIF_SF ?= 1
+bench-whatif: build
+	scripts/skipping/bench_whatif.sh $(BENCH_WHATIF_SF)
 
 TABLES_VENV ?= .venv/tables
 

@@ -194,15 +194,23 @@ def main():
     ap.add_argument("--out", required=True, help="output directory (emptied first)")
     ap.add_argument("--target", type=int, default=1 << 20, help="target file size, bytes")
     ap.add_argument("--seed", type=int, default=42)
-    ap.add_argument("--layout", action="append", required=True,
+    ap.add_argument("--layout", action="append", default=[],
                     help="NAME=TABLE:COL[,COL...][;TABLE:COLS]")
+    ap.add_argument("--before-only", action="store_true",
+                    help="write the tables and run the workload once (no rewrite): "
+                         "lakeaudit's input alone, as the whatif benchmark needs")
     args = ap.parse_args()
+    if not args.layout and not args.before_only:
+        ap.error("give --layout (one or more) or --before-only")
     out = os.path.abspath(args.out)
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(os.path.join(out, "local"))
     qs = queries(args.queries)
     layouts = parse_layouts(args.layout)
     before(args, out, qs)
+    if args.before_only:
+        shutil.rmtree(os.path.join(out, "local"), ignore_errors=True)
+        return
     files = after(args, out, qs, layouts)
     (log,) = glob.glob(os.path.join(out, "events-after", "*"))
     counts = iceberg_counts(log_lines(log))
