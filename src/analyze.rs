@@ -40,7 +40,7 @@ pub struct DriftArgs {
     pub score: crate::cli::ScoreArgs,
     /// Window length; the last window ends at the last execution.
     #[arg(long, value_name = "LENGTH", default_value = "7d", value_parser = cli::window, allow_hyphen_values = true)]
-    pub window: String,
+    pub window: cli::Window,
     #[command(flatten)]
     pub drift: DriftFlags,
     /// Exit 1 when a re-plan is due (as `git diff --exit-code` exits 1 on
@@ -105,7 +105,7 @@ pub fn drift(a: &DriftArgs) -> Result<DriftOutcome> {
     let (inputs, score, window) = (&a.inputs, &a.score, &a.window);
     let (format, out) = (a.out.format()?, a.out.path());
     let keep = a.drift.keep()?;
-    let mut data = pipeline::load(inputs, &pipeline::range(score)?)?;
+    let mut data = pipeline::load(inputs, &pipeline::range(score))?;
     let stats = pipeline::table_inputs(score, &mut data, false)?.stats;
     let rows = pipeline::fold(&data, score, &stats, Some(window), keep, |_| Ok(()))?.drift;
     match format {
@@ -135,7 +135,7 @@ pub fn run(a: &Args) -> Result<bool> {
     // queries.parquet is written as the executions stream by.
     let mut qp = output::open_out(Some(&out.file("queries.parquet")))?;
     let mut rows = report::columns::ParquetRecords::new(&mut qp);
-    let mut data = pipeline::load(&a.inputs, &pipeline::range(&a.score)?)?;
+    let mut data = pipeline::load(&a.inputs, &pipeline::range(&a.score))?;
     let p = pipeline::planning(&mut data, &a.score, &a.plan, keep, |e| Ok(rows.push(e)?))?;
     rows.finish()?;
     match data.left_out("queries.parquet") {
@@ -182,7 +182,7 @@ pub fn run(a: &Args) -> Result<bool> {
         drift: &p.folded.drift,
         drift_threshold: a.drift.threshold,
         drift_settle: a.drift.settle,
-        window: &a.plan.window,
+        window: &a.plan.window.text,
         planned: &p.planned,
         money: &p.money,
         verify: &verified,

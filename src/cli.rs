@@ -95,11 +95,29 @@ pub fn positive_size(s: &str) -> Result<u64, String> {
     }
 }
 
-/// A window length (`--window`): checked here, kept as the user wrote it
-/// (the reports print it).
-pub fn window(s: &str) -> Result<String, String> {
+/// A window length (`--window`), parsed once: its milliseconds, and the
+/// text as the user wrote it (the reports print it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Window {
+    /// The length, ms (above zero).
+    pub ms: i64,
+    /// As given (`7d`).
+    pub text: String,
+}
+
+impl std::fmt::Display for Window {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+/// `--window`: a [`Window`].
+pub fn window(s: &str) -> Result<Window, String> {
     workload::time::parse_duration(s)
-        .map(|_| s.to_string())
+        .map(|ms| Window {
+            ms,
+            text: s.to_string(),
+        })
         .map_err(|e| match e {
             workload::Error::Duration { reason, .. } => reason,
             other => other.to_string(),
@@ -122,10 +140,9 @@ pub fn store_timeout(s: &str) -> Result<std::time::Duration, String> {
     }
 }
 
-/// A time flag (`--since`, `--until`): checked here, parsed again where
-/// it is used.
-pub fn time(s: &str) -> Result<String, String> {
-    workload::time::parse_time(s).map(|_| s.to_string()).map_err(|_| {
+/// A time flag (`--since`, `--until`), parsed once: epoch ms.
+pub fn time(s: &str) -> Result<i64, String> {
+    workload::time::parse_time(s).map_err(|_| {
         "expected epoch milliseconds, a date (2026-10-05), a UTC date-time (2026-10-05T09:00:00Z, 2026-10-05 09:00) or one with an offset (2026-10-05T11:00:00+02:00)".to_string()
     })
 }
@@ -205,10 +222,10 @@ pub struct ScoreArgs {
     /// Only executions starting at or after this time (epoch ms,
     /// YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ, UTC).
     #[arg(long, value_name = "TIME", value_parser = time, allow_hyphen_values = true)]
-    pub since: Option<String>,
+    pub since: Option<i64>,
     /// Only executions starting before this time.
     #[arg(long, value_name = "TIME", value_parser = time, allow_hyphen_values = true)]
-    pub until: Option<String>,
+    pub until: Option<i64>,
     /// Cost C of an execution: wall-clock duration or executor CPU time.
     #[arg(long, value_enum, default_value_t = CostMeasure::Duration)]
     pub cost: CostMeasure,
@@ -267,7 +284,7 @@ pub struct PlanArgs {
     /// Window the plan is made for: the last window of this length of the
     /// input, ending at its last execution.
     #[arg(long, value_name = "LENGTH", default_value = "7d", value_parser = window, allow_hyphen_values = true)]
-    pub window: String,
+    pub window: Window,
     /// Price of scanning 10^12 bytes (a TB), to show savings in money
     /// (same currency as --cost-per-hour).
     #[arg(long, value_name = "PRICE", value_parser = non_negative, allow_hyphen_values = true)]

@@ -17,7 +17,7 @@ pub struct Args {
     /// (`7d`, `1w`, `12h`), the last ending at the last execution;
     /// default: one window over all input.
     #[arg(long, value_name = "LENGTH", value_parser = cli::window, allow_hyphen_values = true)]
-    pub window: Option<String>,
+    pub window: Option<cli::Window>,
     /// Show why an edge scored what it did: an edge as lakeaudit prints
     /// it (`lineitem(l_orderkey) = orders(o_orderkey)`), or
     /// `orders-lineitem`, `orders.o_orderkey=lineitem.l_orderkey`.
@@ -29,14 +29,10 @@ pub struct Args {
 
 /// Run `edges`.
 pub fn run(a: &Args) -> Result<bool> {
-    let (inputs, args, window, explain) = (
-        &a.inputs,
-        &a.score,
-        a.window.as_deref(),
-        a.explain.as_deref(),
-    );
+    let (inputs, args, window, explain) =
+        (&a.inputs, &a.score, a.window.as_ref(), a.explain.as_deref());
     let (format, out) = (a.out.format()?, a.out.path());
-    let mut data = pipeline::load(inputs, &pipeline::range(args)?)?;
+    let mut data = pipeline::load(inputs, &pipeline::range(args))?;
     let stats = pipeline::table_inputs(args, &mut data, false)?.stats;
     let keep = planner::fold::Keep::All;
     let built = pipeline::fold(&data, args, &stats, window, keep, |_| Ok(()))?.edges;

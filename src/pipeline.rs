@@ -12,7 +12,7 @@ use planner::{Planned, Pricing, TableStats};
 use skipping::workload::Whatif;
 use std::borrow::Cow;
 use workload::exec::Exec;
-use workload::time::{parse_duration, TimeRange};
+use workload::time::TimeRange;
 use workload::Workload;
 
 /// Read all inputs (`workload::load`): the logs, or with
@@ -27,8 +27,11 @@ pub fn load(inputs: &Inputs, range: &TimeRange) -> Result<Workload> {
 }
 
 /// `--since`/`--until`.
-pub fn range(a: &ScoreArgs) -> Result<TimeRange> {
-    Ok(TimeRange::parse(a.since.as_deref(), a.until.as_deref())?)
+pub fn range(a: &ScoreArgs) -> TimeRange {
+    TimeRange {
+        since: a.since,
+        until: a.until,
+    }
 }
 
 /// One pass over the executions (`planner::fold`) with the shared
@@ -37,12 +40,12 @@ pub fn fold<'a>(
     data: &'a Workload,
     args: &ScoreArgs,
     stats: &TableStats,
-    window: Option<&str>,
+    window: Option<&crate::cli::Window>,
     keep: Keep,
     also: impl FnMut(Cow<'a, Exec>) -> Result<()>,
 ) -> Result<Folded> {
-    let width = window.map(parse_duration).transpose()?;
-    planner::fold::fold(data, range(args)?, width, args.cost, stats, keep, also)
+    let width = window.map(|w| w.ms);
+    planner::fold::fold(data, range(args), width, args.cost, stats, keep, also)
 }
 
 /// `--table-stats` and `--tables` for the loaded logs
@@ -52,7 +55,7 @@ pub fn fold<'a>(
 /// ([`TableInputs::read`]).
 pub fn table_inputs(args: &ScoreArgs, data: &mut Workload, keep: bool) -> Result<TableInputs> {
     data.warnings
-        .extend(workload::exec::filter_warning(&data.census, &range(args)?));
+        .extend(workload::exec::filter_warning(&data.census, &range(args)));
     let tables = tables_from_logs(&args.tables, data, args.allow_outside_table);
     let read = if keep && !tables.is_empty() {
         Some(data.in_memory(|d| {
@@ -148,7 +151,7 @@ pub fn planning<'a>(
     let planned = planner::plan_window(latest, profiles, config, args.algorithm(), &measured)
         .context("planning failed")?;
     let money = report::Money {
-        window_ms: parse_duration(&args.window)?,
+        window_ms: args.window.ms,
         executor_ms: planner::savings::executor_ms(latest, &planned, &measured),
         cost_per_tb: args.cost_per_tb,
         cost_per_hour: args.cost_per_hour,

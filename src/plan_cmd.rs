@@ -44,7 +44,7 @@ pub enum PlanFormat {
 
 /// Run `plan` on logs.
 fn plan_logs(a: &Args) -> Result<bool> {
-    let mut data = pipeline::load(&a.inputs, &pipeline::range(&a.score)?)?;
+    let mut data = pipeline::load(&a.inputs, &pipeline::range(&a.score))?;
     let p = pipeline::planning(&mut data, &a.score, &a.plan, Keep::Latest, |_| Ok(()))?;
     let formats = p.tables.formats(&p.folded.scans);
     write_plan(

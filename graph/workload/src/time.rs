@@ -121,14 +121,6 @@ pub struct TimeRange {
 }
 
 impl TimeRange {
-    /// Parse the two flags.
-    pub fn parse(since: Option<&str>, until: Option<&str>) -> Result<TimeRange> {
-        Ok(TimeRange {
-            since: since.map(parse_time).transpose()?,
-            until: until.map(parse_time).transpose()?,
-        })
-    }
-
     /// Whether an execution that started at `start_ms` is in range; one
     /// without a start time is kept only when the range is open on both
     /// sides.
@@ -220,7 +212,10 @@ mod tests {
 
     #[test]
     fn ranges_are_half_open() {
-        let r = TimeRange::parse(Some("2026-10-05"), Some("2026-10-12")).unwrap();
+        let r = TimeRange {
+            since: Some(parse_time("2026-10-05").unwrap()),
+            until: Some(parse_time("2026-10-12").unwrap()),
+        };
         assert!(r.contains(Some(parse_time("2026-10-05").unwrap())));
         assert!(!r.contains(Some(parse_time("2026-10-12").unwrap())));
         assert!(!r.contains(None));
