@@ -52,8 +52,8 @@ use crate::lineage::ColumnRef;
 use crate::lineage::{cast_chain, node_aggregate_ids, simple_attr, Lineage, Scope};
 use plan::predicate::{ColumnType, IntWidth};
 use plan::{
-    Attr, BinaryOp, Engine, Expr, ExprId, JoinStrategy, JoinType, NodeId, NodeKind, Plan, PlanNode,
-    Recursion, SubqueryExpr, SubqueryKind, TreeNode, TreeNodeVisitor, UnaryOp,
+    Attr, BinaryOp, Expr, ExprId, JoinStrategy, JoinType, NodeId, NodeKind, Plan, PlanNode,
+    Recursion, Runtime, SubqueryExpr, SubqueryKind, TreeNode, TreeNodeVisitor, UnaryOp,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -327,7 +327,7 @@ pub struct Relationship {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub null_safe: bool,
     /// The engine that ran the join (`spark`, `photon`, `gpu`).
-    pub engine: Engine,
+    pub engine: Runtime,
 }
 
 impl Relationship {
@@ -402,7 +402,7 @@ impl Relationship {
         if self.null_safe {
             s.push_str(" null_safe");
         }
-        if self.engine != Engine::Spark {
+        if self.engine != Runtime::Spark {
             s.push_str(&format!(" engine={}", self.engine.as_str()));
         }
         if self.non_simple {
@@ -437,7 +437,7 @@ pub fn relationships_with(plan: &Plan, lineage: &Lineage) -> Vec<Relationship> {
         links: HashMap::new(),
         sub_types: HashMap::new(),
         types: column_types(plan),
-        engine: Engine::Spark,
+        engine: Runtime::Spark,
         out: Vec::new(),
     };
     x.link_subqueries(plan);
@@ -540,7 +540,7 @@ struct Extractor<'a> {
     /// Data type of base columns, from the scans' `ReadSchema`.
     types: HashMap<ColumnRef, ColumnType>,
     /// The engine of the join being emitted.
-    engine: Engine,
+    engine: Runtime,
     out: Vec<Relationship>,
 }
 
@@ -1298,7 +1298,7 @@ impl<'a> Extractor<'a> {
             .into_iter()
             .map(|(l, r)| self.pair(l, r, None, (&none, &none)))
             .collect();
-        self.engine = Engine::Spark;
+        self.engine = Runtime::Spark;
         self.emit(pairs, &ctx.join_type, JoinStrategy::Join, Some(Side::Left));
     }
 
@@ -1339,7 +1339,7 @@ impl<'a> Extractor<'a> {
                 right: Expr::Subquery(sub.clone()),
                 null_safe: false,
             };
-            self.engine = Engine::Spark;
+            self.engine = Runtime::Spark;
             self.emit(
                 vec![p],
                 &Relation::ScalarSubquery,
@@ -1378,7 +1378,7 @@ impl<'a> Extractor<'a> {
             } else {
                 JoinType::LeftSemi
             };
-            self.engine = Engine::Spark;
+            self.engine = Runtime::Spark;
             self.emit(
                 pairs,
                 &Relation::Join(jt),

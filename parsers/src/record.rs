@@ -5,8 +5,8 @@
 
 use crate::plan::{extended, formatted, spark_plan_info};
 use ::plan::{
-    Attr, Engine, Expr, JoinInfo, JoinStrategy, JoinType, NodeKind, Plan, PlanNode, PlanSource,
-    Recursion, ScanInfo, TreeNode,
+    Attr, Expr, JoinInfo, JoinStrategy, JoinType, NodeKind, Plan, PlanNode, PlanSource, Recursion,
+    Runtime, ScanInfo, TreeNode,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -132,7 +132,7 @@ pub struct JoinRecord {
     /// Who ran it: `spark`, `photon` (Databricks Photon) or `gpu` (RAPIDS).
     /// `strategy` is accelerator-neutral: a `PhotonBroadcastHashJoin` is a
     /// `BroadcastHashJoin` run by `photon`.
-    pub engine: Engine,
+    pub engine: Runtime,
 }
 
 /// One SQL execution.
@@ -474,7 +474,7 @@ pub fn join_records(plan: &Plan) -> Vec<JoinRecord> {
     v
 }
 
-fn join_record(j: &JoinInfo, engine: Engine) -> JoinRecord {
+fn join_record(j: &JoinInfo, engine: Runtime) -> JoinRecord {
     let show = |v: &[Expr]| v.iter().map(|e| e.to_string()).collect();
     JoinRecord {
         strategy: j.strategy,

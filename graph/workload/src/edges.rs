@@ -736,7 +736,7 @@ mod tests {
             left_aggregated: false,
             right_aggregated: false,
             null_safe: false,
-            engine: plan::Engine::Spark,
+            engine: plan::Runtime::Spark,
         }
     }
 

@@ -38,7 +38,7 @@
 //!     left_aggregated: false,
 //!     right_aggregated: false,
 //!     null_safe: false,
-//!     engine: plan::Engine::Spark,
+//!     engine: plan::Runtime::Spark,
 //! };
 //! let mut exec = ExecFacts {
 //!     app_id: "app-1".into(),

@@ -80,5 +80,5 @@ pub use node::{
     PlanSource, ScanInfo, Side,
 };
 pub use output::derive_outputs;
-pub use registry::{operator, operator_word, Engine, Family, Level, Operator};
+pub use registry::{operator, operator_word, Family, Level, Operator, Runtime};
 pub use tree::{guard, Recursion, TreeNode, TreeNodeVisitor, DEPTH_BUDGET};

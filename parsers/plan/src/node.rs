@@ -8,7 +8,7 @@ use std::ops::Deref;
 use crate::expr::{attr_of_item, Attr, Expr};
 use crate::predicate::ColumnType;
 pub use crate::registry::JoinStrategy;
-use crate::registry::{operator_word, Engine};
+use crate::registry::{operator_word, Runtime};
 use crate::tree::{Recursion, TreeNode};
 
 /// A side of a join (or of a relationship between two sides).
@@ -369,7 +369,7 @@ pub struct PlanNode {
     /// spark_catalog.default.orders`, `Join`, `SubqueryAlias`).
     pub name: String,
     /// Which engine runs it (Spark's own operators, Photon, GPU).
-    pub engine: Engine,
+    pub engine: Runtime,
     /// Operator id: `(N)` in formatted plans; `None` elsewhere.
     pub op_id: Option<u64>,
     /// Attributes this operator outputs: what the source states, completed
@@ -433,7 +433,7 @@ impl PlanNode {
             id: NodeId::default(),
             kind,
             name: name.into(),
-            engine: Engine::Spark,
+            engine: Runtime::Spark,
             op_id: None,
             output: Vec::new(),
             metrics: Vec::new(),

@@ -105,12 +105,13 @@ pub enum Family {
     Unknown,
 }
 
-/// The engine that runs an operator.
+/// The runtime that runs an operator (not a file-skipping model:
+/// `skipping::Engine`).
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize,
 )]
 #[serde(rename_all = "snake_case")]
-pub enum Engine {
+pub enum Runtime {
     /// Apache Spark's own operators.
     #[default]
     Spark,
@@ -120,13 +121,13 @@ pub enum Engine {
     Gpu,
 }
 
-impl Engine {
+impl Runtime {
     /// The engine as records spell it: `spark`, `photon`, `gpu`.
     pub fn as_str(self) -> &'static str {
         match self {
-            Engine::Spark => "spark",
-            Engine::Photon => "photon",
-            Engine::Gpu => "gpu",
+            Runtime::Spark => "spark",
+            Runtime::Photon => "photon",
+            Runtime::Gpu => "gpu",
         }
     }
 }
@@ -149,116 +150,121 @@ pub struct Operator {
     /// The kind of node.
     pub family: Family,
     /// Who runs it.
-    pub engine: Engine,
+    pub engine: Runtime,
 }
 
 /// Known operators by operator word, sorted by name (byte order): family,
 /// engine, and the plan level the operator exists at.
-const OPERATORS: &[(&str, Family, Engine, Level)] = &[
+const OPERATORS: &[(&str, Family, Runtime, Level)] = &[
     (
         "AQEShuffleRead",
         Family::PassThrough,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
     (
         "AdaptiveSparkPlan",
         Family::PassThrough,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
     (
         "Aggregate",
         Family::Aggregate,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Logical,
     ),
-    ("AppendData", Family::Command, Engine::Spark, Level::Any),
+    ("AppendData", Family::Command, Runtime::Spark, Level::Any),
     // Python UDFs: the input rows plus one computed column per UDF
     // (`Arguments: [norm_key(o_custkey#34L)#514L], [pythonUDF0#515L]`).
     (
         "ArrowEvalPython",
         Family::Project,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
     (
         "BatchEvalPython",
         Family::Project,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
-    ("BatchScan", Family::Scan, Engine::Spark, Level::Physical),
+    ("BatchScan", Family::Scan, Runtime::Spark, Level::Physical),
     (
         "BroadcastExchange",
         Family::Exchange,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
     (
         "BroadcastHashJoin",
         Family::Join(JoinStrategy::BroadcastHashJoin),
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
     (
         "BroadcastNestedLoopJoin",
         Family::Join(JoinStrategy::BroadcastNestedLoopJoin),
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
     (
         "BroadcastQueryStage",
         Family::PassThrough,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
-    ("CTE", Family::PassThrough, Engine::Spark, Level::Logical),
+    ("CTE", Family::PassThrough, Runtime::Spark, Level::Logical),
     (
         "CTERelationDef",
         Family::SubqueryRoot,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Logical,
     ),
     (
         "CTERelationRef",
         Family::Reused,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Logical,
     ),
     (
         "CartesianProduct",
         Family::Join(JoinStrategy::CartesianProduct),
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
-    ("Coalesce", Family::Exchange, Engine::Spark, Level::Any),
+    ("Coalesce", Family::Exchange, Runtime::Spark, Level::Any),
     (
         "CoalesceExec",
         Family::Exchange,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
     (
         "CollectLimit",
         Family::Limit,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
-    ("CollectTail", Family::Limit, Engine::Spark, Level::Physical),
+    (
+        "CollectTail",
+        Family::Limit,
+        Runtime::Spark,
+        Level::Physical,
+    ),
     (
         "ColumnarToRow",
         Family::PassThrough,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
     // The result rows of an eagerly run command (`spark.sql("INSERT ...")`
     // then `.collect()`): its tree repeats the command's, which ran before.
-    ("CommandResult", Family::Command, Engine::Spark, Level::Any),
+    ("CommandResult", Family::Command, Runtime::Spark, Level::Any),
     (
         "ContinuousScan",
         Family::Scan,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
     // V2 namespace commands (`CREATE DATABASE`, `DROP DATABASE`): the
@@ -266,416 +272,435 @@ const OPERATORS: &[(&str, Family, Engine, Level)] = &[
     (
         "CreateNamespace",
         Family::Command,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Any,
     ),
     (
         "CreateTable",
         Family::Command,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Logical,
     ),
     (
         "CustomShuffleReader",
         Family::PassThrough,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
     (
         "DataSourceV2Relation",
         Family::Scan,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Logical,
     ),
     (
         "DataSourceV2ScanRelation",
         Family::Scan,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Logical,
     ),
     (
         "Deduplicate",
         Family::PassThrough,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Logical,
     ),
     (
         "DeduplicateWithinWatermark",
         Family::PassThrough,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Logical,
     ),
     (
         "Distinct",
         Family::PassThrough,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Logical,
     ),
-    ("DropNamespace", Family::Command, Engine::Spark, Level::Any),
-    ("DropTable", Family::Command, Engine::Spark, Level::Any),
+    ("DropNamespace", Family::Command, Runtime::Spark, Level::Any),
+    ("DropTable", Family::Command, Runtime::Spark, Level::Any),
     (
         "EmptyRelation",
         Family::LocalData,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
-    ("Except", Family::Other, Engine::Spark, Level::Logical),
-    ("Exchange", Family::Exchange, Engine::Spark, Level::Physical),
-    ("Execute", Family::Command, Engine::Spark, Level::Physical),
-    ("Expand", Family::Expand, Engine::Spark, Level::Any),
-    ("FileScan", Family::Scan, Engine::Spark, Level::Physical),
-    ("Filter", Family::Filter, Engine::Spark, Level::Any),
-    ("Generate", Family::Generate, Engine::Spark, Level::Any),
-    ("GlobalLimit", Family::Limit, Engine::Spark, Level::Any),
+    ("Except", Family::Other, Runtime::Spark, Level::Logical),
+    (
+        "Exchange",
+        Family::Exchange,
+        Runtime::Spark,
+        Level::Physical,
+    ),
+    ("Execute", Family::Command, Runtime::Spark, Level::Physical),
+    ("Expand", Family::Expand, Runtime::Spark, Level::Any),
+    ("FileScan", Family::Scan, Runtime::Spark, Level::Physical),
+    ("Filter", Family::Filter, Runtime::Spark, Level::Any),
+    ("Generate", Family::Generate, Runtime::Spark, Level::Any),
+    ("GlobalLimit", Family::Limit, Runtime::Spark, Level::Any),
     (
         "GlobalLimitExec",
         Family::Limit,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
     (
         "HashAggregate",
         Family::Aggregate,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
-    ("Hint", Family::PassThrough, Engine::Spark, Level::Logical),
+    ("Hint", Family::PassThrough, Runtime::Spark, Level::Logical),
     (
         "HiveTableRelation",
         Family::Scan,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Logical,
     ),
     (
         "HiveTableScan",
         Family::Scan,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
-    ("InMemoryRelation", Family::Other, Engine::Spark, Level::Any),
+    (
+        "InMemoryRelation",
+        Family::Other,
+        Runtime::Spark,
+        Level::Any,
+    ),
     (
         "InMemoryTableScan",
         Family::Other,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
     (
         "InputAdapter",
         Family::PassThrough,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
-    ("Intersect", Family::Other, Engine::Spark, Level::Logical),
+    ("Intersect", Family::Other, Runtime::Spark, Level::Logical),
     (
         "Join",
         Family::Join(JoinStrategy::Join),
-        Engine::Spark,
+        Runtime::Spark,
         Level::Logical,
     ),
-    ("Limit", Family::Limit, Engine::Spark, Level::Logical),
-    ("LocalLimit", Family::Limit, Engine::Spark, Level::Any),
+    ("Limit", Family::Limit, Runtime::Spark, Level::Logical),
+    ("LocalLimit", Family::Limit, Runtime::Spark, Level::Any),
     (
         "LocalLimitExec",
         Family::Limit,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
     (
         "LocalRelation",
         Family::LocalData,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Logical,
     ),
     (
         "LocalTableScan",
         Family::LocalData,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
     (
         "LogicalRDD",
         Family::LocalData,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Logical,
     ),
     (
         "LogicalRelation",
         Family::Scan,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Logical,
     ),
     (
         "MergingSessionAggregate",
         Family::Aggregate,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
     (
         "MicroBatchScan",
         Family::Scan,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
     (
         "ObjectHashAggregate",
         Family::Aggregate,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
-    ("Offset", Family::Limit, Engine::Spark, Level::Logical),
+    ("Offset", Family::Limit, Runtime::Spark, Level::Logical),
     (
         "OneRowRelation",
         Family::LocalData,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Logical,
     ),
     (
         "OverwriteByExpression",
         Family::Command,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Any,
     ),
     (
         "OverwritePartitionsDynamic",
         Family::Command,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Any,
     ),
-    ("Project", Family::Project, Engine::Spark, Level::Any),
-    ("Range", Family::LocalData, Engine::Spark, Level::Any),
+    ("Project", Family::Project, Runtime::Spark, Level::Any),
+    ("Range", Family::LocalData, Runtime::Spark, Level::Any),
     (
         "RangeExec",
         Family::LocalData,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
     (
         "RebalancePartitions",
         Family::Exchange,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Logical,
     ),
-    ("Relation", Family::Scan, Engine::Spark, Level::Logical),
-    ("RelationV2", Family::Scan, Engine::Spark, Level::Logical),
+    ("Relation", Family::Scan, Runtime::Spark, Level::Logical),
+    ("RelationV2", Family::Scan, Runtime::Spark, Level::Logical),
     (
         "Repartition",
         Family::Exchange,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Logical,
     ),
     (
         "RepartitionByExpression",
         Family::Exchange,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Logical,
     ),
     (
         "ReplaceTableAsSelect",
         Family::Command,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Any,
     ),
     (
         "ResolvedHint",
         Family::PassThrough,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Logical,
     ),
     (
         "ResultQueryStage",
         Family::PassThrough,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
     (
         "ReturnAnswer",
         Family::PassThrough,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Logical,
     ),
     (
         "ReusedExchange",
         Family::Reused,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
     (
         "ReusedSubquery",
         Family::Reused,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
     (
         "RowToColumnar",
         Family::PassThrough,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
-    ("Sample", Family::Other, Engine::Spark, Level::Any),
-    ("Scan", Family::Scan, Engine::Spark, Level::Physical),
+    ("Sample", Family::Other, Runtime::Spark, Level::Any),
+    ("Scan", Family::Scan, Runtime::Spark, Level::Physical),
     (
         "SetCatalogAndNamespace",
         Family::Command,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Any,
     ),
     (
         "ShuffleExchange",
         Family::Exchange,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
     (
         "ShuffleQueryStage",
         Family::PassThrough,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
     (
         "ShuffledHashJoin",
         Family::Join(JoinStrategy::ShuffledHashJoin),
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
-    ("Sort", Family::Sort, Engine::Spark, Level::Any),
+    ("Sort", Family::Sort, Runtime::Spark, Level::Any),
     (
         "SortAggregate",
         Family::Aggregate,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
     (
         "SortMergeJoin",
         Family::Join(JoinStrategy::SortMergeJoin),
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
     (
         "StreamingRelation",
         Family::Scan,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Logical,
     ),
     (
         "StreamingRelationV2",
         Family::Scan,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Logical,
     ),
     (
         "Subquery",
         Family::SubqueryRoot,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
     (
         "SubqueryAdaptiveBroadcast",
         Family::SubqueryRoot,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
     (
         "SubqueryAlias",
         Family::SubqueryAlias,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Logical,
     ),
     (
         "SubqueryBroadcast",
         Family::SubqueryRoot,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
     (
         "TableCacheQueryStage",
         Family::PassThrough,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
-    ("Tail", Family::Limit, Engine::Spark, Level::Logical),
+    ("Tail", Family::Limit, Runtime::Spark, Level::Logical),
     (
         "TakeOrderedAndProject",
         Family::TopK,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
-    ("Union", Family::Union, Engine::Spark, Level::Any),
-    ("UnionExec", Family::Union, Engine::Spark, Level::Physical),
+    ("Union", Family::Union, Runtime::Spark, Level::Any),
+    ("UnionExec", Family::Union, Runtime::Spark, Level::Physical),
     (
         "UnresolvedHaving",
         Family::Filter,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Logical,
     ),
     (
         "UnresolvedHint",
         Family::PassThrough,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Logical,
     ),
     (
         "UnresolvedRelation",
         Family::Scan,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Logical,
     ),
     (
         "UpdatingSessionAggregate",
         Family::Aggregate,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
-    ("View", Family::PassThrough, Engine::Spark, Level::Logical),
+    ("View", Family::PassThrough, Runtime::Spark, Level::Logical),
     (
         "WholeStageCodegen",
         Family::PassThrough,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Physical,
     ),
-    ("Window", Family::Window, Engine::Spark, Level::Any),
+    ("Window", Family::Window, Runtime::Spark, Level::Any),
     (
         "WithCTE",
         Family::PassThrough,
-        Engine::Spark,
+        Runtime::Spark,
         Level::Logical,
     ),
     // Hands its input rows unchanged to the write command above it: the key
     // columns of an INSERT's joins pass through it.
-    ("WriteFiles", Family::PassThrough, Engine::Spark, Level::Any),
+    (
+        "WriteFiles",
+        Family::PassThrough,
+        Runtime::Spark,
+        Level::Any,
+    ),
 ];
 
 /// Accelerator operators whose names are not `Photon`/`Gpu` + a Spark
 /// operator's name, with the accelerator-neutral family they map to.
 /// (`PhotonBroadcastHashJoin`, `GpuProject`, ... are found through the
 /// Spark row of the name after the prefix; see [`operator`].) Sorted.
-const ACCELERATED: &[(&str, Family, Engine)] = &[
-    ("GpuBringBackToHost", Family::PassThrough, Engine::Gpu),
-    ("GpuCoalesceBatches", Family::PassThrough, Engine::Gpu),
-    ("GpuColumnarExchange", Family::Exchange, Engine::Gpu),
-    ("GpuColumnarToRow", Family::PassThrough, Engine::Gpu),
-    ("GpuFileGpuScan", Family::Scan, Engine::Gpu),
-    ("GpuFileSourceScanExec", Family::Scan, Engine::Gpu),
-    ("GpuRowToColumnar", Family::PassThrough, Engine::Gpu),
-    ("GpuScan", Family::Scan, Engine::Gpu),
-    ("GpuShuffleCoalesce", Family::PassThrough, Engine::Gpu),
-    ("GpuSubqueryBroadcast", Family::Exchange, Engine::Gpu),
-    ("GpuTopN", Family::TopK, Engine::Gpu),
-    ("PhotonAgg", Family::Aggregate, Engine::Photon),
-    ("PhotonGroupingAgg", Family::Aggregate, Engine::Photon),
-    ("PhotonResultStage", Family::PassThrough, Engine::Photon),
-    ("PhotonScan", Family::Scan, Engine::Photon),
+const ACCELERATED: &[(&str, Family, Runtime)] = &[
+    ("GpuBringBackToHost", Family::PassThrough, Runtime::Gpu),
+    ("GpuCoalesceBatches", Family::PassThrough, Runtime::Gpu),
+    ("GpuColumnarExchange", Family::Exchange, Runtime::Gpu),
+    ("GpuColumnarToRow", Family::PassThrough, Runtime::Gpu),
+    ("GpuFileGpuScan", Family::Scan, Runtime::Gpu),
+    ("GpuFileSourceScanExec", Family::Scan, Runtime::Gpu),
+    ("GpuRowToColumnar", Family::PassThrough, Runtime::Gpu),
+    ("GpuScan", Family::Scan, Runtime::Gpu),
+    ("GpuShuffleCoalesce", Family::PassThrough, Runtime::Gpu),
+    ("GpuSubqueryBroadcast", Family::Exchange, Runtime::Gpu),
+    ("GpuTopN", Family::TopK, Runtime::Gpu),
+    ("PhotonAgg", Family::Aggregate, Runtime::Photon),
+    ("PhotonGroupingAgg", Family::Aggregate, Runtime::Photon),
+    ("PhotonResultStage", Family::PassThrough, Runtime::Photon),
+    ("PhotonScan", Family::Scan, Runtime::Photon),
     (
         "PhotonShuffleExchangeSink",
         Family::Exchange,
-        Engine::Photon,
+        Runtime::Photon,
     ),
     (
         "PhotonShuffleExchangeSource",
         Family::Exchange,
-        Engine::Photon,
+        Runtime::Photon,
     ),
-    ("PhotonShuffleMapStage", Family::PassThrough, Engine::Photon),
-    ("PhotonTopK", Family::TopK, Engine::Photon),
+    (
+        "PhotonShuffleMapStage",
+        Family::PassThrough,
+        Runtime::Photon,
+    ),
+    ("PhotonTopK", Family::TopK, Runtime::Photon),
 ];
 
 /// Words after `Scan` that name a scan of no table (`Scan OneRowRelation[]`,
@@ -707,7 +732,7 @@ pub fn operator(name: &str, level: Level) -> Operator {
     let word = operator_word(name);
     let spark = |family| Operator {
         family,
-        engine: Engine::Spark,
+        engine: Runtime::Spark,
     };
     if word == "Scan" && level != Level::Logical {
         let rest = name.trim_start()[4..].trim_start();
@@ -732,10 +757,10 @@ pub fn operator(name: &str, level: Level) -> Operator {
     }
     // `PhotonBroadcastHashJoin`, `GpuShuffledHashJoin`, `GpuProject`: the
     // Spark operator of the same name, run by the accelerator.
-    for (prefix, engine) in [("Photon", Engine::Photon), ("Gpu", Engine::Gpu)] {
+    for (prefix, engine) in [("Photon", Runtime::Photon), ("Gpu", Runtime::Gpu)] {
         if let Some(rest) = word.strip_prefix(prefix) {
             let base = operator(rest, level);
-            if base.family != Family::Unknown && base.engine == Engine::Spark {
+            if base.family != Family::Unknown && base.engine == Runtime::Spark {
                 return Operator {
                     family: base.family,
                     engine,
@@ -780,47 +805,47 @@ mod tests {
             (
                 "PhotonBroadcastHashJoin",
                 join(JoinStrategy::BroadcastHashJoin),
-                Engine::Photon,
+                Runtime::Photon,
             ),
             (
                 "PhotonShuffledHashJoin",
                 join(JoinStrategy::ShuffledHashJoin),
-                Engine::Photon,
+                Runtime::Photon,
             ),
             (
                 "PhotonBroadcastNestedLoopJoin",
                 join(JoinStrategy::BroadcastNestedLoopJoin),
-                Engine::Photon,
+                Runtime::Photon,
             ),
-            ("PhotonScan parquet ", Family::Scan, Engine::Photon),
-            ("PhotonProject", Family::Project, Engine::Photon),
-            ("PhotonAgg", Family::Aggregate, Engine::Photon),
+            ("PhotonScan parquet ", Family::Scan, Runtime::Photon),
+            ("PhotonProject", Family::Project, Runtime::Photon),
+            ("PhotonAgg", Family::Aggregate, Runtime::Photon),
             (
                 "PhotonShuffleExchangeSource",
                 Family::Exchange,
-                Engine::Photon,
+                Runtime::Photon,
             ),
             (
                 "GpuShuffledHashJoin",
                 join(JoinStrategy::ShuffledHashJoin),
-                Engine::Gpu,
+                Runtime::Gpu,
             ),
             (
                 "GpuBroadcastHashJoin",
                 join(JoinStrategy::BroadcastHashJoin),
-                Engine::Gpu,
+                Runtime::Gpu,
             ),
-            ("GpuScan parquet ", Family::Scan, Engine::Gpu),
-            ("GpuProject", Family::Project, Engine::Gpu),
-            ("GpuColumnarExchange", Family::Exchange, Engine::Gpu),
-            ("GpuHashAggregate", Family::Aggregate, Engine::Gpu),
+            ("GpuScan parquet ", Family::Scan, Runtime::Gpu),
+            ("GpuProject", Family::Project, Runtime::Gpu),
+            ("GpuColumnarExchange", Family::Exchange, Runtime::Gpu),
+            ("GpuHashAggregate", Family::Aggregate, Runtime::Gpu),
             (
                 "*BroadcastHashJoin",
                 join(JoinStrategy::BroadcastHashJoin),
-                Engine::Spark,
+                Runtime::Spark,
             ),
-            ("*FileScan csv", Family::Scan, Engine::Spark),
-            ("*Project", Family::Project, Engine::Spark),
+            ("*FileScan csv", Family::Scan, Runtime::Spark),
+            ("*Project", Family::Project, Runtime::Spark),
         ] {
             assert_eq!(op(name), Operator { family, engine }, "{name}");
         }
@@ -853,7 +878,7 @@ mod tests {
         assert_eq!(f("SubqueryAdaptiveBroadcast"), Family::SubqueryRoot);
         assert_eq!(f("EmptyRelation"), Family::LocalData);
         assert_eq!(f("Mystery"), Family::Unknown);
-        assert_eq!(operator("Project", Level::Physical).engine, Engine::Spark);
+        assert_eq!(operator("Project", Level::Physical).engine, Runtime::Spark);
         assert_eq!(operator_word("  Project [a#1]"), "Project");
     }
 

@@ -307,7 +307,7 @@ pub fn databricks(r: &parsers::record::QueryRecord) -> bool {
         .is_some_and(|v| v.starts_with("databricks-"))
         || r.joins
             .iter()
-            .any(|j| j.engine == plan::registry::Engine::Photon)
+            .any(|j| j.engine == plan::registry::Runtime::Photon)
 }
 
 #[cfg(test)]
