@@ -135,6 +135,39 @@ pub struct JoinRecord {
     pub engine: Runtime,
 }
 
+/// Which SQL execution of which application: how the crates name one
+/// execution to each other (the what-if's rows, the planner's measured
+/// keys, the edge tables' facts). Printed `app_id:execution_id`.
+///
+/// ```
+/// let e = parsers::record::ExecRef::new("app-1", 7);
+/// assert_eq!(e.to_string(), "app-1:7");
+/// assert!(e < parsers::record::ExecRef::new("app-1", 10));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ExecRef {
+    /// The application.
+    pub app_id: String,
+    /// The SQL execution id within it.
+    pub execution_id: u64,
+}
+
+impl ExecRef {
+    /// Execution `execution_id` of application `app_id`.
+    pub fn new(app_id: impl Into<String>, execution_id: u64) -> ExecRef {
+        ExecRef {
+            app_id: app_id.into(),
+            execution_id,
+        }
+    }
+}
+
+impl std::fmt::Display for ExecRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.app_id, self.execution_id)
+    }
+}
+
 /// One SQL execution.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct QueryRecord {

@@ -21,11 +21,8 @@ pub fn executor_ms(
         .iter()
         .map(|f| ((f.app_id.as_str(), f.execution_id), f))
         .collect();
-    // `app:id` as the what-if names executions.
-    let by_name = |id: &str| {
-        let (app, n) = id.rsplit_once(':')?;
-        by_id.get(&(app, n.parse().ok()?)).copied()
-    };
+    let by_ref =
+        |id: &parsers::record::ExecRef| by_id.get(&(id.app_id.as_str(), id.execution_id)).copied();
     let served: BTreeSet<usize> = planned
         .plan
         .tables
@@ -48,7 +45,7 @@ pub fn executor_ms(
             };
             let mut ms = 0.0;
             for (id, r) in &m.per_exec {
-                let Some(f) = by_name(id) else {
+                let Some(f) = by_ref(id) else {
                     continue;
                 };
                 let run = f.run_ms;

@@ -86,8 +86,8 @@ pub struct MeasuredKey {
     pub table: String,
     /// The clustering key, sorted.
     pub key: Vec<String>,
-    /// Per execution (`app_id:execution_id`), what its scans read.
-    pub per_exec: BTreeMap<String, Reads>,
+    /// Per execution, what its scans read.
+    pub per_exec: BTreeMap<parsers::record::ExecRef, Reads>,
     /// The engine behaviour the reads assume (`minmax`, `values`, or both
     /// joined by `+` where the executions ran on different engines).
     pub engine: String,
@@ -213,9 +213,9 @@ pub fn with_measured(
         return (demands, Vec::new(), Vec::new());
     }
     let tables: BTreeSet<&str> = measured.iter().map(|m| m.table.as_str()).collect();
-    let ids: BTreeSet<String> = facts
+    let ids: BTreeSet<(&str, u64)> = facts
         .iter()
-        .map(|f| format!("{}:{}", f.app_id, f.execution_id))
+        .map(|f| (f.app_id.as_str(), f.execution_id))
         .collect();
     let (replaced, mut out): (Vec<EdgeDemand>, Vec<EdgeDemand>) =
         demands.into_iter().partition(|d| {
@@ -226,7 +226,7 @@ pub fn with_measured(
         let mut reads = Reads::default();
         let mut executions = 0;
         for (id, r) in &m.per_exec {
-            if ids.contains(id) {
+            if ids.contains(&(id.app_id.as_str(), id.execution_id)) {
                 reads += *r;
                 executions += 1;
             }

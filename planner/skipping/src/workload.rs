@@ -787,8 +787,9 @@ pub struct Whatif {
 /// The measured keys of `rows` (one engine's): per table and candidate
 /// layout, what each execution's scans read now and under it.
 pub fn measured(rows: &[ScanRow]) -> Vec<planner::MeasuredKey> {
-    type Id = (String, String);
-    let exec = |r: &ScanRow| format!("{}:{}", r.app_id, r.execution_id);
+    use parsers::record::ExecRef;
+    type Id = (String, ExecRef);
+    let exec = |r: &ScanRow| ExecRef::new(r.app_id.clone(), r.execution_id);
     let mut now: BTreeMap<Id, planner::Reads> = BTreeMap::new();
     for r in rows.iter().filter(|r| r.layout == "current") {
         let e = now.entry((r.table_id.clone(), exec(r))).or_default();
@@ -796,7 +797,7 @@ pub fn measured(rows: &[ScanRow]) -> Vec<planner::MeasuredKey> {
         e.files_now += r.files_read;
         e.bytes_scanned_table += r.bytes_total;
     }
-    let mut keys: BTreeMap<(String, Vec<String>), BTreeMap<String, planner::Reads>> =
+    let mut keys: BTreeMap<(String, Vec<String>), BTreeMap<ExecRef, planner::Reads>> =
         BTreeMap::new();
     // Per (table, key): the simulated files, the rewrite, the table's bytes.
     type Shape = (u64, Option<planner::RewriteSpec>, u64);
