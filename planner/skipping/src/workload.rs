@@ -397,19 +397,21 @@ pub fn rows_of(
                 .into_iter()
                 .flatten()
                 .map(|(name, st, half, n, rw)| (name.as_str(), st, Some((half, *n)), Some(rw)));
+            // The scan's filters, parsed once: every layout of the table
+            // (simulated ones keep its columns) and engine tests them.
+            let preds = crate::predicates(
+                crate::data_filters(s.pushed_filters.as_deref(), s.data_filters.as_deref()),
+                s.partition_filters.as_deref(),
+                &t.columns,
+            );
+            let unknown = crate::unknown_count(&preds) as u64;
             for ((layout, t, half, rewrite), &engine) in current
                 .chain(sims)
                 .flat_map(|l| engines.iter().map(move |e| (l, e)))
             {
-                let data =
-                    crate::data_filters(s.pushed_filters.as_deref(), s.data_filters.as_deref());
-                let (reading, unknown, join_predicates) =
-                    crate::current(t, data, s.partition_filters.as_deref(), joined, engine);
-                let half_read = half.map(|(h, _)| {
-                    crate::current(h, data, s.partition_filters.as_deref(), joined, engine)
-                        .0
-                        .files_read
-                });
+                let (reading, join_predicates) = crate::read_joined(t, &preds, joined, engine);
+                let half_read =
+                    half.map(|(h, _)| crate::read_joined(h, &preds, joined, engine).0.files_read);
                 out.rows.push(ScanRow {
                     app_id: r.app_id.clone(),
                     execution_id: r.execution_id,
@@ -480,13 +482,12 @@ fn calibrate(
             let joined = induced
                 .get(&(k, i, id.clone()))
                 .map_or(&[][..], Vec::as_slice);
-            let pushed =
-                crate::data_filters(s.pushed_filters.as_deref(), s.data_filters.as_deref());
-            let predicted = MODELS.map(|m| {
-                crate::current(t, pushed, s.partition_filters.as_deref(), joined, m)
-                    .0
-                    .files_read
-            });
+            let preds = crate::predicates(
+                crate::data_filters(s.pushed_filters.as_deref(), s.data_filters.as_deref()),
+                s.partition_filters.as_deref(),
+                &t.columns,
+            );
+            let predicted = MODELS.map(|m| crate::read_joined(t, &preds, joined, m).0.files_read);
             entry.0.push(Compared {
                 logged: n,
                 predicted,
