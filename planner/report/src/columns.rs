@@ -566,7 +566,7 @@ pub fn whatif(rows: &[ScanRow], terminal: bool) -> Vec<Col> {
         ),
         Col::Str(
             "layout",
-            rows.iter().map(|r| Some(r.layout.clone())).collect(),
+            rows.iter().map(|r| Some(r.layout.to_string())).collect(),
         ),
         Col::Str(
             "engine",

@@ -305,6 +305,49 @@ pub fn unknown_count(preds: &[Predicate]) -> usize {
     preds.iter().map(Predicate::unknown_count).sum()
 }
 
+/// The layout a `whatif` row is evaluated on: the table as it is, or a
+/// candidate key simulated by the row's rewriter. Printed (and written in
+/// every output) as `current` or the key's columns joined by `,`.
+///
+/// ```
+/// use skipping::Layout;
+/// assert_eq!(Layout::Current.to_string(), "current");
+/// assert_eq!(Layout::Key(vec!["a".into(), "b".into()]).to_string(), "a,b");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Layout {
+    /// The table's files as they are.
+    Current,
+    /// A rewrite ordering the rows by these columns (one: a sort; more:
+    /// the rewriter's multi-column curve).
+    Key(Vec<String>),
+}
+
+impl Layout {
+    /// The candidate's columns (none for [`Layout::Current`]).
+    pub fn key(&self) -> &[String] {
+        match self {
+            Layout::Current => &[],
+            Layout::Key(k) => k,
+        }
+    }
+}
+
+impl std::fmt::Display for Layout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Layout::Current => f.write_str("current"),
+            Layout::Key(k) => f.write_str(&k.join(",")),
+        }
+    }
+}
+
+impl Serialize for Layout {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
 /// One scan of an audited table under one layout and engine: the
 /// `whatif` row.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -322,8 +365,8 @@ pub struct ScanRow {
     /// Its identity in the workload (the name the plan uses).
     #[serde(skip)]
     pub table_id: String,
-    /// `current`, or a candidate's columns joined by `,`.
-    pub layout: String,
+    /// The table as it is, or a candidate key.
+    pub layout: Layout,
     /// For a simulated layout: the rewriter whose rewrite it predicts.
     pub rewriter: Option<rewriter::Rewriter>,
     /// For a simulated layout: the file size that rewrite writes towards.

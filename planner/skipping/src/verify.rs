@@ -775,14 +775,16 @@ fn predict(
             ),
         })
         .collect();
-    let simulated = key.join(",");
-    let of = |layout: &str| -> Vec<&ScanRow> {
+    let of = |layout: &crate::Layout| -> Vec<&ScanRow> {
         w.rows
             .iter()
-            .filter(|r| r.layout == layout && runs.contains(&(r.app_id.clone(), r.execution_id)))
+            .filter(|r| &r.layout == layout && runs.contains(&(r.app_id.clone(), r.execution_id)))
             .collect()
     };
-    let (now, sim) = (of("current"), of(&simulated));
+    let (now, sim) = (
+        of(&crate::Layout::Current),
+        of(&crate::Layout::Key(key.to_vec())),
+    );
     if sim.is_empty() {
         let why: Vec<String> = data.errors[errors_before..]
             .iter()

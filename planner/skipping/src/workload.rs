@@ -323,7 +323,7 @@ pub fn rows_of(
                         crate::simulate::simulated_table(t, &sample, files)
                     };
                     sims.push((
-                        k.join(","),
+                        crate::Layout::Key(k.clone()),
                         sim(false),
                         sim(true),
                         sample.rows() as u64,
@@ -391,12 +391,12 @@ pub fn rows_of(
             if s.files_read.is_some() && logged.is_none() {
                 over_count += 1;
             }
-            let current = std::iter::once(("current", t, None, None));
+            let current = std::iter::once((&crate::Layout::Current, t, None, None));
             let sims = simulated
                 .get(id.as_str())
                 .into_iter()
                 .flatten()
-                .map(|(name, st, half, n, rw)| (name.as_str(), st, Some((half, *n)), Some(rw)));
+                .map(|(name, st, half, n, rw)| (name, st, Some((half, *n)), Some(rw)));
             // The scan's filters, parsed once: every layout of the table
             // (simulated ones keep its columns) and engine tests them.
             let preds = crate::predicates(
@@ -419,7 +419,7 @@ pub fn rows_of(
                     scan: i as u32,
                     table: short_table(&id),
                     table_id: id.clone(),
-                    layout: layout.into(),
+                    layout: layout.clone(),
                     rewriter: rewrite.map(|r: &Rewrite| r.rewriter),
                     target_size: rewrite.map(|r| r.target_size),
                     engine,
@@ -674,7 +674,13 @@ fn panic_text(p: &Box<dyn std::any::Any + Send>) -> String {
 
 /// A table's simulated layouts: name, the table laid out from the whole
 /// sample and from half of it, and the rows sampled.
-type Simulated = Vec<(String, tables::TableState, tables::TableState, u64, Rewrite)>;
+type Simulated = Vec<(
+    crate::Layout,
+    tables::TableState,
+    tables::TableState,
+    u64,
+    Rewrite,
+)>;
 
 /// Layouts to simulate, as a `--layout` flag gives them:
 /// `TABLE=COL[,COL...]` (one column: rows sorted by it; 2 to
@@ -792,7 +798,7 @@ pub fn measured(rows: &[ScanRow]) -> Vec<planner::MeasuredKey> {
     type Id = (String, ExecRef);
     let exec = |r: &ScanRow| ExecRef::new(r.app_id.clone(), r.execution_id);
     let mut now: BTreeMap<Id, planner::Reads> = BTreeMap::new();
-    for r in rows.iter().filter(|r| r.layout == "current") {
+    for r in rows.iter().filter(|r| r.layout == crate::Layout::Current) {
         let e = now.entry((r.table_id.clone(), exec(r))).or_default();
         e.bytes_now += r.bytes_read;
         e.files_now += r.files_read;
@@ -803,8 +809,8 @@ pub fn measured(rows: &[ScanRow]) -> Vec<planner::MeasuredKey> {
     // Per (table, key): the simulated files, the rewrite, the table's bytes.
     type Shape = (u64, Option<planner::RewriteSpec>, u64);
     let mut shapes: BTreeMap<(String, Vec<String>), Shape> = BTreeMap::new();
-    for r in rows.iter().filter(|r| r.layout != "current") {
-        let mut key: Vec<String> = r.layout.split(',').map(str::to_string).collect();
+    for r in rows.iter().filter(|r| r.layout != crate::Layout::Current) {
+        let mut key: Vec<String> = r.layout.key().to_vec();
         key.sort();
         let shape =
             shapes
