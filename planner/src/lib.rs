@@ -43,6 +43,7 @@
 pub mod curve;
 pub mod ddl;
 pub mod drift;
+pub mod engine;
 pub mod error;
 mod exact;
 pub mod fold;

@@ -89,8 +89,8 @@ pub struct MeasuredKey {
     /// Per execution, what its scans read.
     pub per_exec: BTreeMap<parsers::record::ExecRef, Reads>,
     /// The engine behaviour the reads assume (`minmax`, `values`, or both
-    /// joined by `+` where the executions ran on different engines).
-    pub engine: String,
+    /// where the executions ran on different engines).
+    pub engine: crate::engine::EngineSet,
     /// The files the simulated rewrite writes.
     pub files_after: u64,
     /// The rewrite simulated.
@@ -126,7 +126,7 @@ pub struct MeasuredWindow {
     #[serde(flatten)]
     pub reads: Reads,
     /// The engine behaviour the reads assume ([`MeasuredKey::engine`]).
-    pub engine: String,
+    pub engine: crate::engine::EngineSet,
     /// The rewrite simulated.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rewrite: Option<RewriteSpec>,

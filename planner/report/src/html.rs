@@ -407,11 +407,11 @@ pub fn html(d: &ReportData<'_>) -> Result<String> {
         };
         skipping_svgs.push((t.table.clone(), charts::skipping(now, &bars)?, depth));
     }
-    let engines: Vec<&str> = d
+    let engines: Vec<String> = d
         .planned
         .measured
         .iter()
-        .map(|w| w.engine.as_str())
+        .map(|w| w.engine.to_string())
         .collect::<std::collections::BTreeSet<_>>()
         .into_iter()
         .collect();

@@ -231,8 +231,8 @@ fn measured_section(s: &mut String, d: &ReportData<'_>) {
     // The figures the plan's text points to ("below"), when a changed
     // table was measured on its planned key.
     if views.iter().any(|v| v.measured.is_some()) {
-        let engines: BTreeSet<&str> = m.iter().map(|w| w.engine.as_str()).collect();
-        let engines: Vec<&str> = engines.into_iter().collect();
+        let engines: BTreeSet<String> = m.iter().map(|w| w.engine.to_string()).collect();
+        let engines: Vec<String> = engines.into_iter().collect();
         let _ = writeln!(
             s,
             "\nMeasured on the audited tables (their file statistics, and the files a rewrite would write simulated from their rows; engine: {}; details per scan in `skipping.csv`):\n",

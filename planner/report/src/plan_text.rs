@@ -467,7 +467,7 @@ mod tests {
                 files_after: 6,
                 bytes_scanned_table: 48 << 20,
             },
-            engine: "minmax".into(),
+            engine: planner::engine::Engine::MinMax.into(),
             rewrite: None,
         }];
         let s = text(

@@ -63,35 +63,9 @@ use plan::predicate::{is_catalyst, parse_catalyst, parse_filters, ColumnStats, C
 use serde::Serialize;
 use tables::TableState;
 
-/// What an engine does with a table's file statistics.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Engine {
-    /// Partition pruning only.
-    None,
-    /// Partition values and per-file min/max statistics against the
-    /// scan's literal predicates.
-    #[serde(rename = "minmax")]
-    MinMax,
-    /// As `MinMax`, and the range of each join's build keys against each
-    /// file's range.
-    JoinRange,
-    /// As `MinMax`, and each join's build keys themselves against each
-    /// file's range.
-    Values,
-}
-
-impl Engine {
-    /// The name the outputs and `--engine` use.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Engine::None => "none",
-            Engine::MinMax => "minmax",
-            Engine::JoinRange => "join-range",
-            Engine::Values => "values",
-        }
-    }
-}
+/// What an engine does with a table's file statistics (the planner's
+/// type: it prices measured keys under these models).
+pub use planner::engine::Engine;
 
 /// Files and bytes one scan reads from one table.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]

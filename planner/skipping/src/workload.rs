@@ -840,19 +840,17 @@ pub fn measured(rows: &[ScanRow]) -> Vec<planner::MeasuredKey> {
         e.bytes_after += r.bytes_read;
         e.files_after += r.files_read;
     }
-    let mut engines: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    let mut engines: BTreeMap<&str, planner::engine::EngineSet> = BTreeMap::new();
     for r in rows {
         engines
             .entry(r.table_id.as_str())
             .or_default()
-            .insert(r.engine.as_str());
+            .0
+            .insert(r.engine);
     }
     keys.into_iter()
         .map(|((table, key), per_exec)| {
-            let engine = engines
-                .get(table.as_str())
-                .map(|e| e.iter().copied().collect::<Vec<_>>().join("+"))
-                .unwrap_or_default();
+            let engine = engines.get(table.as_str()).cloned().unwrap_or_default();
             let (files_after, rewrite, bytes) = shapes
                 .get(&(table.clone(), key.clone()))
                 .cloned()
