@@ -306,7 +306,7 @@ pub fn statements_with(
 /// (`delta.targetFileSize`, Iceberg's `write.target-file-size-bytes`).
 pub fn rewritten(mut sql: TableSql, d: &TableDecision, r: &RewriteSpec) -> TableSql {
     let t = quote_table(&d.table);
-    if r.rewriter == "delta-rs" && sql.format == TableFormat::Delta {
+    if r.rewriter == crate::engine::Rewriter::DeltaRs && sql.format == TableFormat::Delta {
         let py = |s: &str| serde_json::to_string(s).unwrap_or_default();
         let cols = d.keys.iter().map(|k| py(k)).collect::<Vec<_>>().join(", ");
         sql.statements.clear();
@@ -671,8 +671,9 @@ mod tests {
             true,
             false,
         );
-        let spec = |rewriter: &str, set_property| RewriteSpec {
-            rewriter: rewriter.into(),
+        use crate::engine::Rewriter;
+        let spec = |rewriter: Rewriter, set_property| RewriteSpec {
+            rewriter,
             target_size: 81920,
             set_property,
         };
@@ -680,7 +681,7 @@ mod tests {
         let rs = rewritten(
             table_sql(&d, &TableFormat::Delta),
             &d,
-            &spec("delta-rs", true),
+            &spec(Rewriter::DeltaRs, true),
         );
         assert!(rs.statements.is_empty());
         assert!(rs.note.unwrap().contains(
@@ -690,7 +691,7 @@ mod tests {
         let delta = rewritten(
             table_sql(&d, &TableFormat::Delta),
             &d,
-            &spec("spark-delta", true),
+            &spec(Rewriter::SparkDelta, true),
         );
         assert_eq!(
             delta.statements[0],
@@ -699,14 +700,14 @@ mod tests {
         let ice = rewritten(
             table_sql(&d, &TableFormat::Iceberg),
             &d,
-            &spec("iceberg-spark", true),
+            &spec(Rewriter::IcebergSpark, true),
         );
         assert!(ice.statements[0].contains("'write.target-file-size-bytes' = '81920'"));
         // The default size (or the table's own) sets nothing.
         let plain = rewritten(
             table_sql(&d, &TableFormat::Delta),
             &d,
-            &spec("spark-delta", false),
+            &spec(Rewriter::SparkDelta, false),
         );
         assert_eq!(plain, table_sql(&d, &TableFormat::Delta));
     }

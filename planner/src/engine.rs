@@ -1,8 +1,9 @@
-//! The file-skipping models a measured key is priced under: what an
-//! engine does with a table's file statistics (`skipping` simulates each;
-//! the planner and the reports name them).
+//! The engines a measured key is priced under: the file-skipping models
+//! (what an engine does with a table's file statistics) and the rewriters
+//! whose rewrite is simulated. `skipping` models each; the planner, its
+//! statements and the reports name them.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
 /// What an engine does with a table's file statistics.
@@ -76,5 +77,47 @@ impl std::fmt::Display for EngineSet {
 impl Serialize for EngineSet {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_str(self)
+    }
+}
+
+/// A rewriting engine (its model: `skipping::rewriter::Model`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Rewriter {
+    /// Delta Lake on Apache Spark: liquid clustering (`CLUSTER BY`, then
+    /// `OPTIMIZE`).
+    SparkDelta,
+    /// Databricks: liquid clustering with its autotuned file size.
+    Databricks,
+    /// delta-rs (the `deltalake` Python package): `optimize.z_order`.
+    DeltaRs,
+    /// Apache Iceberg's Spark procedure `rewrite_data_files` (sort, or
+    /// `zorder(…)` for 2 to 4 columns).
+    IcebergSpark,
+}
+
+impl Rewriter {
+    /// Every rewriter.
+    pub const ALL: [Rewriter; 4] = [
+        Rewriter::SparkDelta,
+        Rewriter::Databricks,
+        Rewriter::DeltaRs,
+        Rewriter::IcebergSpark,
+    ];
+
+    /// The name outputs and `--rewriter` use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Rewriter::SparkDelta => "spark-delta",
+            Rewriter::Databricks => "databricks",
+            Rewriter::DeltaRs => "delta-rs",
+            Rewriter::IcebergSpark => "iceberg-spark",
+        }
+    }
+}
+
+impl std::fmt::Display for Rewriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }

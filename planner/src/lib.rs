@@ -135,10 +135,11 @@ pub fn leave_alone_one_file_rewrites(config: &mut PlannerConfig, measured: &[Mea
     for (table, keys) in by_table {
         config.sized_by_rewrite.insert(table.to_string());
         if keys.iter().all(|k| k.files_after < 2) {
-            let spec = keys
-                .iter()
-                .find_map(|k| k.rewrite.clone())
-                .unwrap_or_default();
+            // Every measured key is a simulated rewrite, which names its
+            // rewriter.
+            let Some(spec) = keys.iter().find_map(|k| k.rewrite.clone()) else {
+                continue;
+            };
             let (rewriter, target) = (spec.rewriter, spec.target_size);
             config
                 .left_alone

@@ -144,7 +144,7 @@ pub enum LeaveAlone {
     /// Its rewrite makes fewer than two files, so no file can be skipped.
     OneFileRewrite {
         /// The rewriter simulated.
-        rewriter: String,
+        rewriter: crate::engine::Rewriter,
         /// The table's bytes.
         bytes: u64,
         /// The rewrite's target file size.

@@ -101,11 +101,10 @@ pub struct MeasuredKey {
 
 /// The rewrite a measured key was simulated for, which the plan's
 /// statements run.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct RewriteSpec {
-    /// The rewriter (`spark-delta`, `databricks`, `delta-rs`,
-    /// `iceberg-spark`).
-    pub rewriter: String,
+    /// The rewriter.
+    pub rewriter: crate::engine::Rewriter,
     /// The file size it writes towards.
     pub target_size: u64,
     /// The size was asked for (`--target-size`): the statements set the

@@ -17,21 +17,9 @@ use plan::predicate::{ColumnType, FloatWidth, IntWidth, Literal};
 use serde::Serialize;
 use tables::{Format, TableState};
 
-/// A rewriting engine.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Rewriter {
-    /// Delta Lake on Apache Spark: liquid clustering (`CLUSTER BY`, then
-    /// `OPTIMIZE`).
-    SparkDelta,
-    /// Databricks: liquid clustering with its autotuned file size.
-    Databricks,
-    /// delta-rs (the `deltalake` Python package): `optimize.z_order`.
-    DeltaRs,
-    /// Apache Iceberg's Spark procedure `rewrite_data_files` (sort, or
-    /// `zorder(…)` for 2 to 4 columns).
-    IcebergSpark,
-}
+/// A rewriting engine (the planner's type: its measured keys and
+/// statements name it); its model here is [`Model`].
+pub use planner::engine::Rewriter;
 
 impl From<Rewriter> for RewriterChoice {
     fn from(r: Rewriter) -> Self {
@@ -131,30 +119,36 @@ pub struct Rewrite {
     pub size_source: SizeSource,
 }
 
-impl Rewriter {
-    /// Every rewriter.
-    pub const ALL: [Rewriter; 4] = [
-        Rewriter::SparkDelta,
-        Rewriter::Databricks,
-        Rewriter::DeltaRs,
-        Rewriter::IcebergSpark,
-    ];
+/// How each rewriter orders and cuts a table's rows, from its source.
+pub trait Model: Copy {
+    /// Whether lakeaudit's tests check this model against the rewriter's
+    /// real output.
+    fn checked_by_run(self) -> bool;
+    /// The table formats the rewriter writes.
+    fn writes(self, format: Option<Format>) -> bool;
+    /// How it orders the rows by `n` key columns.
+    fn curve(self, n: usize) -> Curve;
+    /// Why it cannot lay out `key` along `curve`, if it cannot.
+    fn refuses(self, curve: Curve, key: &[(String, ColumnType)]) -> Option<String>;
+    /// The file size it writes towards on `t` (`flag`: `--target-size`;
+    /// `table_bytes`: the table's size), where that came from, and a
+    /// warning about the table's property if it is not a size.
+    fn target_size(
+        self,
+        t: &TableState,
+        flag: Option<u64>,
+        table_bytes: u64,
+    ) -> (u64, SizeSource, Option<String>);
+    /// Where it cuts `bytes` of one partition's rows into files.
+    fn cut(self, bytes: u64, target: u64) -> Cut;
+}
 
-    /// The name outputs and `--rewriter` use.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Rewriter::SparkDelta => "spark-delta",
-            Rewriter::Databricks => "databricks",
-            Rewriter::DeltaRs => "delta-rs",
-            Rewriter::IcebergSpark => "iceberg-spark",
-        }
-    }
-
+impl Model for Rewriter {
     /// Whether lakeaudit's tests check this model against the rewriter's
     /// real output (delta-rs and Iceberg on Spark run here; Delta on Spark's
     /// liquid clustering and Databricks do not: "model from source, not
     /// checked by a run").
-    pub fn checked_by_run(self) -> bool {
+    fn checked_by_run(self) -> bool {
         match self {
             Rewriter::DeltaRs | Rewriter::IcebergSpark => true,
             Rewriter::SparkDelta | Rewriter::Databricks => false,
@@ -162,7 +156,7 @@ impl Rewriter {
     }
 
     /// The table formats the rewriter writes.
-    pub fn writes(self, format: Option<Format>) -> bool {
+    fn writes(self, format: Option<Format>) -> bool {
         match self {
             Rewriter::SparkDelta | Rewriter::Databricks | Rewriter::DeltaRs => {
                 matches!(format, Some(Format::Delta))
@@ -172,7 +166,7 @@ impl Rewriter {
     }
 
     /// The curve the rewriter lays `n` columns out along.
-    pub fn curve(self, n: usize) -> Curve {
+    fn curve(self, n: usize) -> Curve {
         if n <= 1 {
             return Curve::Sort;
         }
@@ -185,7 +179,7 @@ impl Rewriter {
 
     /// Why the rewriter cannot lay the table out by `key` along `curve`
     /// (the row's reason; nothing is predicted), or `None`.
-    pub fn refuses(self, curve: Curve, key: &[(String, ColumnType)]) -> Option<String> {
+    fn refuses(self, curve: Curve, key: &[(String, ColumnType)]) -> Option<String> {
         if key.is_empty() {
             return Some("no column of the layout is in the table".into());
         }
@@ -221,7 +215,7 @@ impl Rewriter {
     /// given, else the table's property, else the rewriter's default
     /// (Databricks: autotuned by `table_bytes`). A property that is not a
     /// positive size gives a warning and the default.
-    pub fn target_size(
+    fn target_size(
         self,
         t: &TableState,
         flag: Option<u64>,
@@ -258,7 +252,7 @@ impl Rewriter {
 
     /// How the rewriter cuts one partition's (or file group's) rows of
     /// `bytes` into files of `target` bytes.
-    pub fn cut(self, bytes: u64, target: u64) -> Cut {
+    fn cut(self, bytes: u64, target: u64) -> Cut {
         let target = target.max(1);
         match self {
             // OptimizeExecutor.runOptimizeBinJob: `approxNumFiles =

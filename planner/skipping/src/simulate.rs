@@ -21,8 +21,8 @@
 
 pub use crate::rank::{rank_all, Ranked};
 use crate::rewriter::{
-    delta_rs_bytes, delta_rs_key, hilbert_index, iceberg_bytes, iceberg_key, Curve, Cut, Rewrite,
-    RANGE_IDS,
+    delta_rs_bytes, delta_rs_key, hilbert_index, iceberg_bytes, iceberg_key, Curve, Cut,
+    Model as _, Rewrite, RANGE_IDS,
 };
 pub use crate::sample::{sample, Sample};
 use plan::predicate::{ColumnStats, ColumnType};

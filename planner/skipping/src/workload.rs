@@ -13,7 +13,7 @@
 
 pub use crate::calibrate::databricks;
 use crate::calibrate::{Calibration, Runner};
-use crate::rewriter::{Rewrite, RewriterChoice};
+use crate::rewriter::{Model as _, Rewrite, RewriterChoice};
 use crate::sample::FileError;
 use crate::{Engine, ScanRow};
 use graph::tables::short_table;
@@ -819,7 +819,7 @@ pub fn measured(rows: &[ScanRow]) -> Vec<planner::MeasuredKey> {
         shape.0 = shape.0.max(r.files_total);
         if let (Some(w), Some(t)) = (r.rewriter, r.target_size) {
             shape.1 = Some(planner::RewriteSpec {
-                rewriter: w.as_str().to_string(),
+                rewriter: w,
                 target_size: t,
                 set_property: false,
             });
