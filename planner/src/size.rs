@@ -50,8 +50,21 @@ pub fn parse_size(s: &str) -> Result<u64> {
 
 /// Bytes as a short human figure (`1.5 GiB`, `-200.0 MiB`): the one
 /// formatter of the statements' comments, the maintenance notes and the
-/// reports (it lives in the `sql` crate, below both).
-pub use sql::human;
+/// reports.
+pub fn human(bytes: f64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut v = bytes;
+    let mut i = 0;
+    while v.abs() >= 1024.0 && i + 1 < units.len() {
+        v /= 1024.0;
+        i += 1;
+    }
+    if i == 0 {
+        format!("{v:.0} B")
+    } else {
+        format!("{v:.1} {}", units[i])
+    }
+}
 
 /// A budget as a short human figure, `no limit` when there is none.
 pub fn human_budget(budget: Option<u64>) -> String {

@@ -258,9 +258,9 @@ fn step(t: &TableUpkeep<'_>) -> Option<(f64, UpkeepStep)> {
         out.value = 0.0;
         out.rewrites = format!(
             "nothing: the table ({} in {}) is smaller than one target file ({}), so a rewrite buys next to nothing; neither OPTIMIZE nor a purge runs (it has {}; --min-table-size 0 rewrites it)",
-            sql::human(s.bytes as f64),
+            planner::size::human(s.bytes as f64),
             count(s.files, "file"),
-            sql::human(target as f64),
+            planner::size::human(target as f64),
             left.join(" and ")
         );
         compaction.clear();

@@ -22,20 +22,3 @@ pub use quote::{
     iceberg_call, one_line, quote_columns, quote_ident, quote_parts, quote_table, split_qualified,
     string_literal, ICEBERG_CATALOG,
 };
-
-/// Bytes as a short human figure (`1.5 GiB`, `-200.0 MiB`), as the
-/// statements' comments, the maintenance notes and the reports print them.
-pub fn human(bytes: f64) -> String {
-    let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
-    let mut v = bytes;
-    let mut i = 0;
-    while v.abs() >= 1024.0 && i + 1 < units.len() {
-        v /= 1024.0;
-        i += 1;
-    }
-    if i == 0 {
-        format!("{v:.0} B")
-    } else {
-        format!("{v:.1} {}", units[i])
-    }
-}
