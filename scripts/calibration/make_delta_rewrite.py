@@ -34,17 +34,14 @@ pyspark 4.0.1; this script's python needs deltalake 1.6.6 and pyarrow)
 """
 
 import argparse
-import datetime
 import glob
 import json
 import os
-import random
 import shutil
-import subprocess
 import sys
 
-ROWS = 8_000
-FILES = 8
+from events_table import FILES, spark_run, write_table
+
 TARGET = 20 * 1024
 SEED = 47
 
@@ -55,60 +52,6 @@ QUERIES = [
     ("dz4 one user", "SELECT count(*) FROM events WHERE user_id = 42"),
 ]
 
-SPARK = r'''
-import json, sys
-from pyspark.sql import SparkSession
-table, events, out, app, glob_filter = sys.argv[1:6]
-queries = json.loads(sys.argv[6])
-spark = (SparkSession.builder.master("local[2]").appName(app)
-         .config("spark.eventLog.enabled", "true").config("spark.eventLog.dir", events)
-         .config("spark.eventLog.compress", "true")
-         .config("spark.eventLog.compression.codec", "zstd")
-         .config("spark.sql.session.timeZone", "UTC")
-         .config("spark.sql.shuffle.partitions", "2").config("spark.ui.enabled", "false")
-         .getOrCreate())
-sc = spark.sparkContext
-reader = spark.read
-if glob_filter:
-    reader = reader.option("pathGlobFilter", glob_filter)
-reader.parquet(table).createOrReplaceTempView("events")
-rows = {}
-for name, sql in queries:
-    sc.setJobDescription(name)
-    rows[name] = [list(r) for r in spark.sql(sql).collect()]
-sc.setJobDescription(None)
-json.dump({"rows": rows}, open(out, "w"), default=str)
-spark.stop()
-'''
-
-
-def write_table(path):
-    import pyarrow as pa
-    from deltalake import write_deltalake
-
-    rnd = random.Random(SEED)
-    start = datetime.date(2024, 1, 1)
-    days = [start + datetime.timedelta(days=rnd.randrange(366)) for _ in range(ROWS)]
-    per = ROWS // FILES
-    for k in range(FILES):
-        chunk = days[k * per:(k + 1) * per]
-        t = pa.table({
-            "day": pa.array(chunk, pa.date32()),
-            "user_id": pa.array([rnd.randrange(500) for _ in chunk], pa.int64()),
-            "amount": pa.array([round(rnd.uniform(1, 100), 2) for _ in chunk], pa.float64()),
-        })
-        write_deltalake(path, t, mode="append")
-
-
-def spark_run(py, table, events, app, glob_filter):
-    os.makedirs(events)
-    out = events + ".json"
-    subprocess.run([py, "-c", SPARK, table, events, out, app, glob_filter, json.dumps(QUERIES)],
-                   check=True)
-    got = json.load(open(out))["rows"]
-    os.remove(out)
-    return got
-
 
 def main():
     ap = argparse.ArgumentParser()
@@ -118,14 +61,14 @@ def main():
     out = os.path.abspath(a.out)
     shutil.rmtree(out, ignore_errors=True)
     table = os.path.join(out, "delta", "events")
-    write_table(table)
+    write_table(table, SEED, ordered=False)
     from deltalake import DeltaTable
 
     before_files = len(DeltaTable(table).file_uris())
     assert before_files == FILES, before_files
     assert len(glob.glob(os.path.join(table, "*.parquet"))) == FILES
     rows_before = spark_run(a.spark_python, table, os.path.join(out, "before"),
-                            "lakeaudit delta z-order before", "")
+                            "lakeaudit delta z-order before", QUERIES)
     dt = DeltaTable(table)
     metrics = dt.optimize.z_order(["day", "user_id"], target_size=TARGET)
     dt = DeltaTable(table)
@@ -133,7 +76,7 @@ def main():
     assert live and all(f.endswith(".zstd.parquet") for f in live), live
     assert sorted(os.path.basename(p) for p in glob.glob(os.path.join(table, "*.zstd.parquet"))) == live
     rows_after = spark_run(a.spark_python, table, os.path.join(out, "after"),
-                           "lakeaudit delta z-order after", "*.zstd.parquet")
+                           "lakeaudit delta z-order after", QUERIES, "*.zstd.parquet")
     if rows_after != rows_before:
         sys.exit(f"the queries' results changed across the rewrite: {rows_before} {rows_after}")
     expected = {
