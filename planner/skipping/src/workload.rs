@@ -690,13 +690,15 @@ type Simulated = Vec<(String, tables::TableState, tables::TableState, u64, Rewri
 pub struct Layouts(pub Vec<(String, Vec<String>)>);
 
 impl std::str::FromStr for Layouts {
-    type Err = String;
+    type Err = crate::Error;
 
-    fn from_str(flag: &str) -> Result<Layouts, String> {
+    fn from_str(flag: &str) -> Result<Layouts, crate::Error> {
         let mut out = Vec::new();
         for part in flag.split(';').map(str::trim).filter(|p| !p.is_empty()) {
             let Some((t, cols)) = part.split_once('=') else {
-                return Err(format!("{part}: expected TABLE=COL[,COL...]"));
+                return Err(crate::Error::LayoutSyntax {
+                    part: part.to_string(),
+                });
             };
             let cols: Vec<String> = cols
                 .split(',')
@@ -704,7 +706,10 @@ impl std::str::FromStr for Layouts {
                 .filter(|c| !c.is_empty())
                 .collect();
             if cols.is_empty() || cols.len() > MAX_KEY_COLUMNS {
-                return Err(format!("{part}: give 1 to {MAX_KEY_COLUMNS} columns"));
+                return Err(crate::Error::LayoutColumns {
+                    part: part.to_string(),
+                    max: MAX_KEY_COLUMNS,
+                });
             }
             out.push((t.trim().to_string(), cols));
         }
