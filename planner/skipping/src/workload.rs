@@ -159,7 +159,7 @@ pub fn rows_of(
             Ok(t) => t,
             Err(e) => {
                 if report_tables {
-                    data.errors.push(e);
+                    data.errors.push(e.to_string());
                 }
                 continue;
             }
