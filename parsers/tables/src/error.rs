@@ -178,3 +178,192 @@ impl Error {
         }
     }
 }
+
+/// Why a file's bytes were refused, before the file is named: what the
+/// Parquet footer and page checks ([`crate::thrift_check`],
+/// [`crate::parquet_footer`]) found. An [`Error`] names the file and
+/// carries it as its reason; `Display` is that reason's text.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Reason {
+    /// A read or seek failed.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// The footer's Thrift ends inside a value.
+    #[error("the footer ends inside a value")]
+    FooterEndsInsideValue,
+    /// A Thrift varint of more than 64 bits in the footer.
+    #[error("a varint longer than 64 bits")]
+    VarintTooLong,
+    /// A binary value longer than what is left of the footer.
+    #[error("a value claims {claims} bytes where {left} are left")]
+    ValueOverrun {
+        /// The bytes it claims.
+        claims: u64,
+        /// The bytes left.
+        left: u64,
+    },
+    /// A container declaring more elements than the footer has bytes.
+    #[error("a {container} claims {elements} elements where {left} bytes are left")]
+    ContainerOverrun {
+        /// `list` or `map`.
+        container: &'static str,
+        /// The elements it claims.
+        elements: u64,
+        /// The bytes left.
+        left: u64,
+    },
+    /// Structs or containers nested deeper than `max`.
+    #[error("values nested deeper than {max}")]
+    TooDeep {
+        /// The deepest nesting accepted.
+        max: usize,
+    },
+    /// A list of booleans in a field Parquet does not declare.
+    #[error("a list of {elements} booleans in a field Parquet does not declare (the decoder would misread the rest of the footer)")]
+    BooleanList {
+        /// Its declared length.
+        elements: u64,
+    },
+    /// A Thrift type the compact protocol does not have.
+    #[error("an unknown Thrift type {thrift_type}")]
+    UnknownThriftType {
+        /// The type nibble.
+        thrift_type: u8,
+    },
+    /// A field `parquet.thrift` declares, of another type.
+    #[error("field {id} of {parent} has Thrift type {found} where Parquet's has {want}")]
+    WrongFieldType {
+        /// The field id.
+        id: i64,
+        /// The Parquet struct holding it (`FileMetaData`, `RowGroup`, ...).
+        parent: &'static str,
+        /// Its type in the file.
+        found: u8,
+        /// Its type in `parquet.thrift`.
+        want: u8,
+    },
+    /// A list whose elements are not of the type Parquet declares.
+    #[error("a list of Thrift type {found} where Parquet's elements have type {want}")]
+    WrongListType {
+        /// The element type in the file.
+        found: u8,
+        /// The element type in `parquet.thrift`.
+        want: u8,
+    },
+    /// Not a Parquet file: what its first bytes look like.
+    #[error("is {looks_like}")]
+    NotParquet {
+        /// [`crate::parquet_footer::sniff`]'s answer.
+        looks_like: &'static str,
+    },
+    /// Fewer bytes than the two magics and a footer length.
+    #[error("{len} bytes is too short for a Parquet file")]
+    TooShort {
+        /// The file's length.
+        len: u64,
+    },
+    /// No `PAR1` at the end.
+    #[error("no PAR1 magic at the end: truncated, or not Parquet")]
+    NoEndMagic,
+    /// A footer length larger than the file.
+    #[error("footer length runs past the start of the file (truncated?)")]
+    FooterPastStart,
+    /// A footer over the cap.
+    #[error("a footer of {footer} bytes is over the {cap}-byte cap")]
+    FooterOverCap {
+        /// The footer's length.
+        footer: u64,
+        /// The cap.
+        cap: u64,
+    },
+    /// The footer's Thrift lies (what [`crate::thrift_check`] found).
+    #[error("footer does not decode: {0}")]
+    FooterLies(Box<Reason>),
+    /// polars' footer decoder refused the footer (its message).
+    #[error("footer does not decode: {message}")]
+    FooterDecode {
+        /// What polars said.
+        message: String,
+    },
+    /// polars' footer decoder panicked on the footer.
+    #[error("footer does not decode: the Parquet decoder failed on it (a lying size, offset or field type)")]
+    FooterDecoderPanicked,
+    /// Something wrong in one column chunk of one row group.
+    #[error("row group {row_group}, column {column}: {what}")]
+    InChunk {
+        /// The row group (0-based).
+        row_group: usize,
+        /// The column's path, dotted.
+        column: String,
+        /// What is wrong.
+        what: Box<Reason>,
+    },
+    /// Something wrong in one page of a column chunk.
+    #[error("page {page}: {what}")]
+    InPage {
+        /// The page (0-based, in the chunk).
+        page: u64,
+        /// What is wrong.
+        what: Box<Reason>,
+    },
+    /// A page header that does not decode.
+    #[error("header {0}")]
+    PageHeader(Box<Reason>),
+    /// A page header running past the end of its column chunk.
+    #[error("runs past the end of its column chunk (truncated, or not a page header)")]
+    HeaderPastChunk,
+    /// A page header cut short by the end of the file.
+    #[error("ends early (truncated, or not a page header)")]
+    HeaderEndsEarly,
+    /// A varint of more than 10 bytes in a page header.
+    #[error("has a number over 10 bytes")]
+    HeaderNumberTooLong,
+    /// A page header nested deeper than any.
+    #[error("nests deeper than any page header")]
+    HeaderTooDeep,
+    /// A field type the compact protocol does not have, in a page header.
+    #[error("has an unknown field type {thrift_type}")]
+    HeaderUnknownType {
+        /// The type nibble.
+        thrift_type: u8,
+    },
+    /// A field id out of range in a page header.
+    #[error("has a bad field id")]
+    HeaderBadFieldId,
+    /// A page header without its two sizes.
+    #[error("lacks its page sizes")]
+    HeaderNoSizes,
+    /// A negative page size.
+    #[error("negative size in its header")]
+    PageNegativeSize,
+    /// A page larger, uncompressed, than its column chunk.
+    #[error("its header says {plain} bytes uncompressed, more than its column chunk's {chunk}")]
+    PageOverChunk {
+        /// The page's uncompressed size.
+        plain: u64,
+        /// The chunk's uncompressed size.
+        chunk: u64,
+    },
+    /// A page placed past the end of its column chunk.
+    #[error("its header places the page past the end of its column chunk")]
+    PagePastChunk,
+    /// A negative offset or size of a column chunk.
+    #[error("negative offset or size in the footer")]
+    ChunkNegative,
+    /// A column chunk's compressed size over the cap.
+    #[error("the footer's compressed size is over the {cap}-byte cap")]
+    ChunkCompressedOverCap {
+        /// The cap.
+        cap: u64,
+    },
+    /// A column chunk's uncompressed size negative or over the cap.
+    #[error("the footer's uncompressed size is negative or over the {cap}-byte cap")]
+    ChunkUncompressedOverCap {
+        /// The cap.
+        cap: u64,
+    },
+    /// A column chunk placed outside the file's data.
+    #[error("the footer places the column chunk outside the file's data")]
+    ChunkOutsideData,
+}

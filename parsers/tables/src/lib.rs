@@ -23,7 +23,7 @@ mod stats;
 pub mod thrift_check;
 
 pub use discover::{discover, Found};
-pub use error::{Error, Result};
+pub use error::{Error, Reason, Result};
 pub use model::*;
 pub use source::{is_remote, Source};
 

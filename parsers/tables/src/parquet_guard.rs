@@ -63,7 +63,7 @@ pub fn check_data_file<R: MmapBytesReader>(
     columns: &[&str],
     max_decoded: u64,
 ) -> Result<Arc<FileMetadata>, String> {
-    let meta = read_checked(f, len)?;
+    let meta = read_checked(f, len).map_err(|e| e.to_string())?;
     let groups: u64 = meta.row_groups.iter().map(|g| g.num_rows() as u64).sum();
     if groups != meta.num_rows as u64 {
         return Err(format!(
