@@ -739,7 +739,8 @@ fn read_parquet<R: polars_io::mmap::MmapBytesReader>(
     }))
     .map_err(|_| not_records(&"malformed page data (the decoder panicked)"))?
     .map_err(|e| match e {
-        ReadError::Refused(why) | ReadError::Failed(why) => not_records(&why),
+        ReadError::Refused(why) => not_records(&why),
+        ReadError::Failed(why) => not_records(&why),
     })?;
     // A column the file lacks is an error, as polars' projection made it.
     if let Some(missing) = columns.iter().find(|c| df.column(c).is_err()) {

@@ -366,4 +366,163 @@ pub enum Reason {
     /// A column chunk placed outside the file's data.
     #[error("the footer places the column chunk outside the file's data")]
     ChunkOutsideData,
+    /// The footer's row count and its row groups' disagree.
+    #[error("the footer says {footer} rows, its row groups hold {groups}")]
+    RowCountMismatch {
+        /// The footer's `num_rows`.
+        footer: u64,
+        /// The sum of its row groups' rows.
+        groups: u64,
+    },
+    /// A negative value count of a column chunk in the footer.
+    #[error("a negative value count in the footer")]
+    NegativeChunkValues,
+    /// A flat column whose value count is not its row group's rows.
+    #[error("the footer says {values} values for {rows} rows")]
+    ValuesForRows {
+        /// The chunk's value count.
+        values: u64,
+        /// The row group's rows.
+        rows: u64,
+    },
+    /// The columns read would decode to more than the cap.
+    #[error("its footer's rows ({rows}) would decode to over {max} bytes in the columns read")]
+    DecodesOver {
+        /// The footer's rows.
+        rows: u64,
+        /// The cap.
+        max: u64,
+    },
+    /// A page header polars' Thrift decoder refuses.
+    #[error("its header does not decode")]
+    PageHeaderUndecodable,
+    /// A page over the page cap, uncompressed.
+    #[error("its header says {size} bytes uncompressed, over the {cap}-byte page cap")]
+    PageOverCap {
+        /// The page's uncompressed size.
+        size: u64,
+        /// The cap.
+        cap: u64,
+    },
+    /// A page running past the end of its column chunk.
+    #[error("runs past the end of its column chunk")]
+    PageRunsPastChunk,
+    /// A page cut short by the end of the file.
+    #[error("ends early (truncated)")]
+    PageEndsEarly,
+    /// A dictionary page without its dictionary header.
+    #[error("a dictionary page without its header")]
+    NoDictionaryHeader,
+    /// A negative dictionary size.
+    #[error("a negative dictionary size")]
+    NegativeDictionarySize,
+    /// A dictionary claiming more entries than its bytes can hold.
+    #[error("its dictionary says {entries} entries, more than its {size} bytes can hold")]
+    DictionaryOverflow {
+        /// The entries it claims.
+        entries: u64,
+        /// Its uncompressed size.
+        size: u64,
+    },
+    /// A v2 data page with more nulls than values (or fewer than none).
+    #[error("its header says {nulls} nulls of {values} values")]
+    NullsOverValues {
+        /// The nulls it claims.
+        nulls: i64,
+        /// Its values.
+        values: i64,
+    },
+    /// A data page without its data page header.
+    #[error("a data page without its header")]
+    NoDataPageHeader,
+    /// A negative value count of a page.
+    #[error("a negative value count")]
+    NegativePageValues,
+    /// Pages holding more values than the footer says of their chunk.
+    #[error("the pages hold more values ({seen} so far) than the footer's {footer}")]
+    MoreValuesThanFooter {
+        /// Values counted so far.
+        seen: u64,
+        /// The footer's count.
+        footer: u64,
+    },
+    /// A negative level length in a v2 page header.
+    #[error("a negative level length")]
+    NegativeLevelLength,
+    /// A v2 page's levels longer than the page.
+    #[error("its levels run past the page")]
+    LevelsPastPage,
+    /// A page its codec cannot decompress (the codec's message).
+    #[error("does not decompress: {message}")]
+    Decompress {
+        /// What the codec said.
+        message: String,
+    },
+    /// A page type Parquet does not have.
+    #[error("an unknown page type {page_type}")]
+    UnknownPageType {
+        /// The page type.
+        page_type: i32,
+    },
+    /// A chunk whose pages hold another number of values than the footer's.
+    #[error("the pages hold {seen} values, the footer says {footer}")]
+    ValueCountMismatch {
+        /// Values in the pages.
+        seen: u64,
+        /// The footer's count.
+        footer: u64,
+    },
+    /// Dictionary indices wider than 32 bits.
+    #[error("its dictionary indices are {bits} bits wide")]
+    IndexWidth {
+        /// Their declared width.
+        bits: u8,
+    },
+    /// A delta encoding's header cut short.
+    #[error("its delta encoding's header is cut short")]
+    DeltaHeaderCut,
+    /// A delta encoding claiming more values than its page.
+    #[error("its delta encoding says {total} values, the page {page}")]
+    DeltaOverPage {
+        /// The values it claims.
+        total: u64,
+        /// The page's values.
+        page: u64,
+    },
+    /// A delta encoding's block shape the format does not allow.
+    #[error("its delta encoding has blocks of {block} values in {miniblocks} miniblocks")]
+    DeltaBlocks {
+        /// Values per block.
+        block: u64,
+        /// Miniblocks per block.
+        miniblocks: u64,
+    },
+    /// A length-prefixed section (levels, boolean values) cut short.
+    #[error("its {what} are cut short")]
+    SectionCut {
+        /// `repetition levels`, `definition levels`, `boolean values`.
+        what: &'static str,
+    },
+    /// A length-prefixed section longer than the page.
+    #[error("its {what} run past the page")]
+    SectionPastPage {
+        /// As in [`Reason::SectionCut`].
+        what: &'static str,
+    },
+    /// An RLE/bit-packed run header cut short.
+    #[error("its {what} have a run header cut short")]
+    RunHeaderCut {
+        /// Levels, dictionary indices or boolean values.
+        what: &'static str,
+    },
+    /// An RLE/bit-packed run past the page's values.
+    #[error("its {what} have a run of {count} values, past the page's {values}")]
+    RunPastPage {
+        /// Levels, dictionary indices or boolean values.
+        what: &'static str,
+        /// The run's values.
+        count: u64,
+        /// The page's values.
+        values: u64,
+    },
 }

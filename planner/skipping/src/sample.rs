@@ -386,8 +386,8 @@ fn read_file(
     let wanted: Vec<&str> = names.iter().map(PlSmallStr::as_str).collect();
     let max = tables::parquet_guard::MAX_DECODED;
     tables::parquet_guard::read_columns_and_footer(file, len, &wanted, max).map_err(|e| match e {
-        tables::parquet_guard::ReadError::Refused(message) => FileError {
-            message,
+        tables::parquet_guard::ReadError::Refused(reason) => FileError {
+            message: reason.to_string(),
             refused: true,
         },
         tables::parquet_guard::ReadError::Failed(message) => FileError::unreadable(message),
