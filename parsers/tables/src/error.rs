@@ -525,4 +525,163 @@ pub enum Reason {
         /// The page's values.
         values: u64,
     },
+    /// Z85 text whose length is not a multiple of 5.
+    #[error("Z85 text of {chars} characters is not a multiple of 5")]
+    Z85Length {
+        /// Its length.
+        chars: usize,
+    },
+    /// A character outside the Z85 alphabet.
+    #[error("{character:?} is not a Z85 character")]
+    Z85Character {
+        /// The character.
+        character: char,
+    },
+    /// A Z85 group over 32 bits.
+    #[error("Z85 group overflows 32 bits")]
+    Z85Overflow,
+    /// A bitmap cut short at a byte.
+    #[error("bitmap truncated at byte {at}")]
+    BitmapTruncated {
+        /// The offset in the bitmap.
+        at: usize,
+    },
+    /// A bitmap cut short in one of its parts.
+    #[error("bitmap truncated in its {part}")]
+    BitmapTruncatedIn {
+        /// `run flags`, `container headers`, `container offsets`.
+        part: &'static str,
+    },
+    /// Not a Roaring bitmap's cookie.
+    #[error("unknown Roaring cookie (not a Roaring bitmap)")]
+    RoaringCookie,
+    /// More containers than 2^16.
+    #[error("more containers than a 32-bit bitmap holds")]
+    TooManyContainers,
+    /// Container keys out of order.
+    #[error("container keys not increasing at container {container}")]
+    KeysNotIncreasing {
+        /// The container.
+        container: usize,
+    },
+    /// A run overlapping the one before or past 2^16.
+    #[error("run {run} of container {container} overlaps or overflows")]
+    RunOverlaps {
+        /// The run.
+        run: usize,
+        /// The container.
+        container: usize,
+    },
+    /// An array container out of order.
+    #[error("array container {container} is not sorted")]
+    ArrayNotSorted {
+        /// The container.
+        container: usize,
+    },
+    /// A bitset container cut short.
+    #[error("bitmap truncated in bitset container {container}")]
+    BitsetTruncated {
+        /// The container.
+        container: usize,
+    },
+    /// A container holding another number of values than its header.
+    #[error("container {container} holds a different number of values than its header says")]
+    CardinalityMismatch {
+        /// The container.
+        container: usize,
+    },
+    /// A 64-bit bitmap without its bucket count.
+    #[error("bitmap shorter than its bucket count")]
+    NoBucketCount,
+    /// A bucket key with its sign bit set.
+    #[error("bucket {bucket} key has its sign bit set (positions must be positive)")]
+    BucketSignBit {
+        /// The bucket.
+        bucket: u64,
+    },
+    /// Bucket keys out of order.
+    #[error("bucket keys not increasing at bucket {bucket}")]
+    BucketsNotIncreasing {
+        /// The bucket.
+        bucket: u64,
+    },
+    /// Bytes after a 64-bit bitmap's last bucket.
+    #[error("{left} bytes left after the bitmap's last bucket")]
+    BytesAfterBitmap {
+        /// How many.
+        left: usize,
+    },
+    /// A deletion vector shorter than its magic number.
+    #[error("deletion vector shorter than its magic number")]
+    NoMagic,
+    /// Not the deletion vectors' magic number.
+    #[error("magic number is not {expected} (not a portable Roaring deletion vector)")]
+    WrongMagic {
+        /// [`crate::dv::MAGIC`].
+        expected: u32,
+    },
+    /// A file that ends before a framed deletion vector's offset.
+    #[error("file of {len} bytes ends before offset {offset}")]
+    FileEndsBefore {
+        /// The file's length.
+        len: usize,
+        /// The offset.
+        offset: usize,
+    },
+    /// The size stored before a deletion vector is not the metadata's.
+    #[error("the size stored before the deletion vector differs from the metadata's {metadata}")]
+    StoredSizeDiffers {
+        /// The metadata's size.
+        metadata: usize,
+    },
+    /// A deletion vector past the end of its file.
+    #[error("deletion vector runs past the end of the file")]
+    DvPastEnd,
+    /// A deletion vector without its CRC-32.
+    #[error("deletion vector has no CRC-32")]
+    NoCrc,
+    /// A CRC-32 that is not that of the deletion vector's bytes.
+    #[error("CRC-32 mismatch: the stored checksum is not that of the bytes")]
+    CrcMismatch,
+    /// A relative Delta DV path shorter than its Z85 UUID.
+    #[error("relative DV path {text:?} is shorter than a Z85 UUID")]
+    DvPathTooShort {
+        /// The path as the descriptor gives it.
+        text: String,
+    },
+    /// A Z85 UUID that does not decode to 16 bytes.
+    #[error("Z85 UUID is not 16 bytes")]
+    UuidLength,
+    /// A Delta DV storage type other than `u`, `i`, `p`.
+    #[error("unknown deletion vector storage type {storage:?}")]
+    DvStorageType {
+        /// The storage type.
+        storage: String,
+    },
+    /// An Iceberg DV's declared size over the cap.
+    #[error("content_size_in_bytes {size} is over the {cap}-byte cap for a deletion vector")]
+    DvOverCap {
+        /// The declared size.
+        size: u64,
+        /// The cap.
+        cap: u64,
+    },
+    /// A Puffin blob past the end of its file.
+    #[error("blob at offset {offset} of content_size_in_bytes {size} runs past the end of the file ({len} bytes)")]
+    BlobPastEnd {
+        /// The blob's offset.
+        offset: u64,
+        /// Its declared size.
+        size: u64,
+        /// The file's length.
+        len: u64,
+    },
+    /// Something wrong in the Puffin blob at an offset.
+    #[error("blob at offset {offset}: {what}")]
+    InBlob {
+        /// The blob's offset.
+        offset: u64,
+        /// What is wrong.
+        what: Box<Reason>,
+    },
 }
