@@ -684,4 +684,97 @@ pub enum Reason {
         /// What is wrong.
         what: Box<Reason>,
     },
+    /// A Delta commit line that is not the JSON of an action (serde's
+    /// message).
+    #[error(transparent)]
+    ActionJson(serde_json::Error),
+    /// An `add`'s stats that are not JSON.
+    #[error("stats are not JSON: {0}")]
+    StatsNotJson(serde_json::Error),
+    /// A domain configuration that is not JSON.
+    #[error("not JSON: {0}")]
+    ConfigurationNotJson(serde_json::Error),
+    /// A `delta.clustering` configuration without its list.
+    #[error("no clusteringColumns list")]
+    NoClusteringColumns,
+    /// A clustering column's name part that is not a string.
+    #[error("clustering column part {part} is not a string")]
+    ClusteringPart {
+        /// The part, as JSON.
+        part: serde_json::Value,
+    },
+    /// A clustering column that is neither a name nor a list of parts.
+    #[error("clustering column {column} is not a name")]
+    ClusteringColumn {
+        /// The column, as JSON.
+        column: serde_json::Value,
+    },
+    /// An Avro file that ends inside a number.
+    #[error("file ends inside a number")]
+    AvroEndsInNumber,
+    /// An Avro number over 10 bytes.
+    #[error("a number runs over 10 bytes")]
+    AvroNumberTooLong,
+    /// A negative Avro length.
+    #[error("negative length")]
+    AvroNegativeLength,
+    /// An Avro length larger than the file.
+    #[error("a length of {length} bytes is more than the file holds")]
+    AvroLengthOverFile {
+        /// The length.
+        length: u64,
+    },
+    /// An Avro file that ends inside a string.
+    #[error("file ends inside a string")]
+    AvroEndsInString,
+    /// An Avro file shorter than its magic.
+    #[error("too short for an Avro file")]
+    AvroTooShort,
+    /// No Avro magic.
+    #[error("not an Avro object container file (no Obj magic)")]
+    AvroNoMagic,
+    /// A header map block count that cannot be negated.
+    #[error("bad header map block count")]
+    AvroHeaderCount,
+    /// An Avro file that ends inside its header's sync marker.
+    #[error("file ends inside the header's sync marker")]
+    AvroEndsInSync,
+    /// A codec lakeaudit does not read.
+    #[error("its avro.codec is not one lakeaudit reads (null, deflate, snappy, zstandard)")]
+    AvroCodec,
+    /// Something wrong in one Avro block.
+    #[error("block {block}: {what}")]
+    InBlock {
+        /// The block (0-based).
+        block: u64,
+        /// What is wrong.
+        what: Box<Reason>,
+    },
+    /// A snappy block whose length does not decode (snap's message).
+    #[error(transparent)]
+    Snappy(snap::Error),
+    /// A block that does not inflate.
+    #[error("block {block} does not inflate: {source}")]
+    BlockInflate {
+        /// The block.
+        block: u64,
+        /// What the decoder said.
+        source: std::io::Error,
+    },
+    /// A block over the cap, decompressed.
+    #[error("block {block} decompresses to more than the {cap}-byte cap ({size} bytes or more)")]
+    BlockOverCap {
+        /// The block.
+        block: u64,
+        /// The cap.
+        cap: u64,
+        /// What was inflated before stopping.
+        size: u64,
+    },
+    /// A block without its sync marker.
+    #[error("file ends before its sync marker")]
+    AvroEndsBeforeSync,
+    /// A block's sync marker that is not the header's.
+    #[error("sync marker differs from the header's")]
+    SyncDiffers,
 }

@@ -328,7 +328,7 @@ fn read_json_lines(path: &Path, r: &mut Replay, pass: Option<Pass>, scope: &Scop
         let action = actions::parse_line(text).map_err(|reason| Error::Json {
             path: path.to_path_buf(),
             line: Some(n),
-            reason,
+            reason: reason.to_string(),
         })?;
         let file_action = matches!(action, Action::Add(_) | Action::Remove(_));
         match pass {
