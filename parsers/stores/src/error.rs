@@ -8,6 +8,7 @@ use std::time::Duration;
 /// [`set_timeouts`](crate::set_timeouts). `Display` is the text the binary
 /// prints (before [`redact`](crate::redact), which every printer applies).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum Reason {
     /// A `--storage-option` key no store knows.
     #[error("unknown storage option `{key}` (object_store's keys: aws_endpoint, aws_region, aws_allow_http, azure_storage_account_name, google_service_account, ...)")]

@@ -9,6 +9,7 @@ use std::sync::Arc;
 /// a literal of its column (the compaction statement is then left out).
 /// `Display` is the line the binary prints after `lakeaudit: `.
 #[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// The table could not be read (shared: a table read once is audited
     /// and measured from the same results).

@@ -5,6 +5,7 @@
 /// `--layout` flag that does not parse. `Display` is the message the
 /// binary prints (after the table or flag it concerns).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// A data file whose metadata gives no path.
     #[error("the metadata gives no path")]
