@@ -27,8 +27,8 @@
 //!     ("spark.sql.warehouse.dir", "file:/data/spark-warehouse"),
 //! ].into_iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
 //! assert_eq!(
-//!     locate("lake.tpch.lineitem", &props),
-//!     Ok(Located { location: "s3://bucket/wh/tpch/lineitem".into(), setting: "spark.sql.catalog.lake.warehouse".into() })
+//!     locate("lake.tpch.lineitem", &props).ok(),
+//!     Some(Located { location: "s3://bucket/wh/tpch/lineitem".into(), setting: "spark.sql.catalog.lake.warehouse".into() })
 //! );
 //! assert_eq!(locate("sales.orders", &props).unwrap().location, "file:/data/spark-warehouse/sales.db/orders");
 //! // Iceberg's metadata tables are no table of their own.
@@ -36,6 +36,7 @@
 //! assert!(locate("other.db.t", &props).is_err());
 //! ```
 
+use crate::error::Reason;
 use std::collections::BTreeMap;
 
 /// Whether a Spark property is one [`locate`] reads (kept from the
@@ -90,14 +91,17 @@ const METADATA_TABLES: &[&str] = &[
 /// Where `table` (as a scan prints it) lives under the catalog settings
 /// `props` (the application's Spark properties); why not, when the
 /// settings do not say.
-pub fn locate(table: &str, props: &BTreeMap<String, String>) -> Result<Located, String> {
+pub fn locate(table: &str, props: &BTreeMap<String, String>) -> Result<Located, Reason> {
     let t = table.trim();
+    let not_plain = || Reason::NotPlainName {
+        name: t.to_string(),
+    };
     if t.contains(['`', '/', ':', '\\']) || t.is_empty() {
-        return Err(format!("`{t}` is not a plain catalog name"));
+        return Err(not_plain());
     }
     let parts: Vec<&str> = t.split('.').collect();
     if parts.iter().any(|p| p.is_empty() || *p == "..") {
-        return Err(format!("`{t}` is not a plain catalog name"));
+        return Err(not_plain());
     }
     let get = |k: String| props.get(&k).map(|v| v.trim()).filter(|v| !v.is_empty());
     let catalog = parts[0];
@@ -109,16 +113,21 @@ pub fn locate(table: &str, props: &BTreeMap<String, String>) -> Result<Located, 
             ty.is_some_and(|t| t.eq_ignore_ascii_case("hadoop")) || imp == Some(HADOOP_CATALOG);
         if !hadoop {
             let kind = ty.or(imp).unwrap_or("its default (hive)");
-            return Err(format!(
-                "catalog `{catalog}` is {kind}: where it keeps its tables is not in the log"
-            ));
+            return Err(Reason::CatalogElsewhere {
+                catalog: catalog.to_string(),
+                kind: kind.to_string(),
+            });
         }
         if parts.len() >= 4 && METADATA_TABLES.contains(&parts[parts.len() - 1]) {
-            return Err(format!("`{t}` is an Iceberg metadata table"));
+            return Err(Reason::MetadataTable {
+                name: t.to_string(),
+            });
         }
         let setting = format!("{key}.warehouse");
-        let wh = get(setting.clone())
-            .ok_or_else(|| format!("catalog `{catalog}` names no warehouse ({setting})"))?;
+        let wh = get(setting.clone()).ok_or_else(|| Reason::NoWarehouse {
+            catalog: catalog.to_string(),
+            setting: setting.clone(),
+        })?;
         return Ok(Located {
             location: join(wh, &parts[1..]),
             setting,
@@ -132,10 +141,17 @@ pub fn locate(table: &str, props: &BTreeMap<String, String>) -> Result<Located, 
     let (db, name) = match rest {
         [name] => ("default", *name),
         [db, name] => (*db, *name),
-        _ => return Err(format!("catalog `{catalog}` is not configured in the log")),
+        _ => {
+            return Err(Reason::CatalogNotConfigured {
+                catalog: catalog.to_string(),
+            })
+        }
     };
-    let setting = "spark.sql.warehouse.dir".to_string();
-    let wh = get(setting.clone()).ok_or_else(|| format!("the log names no {setting}"))?;
+    const WAREHOUSE_DIR: &str = "spark.sql.warehouse.dir";
+    let setting = WAREHOUSE_DIR.to_string();
+    let wh = get(setting.clone()).ok_or(Reason::NoWarehouseDir {
+        setting: WAREHOUSE_DIR,
+    })?;
     let location = if db.eq_ignore_ascii_case("default") {
         join(wh, &[name])
     } else {
@@ -170,7 +186,7 @@ mod tests {
     }
 
     fn why_not(p: &BTreeMap<String, String>, t: &str) -> String {
-        locate(t, p).unwrap_err()
+        locate(t, p).unwrap_err().to_string()
     }
 
     #[test]
@@ -200,7 +216,7 @@ mod tests {
             ("spark.sql.catalog.nowh.type", "hadoop"),
             ("spark.sql.warehouse.dir", "file:/w/spark-warehouse"),
         ]);
-        let at = |t: &str| locate(t, &p).map(|l| l.location);
+        let at = |t: &str| locate(t, &p).map(|l| l.location).map_err(|e| e.to_string());
         assert_eq!(
             at("lake.tpch.lineitem").as_deref(),
             Ok("file:/w/lake/tpch/lineitem")
@@ -214,7 +230,7 @@ mod tests {
         );
         assert_eq!(at("default.t").as_deref(), Ok("file:/w/spark-warehouse/t"));
         assert_eq!(at("t").as_deref(), Ok("file:/w/spark-warehouse/t"));
-        let why = |t: &str| locate(t, &p).unwrap_err();
+        let why = |t: &str| locate(t, &p).unwrap_err().to_string();
         assert!(why("rest.db.t").contains("is rest"), "{}", why("rest.db.t"));
         assert!(why("nowh.db.t").contains("no warehouse"));
         assert!(why("nope.db.t").contains("not configured"));
@@ -229,6 +245,7 @@ mod tests {
         }
         assert!(locate("t", &props(&[]))
             .unwrap_err()
+            .to_string()
             .contains("spark.sql.warehouse.dir"));
     }
 

@@ -11,6 +11,10 @@
 //!     }
 //! }
 //! ```
+//!
+//! Fallible calls return the crate's [`Error`], which names the file and
+//! line; what a line, an LZF block or a catalog name is refused for is a
+//! typed [`Reason`].
 #![deny(missing_docs)]
 
 pub mod catalog;
@@ -20,7 +24,7 @@ pub mod io;
 pub mod plan;
 pub mod record;
 
-pub use error::{Error, Location, Result};
+pub use error::{Error, Location, Reason, Result};
 
 /// The text a panic carried (`panic!("…")`'s message), for the one line
 /// that reports a panic caught at an input's boundary.

@@ -90,8 +90,49 @@ pub enum Error {
     Records {
         /// The file.
         path: PathBuf,
-        /// What is wrong (`row 3: `app_id` is null`).
+        /// What is wrong.
         reason: String,
+    },
+    /// A row of a records file whose required column is null.
+    #[error("{}: row {row}: `{column}` is null", path.display())]
+    RecordNull {
+        /// The file.
+        path: PathBuf,
+        /// The row (1-based).
+        row: u64,
+        /// The column.
+        column: &'static str,
+    },
+    /// A row of a records file whose `execution_id` is null or negative.
+    #[error("{}: row {row}: `execution_id` is null or negative", path.display())]
+    RecordExecutionId {
+        /// The file.
+        path: PathBuf,
+        /// The row (1-based).
+        row: u64,
+    },
+    /// A row of a records file whose `plan_source` is not one lakeaudit
+    /// writes.
+    #[error("{}: row {row}: `plan_source` {value:?} is not formatted, extended, spark_plan_info or tree_json", path.display())]
+    RecordPlanSource {
+        /// The file.
+        path: PathBuf,
+        /// The row (1-based).
+        row: u64,
+        /// The value.
+        value: String,
+    },
+    /// A row of a records file whose JSON column does not parse.
+    #[error("{}: row {row}: `{column}`: {source}", path.display())]
+    RecordColumn {
+        /// The file.
+        path: PathBuf,
+        /// The row (1-based).
+        row: u64,
+        /// The column (`scans`, `joins`, `relationships`).
+        column: &'static str,
+        /// What serde said.
+        source: serde_json::Error,
     },
     /// An `--aggregates` directory that is not what
     /// `spark/lakeaudit_aggregate.py` writes (a missing table, a wrong

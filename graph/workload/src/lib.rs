@@ -59,6 +59,10 @@
 //! assert_eq!(edges[0].data_volume, 4_000_000.0);
 //! assert_eq!(edges[0].executions.strings(), ["app-1:7"]);
 //! ```
+//!
+//! Fallible calls return the crate's [`Error`] (a time or window that does
+//! not parse, a records or aggregates file that is not what lakeaudit
+//! writes, with the row and column at fault, the spool's I/O).
 #![deny(missing_docs)]
 
 pub mod aggregates;

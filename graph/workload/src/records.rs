@@ -528,12 +528,7 @@ impl Sorted {
         }
         let file = (entry.seq >> 32) as usize;
         let path = self.files.get(file).map_or(Path::new(""), PathBuf::as_path);
-        let mut e = raw.exec().map_err(|reason| {
-            bad(
-                path,
-                format!("row {}: {reason}", (entry.seq & 0xffff_ffff) + 1),
-            )
-        })?;
+        let mut e = raw.exec(path, (entry.seq & 0xffff_ffff) + 1)?;
         crate::exec::rename_paths(&self.locations, &mut e);
         Ok(Some(e))
     }
@@ -739,7 +734,8 @@ fn read_parquet<R: polars_io::mmap::MmapBytesReader>(
     }))
     .map_err(|_| not_records(&"malformed page data (the decoder panicked)"))?
     .map_err(|e| match e {
-        ReadError::Refused(why) | ReadError::Failed(why) => not_records(&why),
+        ReadError::Refused(why) => not_records(&why),
+        ReadError::Failed(why) => not_records(&why),
     })?;
     // A column the file lacks is an error, as polars' projection made it.
     if let Some(missing) = columns.iter().find(|c| df.column(c).is_err()) {
@@ -996,16 +992,27 @@ impl<'a> RawRow<'a> {
         row
     }
 
-    /// The record this row stands for, or why it cannot be one.
-    fn exec(&self) -> std::result::Result<Exec, String> {
-        let null = |name: &str| format!("`{name}` is null");
-        let json = |column: usize, name: &str| self.text(column).ok_or_else(|| null(name));
+    /// The record this row (`row`, 1-based, of the file `path`) stands
+    /// for, or why it cannot be one.
+    fn exec(&self, path: &Path, row: u64) -> Result<Exec> {
+        let path = || path.to_path_buf();
+        let null = |column: &'static str| Error::RecordNull {
+            path: path(),
+            row,
+            column,
+        };
+        let json = |column: usize, name: &'static str| self.text(column).ok_or_else(|| null(name));
         let owned = |column: usize| self.text(column).map(str::to_string);
         let id = self
             .long(EXECUTION_ID)
             .and_then(|x| u64::try_from(x).ok())
-            .ok_or("`execution_id` is null or negative")?;
-        let de = |name: &str, e: serde_json::Error| format!("`{name}`: {e}");
+            .ok_or_else(|| Error::RecordExecutionId { path: path(), row })?;
+        let de = |column: &'static str, source: serde_json::Error| Error::RecordColumn {
+            path: path(),
+            row,
+            column,
+            source,
+        };
         let record = QueryRecord {
             app_id: owned(APP_ID).ok_or_else(|| null("app_id"))?,
             app_name: owned(APP_NAME).unwrap_or_default(),
@@ -1022,11 +1029,15 @@ impl<'a> RawRow<'a> {
             description: owned(DESCRIPTION),
             plan_source: match self.text(PLAN_SOURCE) {
                 None => None,
-                Some(p) => Some(plan::PlanSource::parse(p).ok_or_else(|| {
-                    format!(
-                        "`plan_source` {p:?} is not formatted, extended, spark_plan_info or tree_json"
+                Some(p) => {
+                    Some(
+                        plan::PlanSource::parse(p).ok_or_else(|| Error::RecordPlanSource {
+                            path: path(),
+                            row,
+                            value: p.to_string(),
+                        })?,
                     )
-                })?),
+                }
             },
             adaptive_final: self.flag(ADAPTIVE_FINAL).unwrap_or(false),
             executor_run_ms: self.long(RUN_MS).unwrap_or(0),

@@ -9,7 +9,7 @@
 use super::dispatch::{classify_any, EventKind, Form};
 use super::types::skim;
 use super::types::*;
-use crate::error::{Error, Location};
+use crate::error::{Error, Location, Reason};
 use crate::io::{LineInfo, LineReader, LogInput};
 use crate::record::{self, PlanSet, QueryRecord};
 use ::plan::{Recursion, TreeNode};
@@ -233,7 +233,7 @@ struct State<'s, 'f, T> {
     spare: Vec<u8>,
     /// Deferred updates found bad when read: part index, line in the
     /// part, reason (reported as bad lines by `read_lines`).
-    late: Vec<(usize, u64, String)>,
+    late: Vec<(usize, u64, Reason)>,
     /// The ids of the executions finished so far.
     ended: IdRanges,
     /// Executions read again after they ended (left out): how many, and
@@ -411,9 +411,7 @@ fn read_lines<T>(
                     // A compact line is read by key or skipped unparsed:
                     // a byte JSON never holds raw (a control byte, as a
                     // corrupt compressed stream decodes to) is still found.
-                    Ok((_, Form::Compact)) if has_control_byte(line) => Err(
-                        "not a JSON event: it holds a control byte (a corrupt stream?)".to_string(),
-                    ),
+                    Ok((_, Form::Compact)) if has_control_byte(line) => Err(Reason::ControlByte),
                     Ok((k, form)) => {
                         counts[k as usize] = counts[k as usize].saturating_add(1);
                         st.handle(k, form, line, info)
@@ -523,11 +521,14 @@ fn bad_line(
     bad_lines: &mut usize,
     opts: &ReadOptions,
     at: Location,
-    reason: String,
+    reason: Reason,
 ) {
     *bad_lines += 1;
     if *bad_lines <= opts.max_line_errors {
-        errors.push(Error::Event { at, reason });
+        errors.push(Error::Event {
+            at,
+            reason: reason.to_string(),
+        });
     }
 }
 
@@ -546,7 +547,7 @@ fn at_line(input: &LogInput, part: usize, line: u64) -> Location {
 /// Reads an execution's deferred AQE update into its plans (a bad one is
 /// noted in `late`; the plans are then those read before it), and keeps
 /// its buffer in `spare` for the next one.
-fn read_deferred(st: &mut ExecState, late: &mut Vec<(usize, u64, String)>, spare: &mut Vec<u8>) {
+fn read_deferred(st: &mut ExecState, late: &mut Vec<(usize, u64, Reason)>, spare: &mut Vec<u8>) {
     let Some(d) = st.update.take() else {
         return;
     };
@@ -604,8 +605,8 @@ fn replace_text(slot: &mut Option<String>, new: Cow<'_, str>) {
     }
 }
 
-fn bad(e: serde_json::Error) -> String {
-    format!("bad event JSON: {e}")
+fn bad(e: serde_json::Error) -> Reason {
+    Reason::BadEventJson(e)
 }
 
 impl<T> State<'_, '_, T> {
@@ -642,7 +643,7 @@ impl<T> State<'_, '_, T> {
 
     /// A task end in a form other than Spark's compact one: the typed parse
     /// reads the same fields the skim reads.
-    fn task_end_json(&mut self, line: &[u8]) -> std::result::Result<(), String> {
+    fn task_end_json(&mut self, line: &[u8]) -> std::result::Result<(), Reason> {
         let t: TaskEnd = serde_json::from_slice(line).map_err(bad)?;
         let Some(&exec) = self.stage_exec.get(&t.stage_id) else {
             return Ok(());
@@ -670,13 +671,13 @@ impl<T> State<'_, '_, T> {
         form: Form,
         line: &[u8],
         info: LineInfo,
-    ) -> std::result::Result<(), String> {
+    ) -> std::result::Result<(), Reason> {
         match kind {
             EventKind::TaskEnd if form == Form::Json => self.task_end_json(line)?,
             EventKind::TaskEnd => {
                 // Most bytes of a log: skim by key, and only for tasks of a
                 // running SQL execution (see `types::skim`).
-                let stage = skim::stage_id(line).ok_or("task end event without a Stage ID")?;
+                let stage = skim::stage_id(line).ok_or(Reason::NoStageId)?;
                 let Some(&exec) = self.stage_exec.get(&stage) else {
                     return Ok(());
                 };

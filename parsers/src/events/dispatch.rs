@@ -7,6 +7,8 @@
 //! stage infos, block updates, ...) without parsing them, and parse the rest
 //! into small typed structs.
 
+use crate::error::Reason;
+
 /// The events lakeaudit uses. Everything else is [`EventKind::Other`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum EventKind {
@@ -140,7 +142,7 @@ struct EventName<'a> {
 /// ([`classify`], no parsing), else by the object's `"Event"` member
 /// wherever it is. `Err` says why the line is not a JSON event.
 #[inline]
-pub fn classify_any(line: &[u8]) -> Result<(EventKind, Form), String> {
+pub fn classify_any(line: &[u8]) -> Result<(EventKind, Form), Reason> {
     match classify(line) {
         Some(k) => Ok((k, Form::Compact)),
         None => classify_json(line),
@@ -151,14 +153,14 @@ pub fn classify_any(line: &[u8]) -> Result<(EventKind, Form), String> {
 /// Spark's own logs never get here).
 #[cold]
 #[inline(never)]
-fn classify_json(line: &[u8]) -> Result<(EventKind, Form), String> {
+fn classify_json(line: &[u8]) -> Result<(EventKind, Form), Reason> {
     if let Some(name) = leading_event_name(line) {
         return Ok((kind_of(name), Form::Json));
     }
     match serde_json::from_slice::<EventName>(line) {
         Ok(e) => Ok((kind_of(e.event.as_bytes()), Form::Json)),
-        Err(e) if e.is_data() => Err("not a Spark event (a JSON object without \"Event\")".into()),
-        Err(e) => Err(format!("not a JSON event: {e}")),
+        Err(e) if e.is_data() => Err(Reason::NotSparkEvent),
+        Err(e) => Err(Reason::NotJsonEvent(e)),
     }
 }
 

@@ -193,6 +193,7 @@ pub mod skim {
     #[cfg(test)]
     use super::Accumulable;
     use super::StartFields;
+    use crate::error::Reason;
     use memchr::memmem::Finder;
     #[cfg(test)]
     use serde::Deserialize;
@@ -505,7 +506,7 @@ pub mod skim {
     pub fn task_end(
         line: &[u8],
         each: impl FnMut(u64, Option<i64>),
-    ) -> (Result<(), String>, (i64, i64)) {
+    ) -> (Result<(), Reason>, (i64, i64)) {
         static INFO: OnceLock<Finder<'static>> = OnceLock::new();
         let (run, cpu, key) = times_at(line, line.len().saturating_sub(TAIL));
         let info = key.and_then(|k| finder(&INFO, b"\"Task Info\":").find(line.get(..k)?));
@@ -531,7 +532,7 @@ pub mod skim {
     pub fn sql_updates(
         line: &[u8],
         mut each: impl FnMut(u64, Option<i64>),
-    ) -> Result<usize, String> {
+    ) -> Result<usize, Reason> {
         static SQL: OnceLock<Finder<'static>> = OnceLock::new();
         static UPDATE: OnceLock<Finder<'static>> = OnceLock::new();
         const ID: &[u8] = b"{\"ID\":";
@@ -540,10 +541,10 @@ pub mod skim {
         for pos in finder(&SQL, b"\"Metadata\":\"sql\"").find_iter(line) {
             let start = last_object_start(line.get(from..pos).unwrap_or(&[]))
                 .map(|i| from + i)
-                .ok_or("SQL metric update without an ID")?;
+                .ok_or(Reason::SqlUpdateNoId)?;
             let id = int_at(line, start + ID.len())
                 .and_then(|v| u64::try_from(v).ok())
-                .ok_or("SQL metric update with a bad ID")?;
+                .ok_or(Reason::SqlUpdateBadId)?;
             let obj = &line[start..pos];
             let update = finder(&UPDATE, UPD).find(obj).and_then(|u| {
                 let at = u + UPD.len();

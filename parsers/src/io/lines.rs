@@ -296,7 +296,7 @@ impl LineReader {
                 let url = path.to_str().unwrap_or_default();
                 let object = stores::open(url).map_err(|e| Error::Input {
                     at: self.at(None),
-                    reason: e.reason,
+                    reason: e.why(),
                 })?;
                 Box::new(Source::new(object))
             }

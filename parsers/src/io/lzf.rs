@@ -7,9 +7,11 @@
 //! `((c & 0x1f) << 8) + next byte + 1` the distance back into the output,
 //! and `length + 2` bytes are copied from there (the copy may overlap itself).
 
+use crate::error::Reason;
+
 /// Decompresses `input` into `out` (cleared first), which must come to
 /// exactly `expected` bytes (the chunk header's length).
-pub(crate) fn decompress(input: &[u8], out: &mut Vec<u8>, expected: usize) -> Result<(), String> {
+pub(crate) fn decompress(input: &[u8], out: &mut Vec<u8>, expected: usize) -> Result<(), Reason> {
     out.clear();
     out.reserve(expected);
     let mut i = 0usize;
@@ -20,56 +22,52 @@ pub(crate) fn decompress(input: &[u8], out: &mut Vec<u8>, expected: usize) -> Re
             let run = ctrl + 1;
             let lit = input
                 .get(i..i + run)
-                .ok_or_else(|| format!("literal run of {run} bytes past the end of the block"))?;
+                .ok_or(Reason::LzfLiteralPastEnd { run })?;
             out.extend_from_slice(lit);
             i += run;
         } else {
             let mut len = ctrl >> 5;
             if len == 7 {
-                let extra = input
-                    .get(i)
-                    .ok_or("match length past the end of the block")?;
+                let extra = input.get(i).ok_or(Reason::LzfLengthPastEnd)?;
                 len += usize::from(*extra);
                 i += 1;
             }
-            let low = input
-                .get(i)
-                .ok_or("match distance past the end of the block")?;
+            let low = input.get(i).ok_or(Reason::LzfDistancePastEnd)?;
             i += 1;
             let dist = ((ctrl & 0x1f) << 8) + usize::from(*low) + 1;
             let len = len + 2;
             let start = out
                 .len()
                 .checked_sub(dist)
-                .ok_or_else(|| format!("match distance {dist} before the start of the block"))?;
+                .ok_or(Reason::LzfBeforeStart { distance: dist })?;
             if dist >= len {
                 out.extend_from_within(start..start + len);
             } else {
                 // Overlapping copy: each byte may be one this copy just wrote.
                 for k in start..start + len {
-                    let b = out.get(k).copied().ok_or("bad overlapping match")?;
+                    let b = out.get(k).copied().ok_or(Reason::LzfOverlap)?;
                     out.push(b);
                 }
             }
         }
         if out.len() > expected {
-            return Err(format!("block decompresses past its {expected} bytes"));
+            return Err(Reason::LzfPastExpected { expected });
         }
     }
     if out.len() != expected {
-        return Err(format!(
-            "block decompressed to {} bytes, header says {expected}",
-            out.len()
-        ));
+        return Err(Reason::LzfLength {
+            got: out.len(),
+            expected,
+        });
     }
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
-    use super::decompress;
+    use super::{decompress, Reason};
 
-    fn run(input: &[u8], expected: usize) -> Result<Vec<u8>, String> {
+    fn run(input: &[u8], expected: usize) -> Result<Vec<u8>, Reason> {
         let mut out = Vec::new();
         decompress(input, &mut out, expected).map(|()| out)
     }

@@ -26,7 +26,7 @@ pub(super) fn discover_url(url: &str, d: &mut Discovery) {
         Err(e) => {
             d.errors.push(Error::Input {
                 at: loc(&e.url),
-                reason: e.reason,
+                reason: e.why(),
             });
             return;
         }
@@ -35,7 +35,7 @@ pub(super) fn discover_url(url: &str, d: &mut Discovery) {
     match stores::locate(url) {
         Err(e) => d.errors.push(Error::Input {
             at: loc(&e.url),
-            reason: e.reason,
+            reason: e.why(),
         }),
         Ok(stores::Found::Object { .. }) => {
             let name = last_segment(url);
@@ -78,7 +78,7 @@ fn object(url: &str) -> impl Fn() -> std::io::Result<Box<dyn std::io::Read + Sen
     move || {
         stores::open(url)
             .map(|r| Box::new(r) as Box<dyn std::io::Read + Send>)
-            .map_err(|e| std::io::Error::other(e.reason))
+            .map_err(|e| std::io::Error::other(e.why()))
     }
 }
 

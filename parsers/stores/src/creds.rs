@@ -13,7 +13,7 @@ use object_store::azure::{AzureConfigKey, MicrosoftAzureBuilder};
 use object_store::{ClientConfigKey, CredentialProvider};
 
 use crate::redact::{redact, remember};
-use crate::{err, reason, runtime, Error};
+use crate::{err, reason, runtime, Error, Reason};
 
 /// Credentials given in a URL, for its store.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,11 +35,11 @@ fn decode(s: &str) -> String {
         .into_owned()
 }
 
-const S3_KEYS: &str = "give the credentials as AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or --storage-option aws_access_key_id=… --storage-option aws_secret_access_key=…)";
+pub(crate) const S3_KEYS: &str = "give the credentials as AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or --storage-option aws_access_key_id=… --storage-option aws_secret_access_key=…)";
 
 /// The URL without its credentials, and the credentials if it had some
 /// lakeaudit can use; `Err` names credentials it cannot use.
-pub(crate) fn take(scheme: &str, mut u: url::Url) -> Result<(url::Url, Option<Given>), String> {
+pub(crate) fn take(scheme: &str, mut u: url::Url) -> Result<(url::Url, Option<Given>), Reason> {
     let user = decode(u.username());
     let pass = u.password().map(decode).unwrap_or_default();
     let query: Vec<(String, String)> = u
@@ -72,10 +72,10 @@ pub(crate) fn take(scheme: &str, mut u: url::Url) -> Result<(url::Url, Option<Gi
     match scheme {
         "s3" | "s3a" => {
             if presigned {
-                return Err(format!("a presigned URL (X-Amz-Signature=…) allows one request on one object, and lakeaudit lists and reads: {S3_KEYS}"));
+                return Err(Reason::Presigned);
             }
             if u.query().is_some() {
-                return Err("an s3:// URL takes no query (?…): lakeaudit would not use it".into());
+                return Err(Reason::S3Query);
             }
             match (user.is_empty(), pass.is_empty()) {
                 (true, true) => {}
@@ -87,7 +87,7 @@ pub(crate) fn take(scheme: &str, mut u: url::Url) -> Result<(url::Url, Option<Gi
                     });
                 }
                 _ => {
-                    return Err(format!("the URL's user info holds an access key id or a secret, not both (s3://KEY_ID:SECRET@bucket/…): give both, or {S3_KEYS}"));
+                    return Err(Reason::HalfUserInfo);
                 }
             }
         }
@@ -95,21 +95,19 @@ pub(crate) fn take(scheme: &str, mut u: url::Url) -> Result<(url::Url, Option<Gi
             // In abfs[s]://container@account…, the user is the container.
             let container_is_user = matches!(scheme, "abfs" | "abfss");
             if !pass.is_empty() || (!user.is_empty() && !container_is_user) {
-                return Err("user info (a password) in an Azure URL is not used: give the account key as AZURE_STORAGE_ACCOUNT_KEY (or --storage-option azure_storage_account_key=…), or a SAS as the URL's query (?sv=…&sig=…)".into());
+                return Err(Reason::AzureUserInfo);
             }
             if is_sas {
                 given = Some(Given::Sas(query));
             } else if u.query().is_some() {
-                return Err(
-                    "the URL's query is not a SAS (no sig=): lakeaudit would not use it".into(),
-                );
+                return Err(Reason::NotSas);
             }
         }
         _ => {
             if !user.is_empty() || !pass.is_empty() || u.query().is_some() {
-                return Err(format!(
-                    "credentials or a query in a {scheme}:// URL are not used: give them as GOOGLE_SERVICE_ACCOUNT (or --storage-option google_service_account=…)"
-                ));
+                return Err(Reason::UnusedCredentials {
+                    scheme: scheme.to_string(),
+                });
             }
         }
     }
@@ -129,14 +127,10 @@ fn container_user(scheme: &str) -> bool {
 
 /// Remembers the credentials a URL gave for `store` (one set per store in
 /// a run: other credentials for the same store are refused).
-pub(crate) fn register(store: &str, g: Given) -> Result<(), String> {
-    let mut r = registry()
-        .lock()
-        .map_err(|_| "the credentials registry is unusable".to_string())?;
+pub(crate) fn register(store: &str, g: Given) -> Result<(), Reason> {
+    let mut r = registry().lock().map_err(|_| Reason::RegistryUnusable)?;
     match r.get(store) {
-        Some(old) if *old != g => Err(
-            "other credentials were given for this store in another URL: a run reads one store with one set".into(),
-        ),
+        Some(old) if *old != g => Err(Reason::OtherCredentials),
         Some(_) => Ok(()),
         None => {
             r.insert(store.to_string(), g);
@@ -166,16 +160,21 @@ fn set(v: Option<String>) -> Option<String> {
 /// An endpoint with user info, or plain HTTP not allowed: named with the
 /// setting that fixes it (`allow`: `AWS_ALLOW_HTTP=true` / `--storage-option
 /// aws_allow_http=true`).
-fn check_endpoint(ep: &str, allow_http: bool, allow: &str, keys: &str) -> Result<(), String> {
+fn check_endpoint(
+    ep: &str,
+    allow_http: bool,
+    allow: &'static str,
+    keys: &'static str,
+) -> Result<(), Reason> {
     if let Ok(u) = url::Url::parse(ep) {
         if let Some(p) = u.password() {
             remember(&decode(p));
         }
         if !u.username().is_empty() || u.password().is_some() {
-            return Err(format!(
-                "the endpoint {} carries user info (credentials), which store requests do not use: give the endpoint without it, and {keys}",
-                redact(ep)
-            ));
+            return Err(Reason::EndpointUserInfo {
+                endpoint: redact(ep).into_owned(),
+                keys,
+            });
         }
     }
     if ep
@@ -183,10 +182,10 @@ fn check_endpoint(ep: &str, allow_http: bool, allow: &str, keys: &str) -> Result
         .is_some_and(|p| p.eq_ignore_ascii_case("http://"))
         && !allow_http
     {
-        return Err(format!(
-            "the endpoint {} is plain HTTP, which is refused unless allowed: set {allow}",
-            redact(ep)
-        ));
+        return Err(Reason::PlainHttp {
+            endpoint: redact(ep).into_owned(),
+            allow,
+        });
     }
     Ok(())
 }
@@ -202,7 +201,7 @@ const AWS_METADATA: &str = "http://169.254.169.254";
 /// `Ok(Some(endpoint))`: the instance metadata endpoint will be asked
 /// (unless `AWS_EC2_METADATA_DISABLED=true`, an error naming what is
 /// missing).
-pub(crate) fn check_s3(b: &AmazonS3Builder) -> Result<Option<String>, String> {
+pub(crate) fn check_s3(b: &AmazonS3Builder) -> Result<Option<String>, Reason> {
     let get = |k: AmazonS3ConfigKey| set(b.get_config_value(&k));
     if let Some(ep) = get(AmazonS3ConfigKey::Endpoint) {
         check_endpoint(
@@ -217,8 +216,8 @@ pub(crate) fn check_s3(b: &AmazonS3Builder) -> Result<Option<String>, String> {
         get(AmazonS3ConfigKey::SecretAccessKey).is_some(),
     ) {
         (true, true) => return Ok(None),
-        (true, false) => return Err("AWS_ACCESS_KEY_ID (aws_access_key_id) is set but not AWS_SECRET_ACCESS_KEY (aws_secret_access_key): set both".into()),
-        (false, true) => return Err("AWS_SECRET_ACCESS_KEY (aws_secret_access_key) is set but not AWS_ACCESS_KEY_ID (aws_access_key_id): set both".into()),
+        (true, false) => return Err(Reason::KeyWithoutSecret),
+        (false, true) => return Err(Reason::SecretWithoutKey),
         (false, false) => {}
     }
     let other = (get(AmazonS3ConfigKey::WebIdentityTokenFile).is_some()
@@ -230,9 +229,7 @@ pub(crate) fn check_s3(b: &AmazonS3Builder) -> Result<Option<String>, String> {
         return Ok(None);
     }
     if truthy(std::env::var("AWS_EC2_METADATA_DISABLED").ok()) {
-        return Err(format!(
-            "{S3_MISSING}; the instance metadata endpoint was not asked (AWS_EC2_METADATA_DISABLED is set)"
-        ));
+        return Err(Reason::MetadataDisabled);
     }
     Ok(Some(
         get(AmazonS3ConfigKey::MetadataEndpoint).unwrap_or_else(|| AWS_METADATA.to_string()),
@@ -252,11 +249,11 @@ pub(crate) fn check_azure(
     b: &MicrosoftAzureBuilder,
     sas: bool,
     account_in_url: bool,
-) -> Result<Option<String>, String> {
+) -> Result<Option<String>, Reason> {
     let get = |k: AzureConfigKey| set(b.get_config_value(&k));
     if truthy(get(AzureConfigKey::UseEmulator)) {
         if sas {
-            return Err("a SAS in the URL is not used with AZURE_STORAGE_USE_EMULATOR=true (the emulator's account key signs every request): give Azurite's endpoint as AZURE_STORAGE_ENDPOINT with AZURE_STORAGE_ACCOUNT_NAME and AZURE_ALLOW_HTTP=true instead".into());
+            return Err(Reason::SasWithEmulator);
         }
         return Ok(None);
     }
@@ -269,7 +266,7 @@ pub(crate) fn check_azure(
         )?;
     }
     if get(AzureConfigKey::AccountName).is_none() && !account_in_url {
-        return Err("no Azure storage account: set AZURE_STORAGE_ACCOUNT_NAME (or --storage-option azure_storage_account_name=…), use an abfss://container@ACCOUNT.dfs.core.windows.net/ URL, or for Azurite set AZURE_STORAGE_USE_EMULATOR=true with AZURITE_BLOB_STORAGE_URL".into());
+        return Err(Reason::NoAzureAccount);
     }
     let client =
         get(AzureConfigKey::ClientId).is_some() && get(AzureConfigKey::AuthorityId).is_some();
@@ -306,28 +303,30 @@ const METADATA_BUDGET: Duration = Duration::from_secs(10);
 pub(crate) fn fetch<C>(
     url: &str,
     ep: &str,
-    missing: &str,
+    missing: &'static str,
     p: &dyn CredentialProvider<Credential = C>,
 ) -> Result<(), Error> {
     let rt = runtime().map_err(|r| err(url, r))?;
-    let ep = redact(ep);
+    let endpoint = redact(ep).into_owned();
     let asked =
         rt.block_on(async { tokio::time::timeout(METADATA_BUDGET, p.get_credential()).await });
     match asked {
         Ok(Ok(_)) => Ok(()),
         Ok(Err(e)) => Err(err(
             url,
-            format!(
-                "{missing}; the metadata endpoint {ep} (instance credentials) gave none: {}",
-                reason(&e)
-            ),
+            Reason::MetadataFailed {
+                missing,
+                endpoint,
+                message: reason(&e),
+            },
         )),
         Err(_) => Err(err(
             url,
-            format!(
-                "{missing}; the metadata endpoint {ep} (instance credentials) gave none within {}",
-                crate::http::secs(METADATA_BUDGET)
-            ),
+            Reason::MetadataTimedOut {
+                missing,
+                endpoint,
+                budget: METADATA_BUDGET,
+            },
         )),
     }
 }

@@ -30,6 +30,10 @@
 //!
 //! The tokio runtime `object_store` needs is private to this crate: callers
 //! (rayon threads, plain threads) block on it.
+//!
+//! Every call that can fail returns an [`Error`]: the URL and a typed
+//! [`Reason`] (the crate's thiserror enum; [`Error::kind`] sorts out a
+//! missing object and one over a cap), displayed as `<url>: <reason>`.
 
 use std::collections::HashMap;
 use std::io::{self, Read};
@@ -45,9 +49,11 @@ use object_store::path::Path as StorePath;
 use object_store::{BackoffConfig, ClientOptions, ObjectStore, ObjectStoreExt, RetryConfig};
 
 mod creds;
+mod error;
 mod http;
 mod redact;
 
+pub use error::Reason;
 pub use http::{Timeouts, RETRY_BUDGET, RETRY_TIME_BUDGET};
 pub use redact::{redact, REDACTED};
 
@@ -55,16 +61,14 @@ pub use redact::{redact, REDACTED};
 pub const SCHEMES: [&str; 7] = ["s3", "s3a", "az", "azure", "abfs", "abfss", "gs"];
 
 /// An input on an object store that could not be used: the URL as given
-/// and why. Displays as `<url>: <reason>`.
+/// and why ([`Reason`]). Displays as `<url>: <reason>`, credentials
+/// hidden.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Error {
     /// The URL (as the user gave it, or as found under a prefix).
     pub url: String,
-    /// Why, in a few words.
-    pub reason: String,
-    /// What kind of failure, for callers that treat some apart (a missing
-    /// optional object, an object over a size cap).
-    pub kind: ErrorKind,
+    /// Why.
+    pub reason: Reason,
 }
 
 /// The kinds of [`Error`] a caller may act on.
@@ -83,28 +87,49 @@ pub enum ErrorKind {
 
 impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", redact(&self.url), redact(&self.reason))
+        write!(f, "{}: {}", redact(&self.url), self.why())
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.reason)
+    }
+}
 
-fn err(url: &str, reason: impl Into<String>) -> Error {
+impl Error {
+    /// What kind of failure, for callers that treat some apart (a missing
+    /// optional object, an object over a size cap).
+    pub fn kind(&self) -> ErrorKind {
+        match self.reason {
+            Reason::NotFound { .. } => ErrorKind::NotFound,
+            Reason::TooLarge { size, .. } => ErrorKind::TooLarge { size },
+            _ => ErrorKind::Other,
+        }
+    }
+
+    /// The reason as text, credentials hidden (for callers that name the
+    /// URL themselves).
+    pub fn why(&self) -> String {
+        redact(&self.reason.to_string()).into_owned()
+    }
+}
+
+fn err(url: &str, reason: Reason) -> Error {
     Error {
         url: redact(url).into_owned(),
-        reason: redact(&reason.into()).into_owned(),
-        kind: ErrorKind::Other,
+        reason,
     }
 }
 
 /// An object-store failure on `url`, its kind kept.
 fn store_err(url: &str, e: &object_store::Error) -> Error {
+    let message = reason(e);
     Error {
         url: redact(url).into_owned(),
-        reason: reason(e),
-        kind: match e {
-            object_store::Error::NotFound { .. } => ErrorKind::NotFound,
-            _ => ErrorKind::Other,
+        reason: match e {
+            object_store::Error::NotFound { .. } => Reason::NotFound { message },
+            _ => Reason::Store { message },
         },
     }
 }
@@ -134,16 +159,14 @@ static OPTIONS: OnceLock<Vec<(String, String)>> = OnceLock::new();
 /// ...; case-insensitive). Call once, before the first URL is read; an
 /// option applies to the stores whose keys it names. A key no store knows
 /// is an error (nothing is set then).
-pub fn set_options(options: Vec<(String, String)>) -> Result<(), String> {
+pub fn set_options(options: Vec<(String, String)>) -> Result<(), Reason> {
     for (k, _) in &options {
         let k = k.to_ascii_lowercase();
         if k.parse::<AmazonS3ConfigKey>().is_err()
             && k.parse::<AzureConfigKey>().is_err()
             && k.parse::<GoogleConfigKey>().is_err()
         {
-            return Err(format!(
-                "unknown storage option `{k}` (object_store's keys: aws_endpoint, aws_region, aws_allow_http, azure_storage_account_name, google_service_account, ...)"
-            ));
+            return Err(Reason::UnknownOption { key: k });
         }
     }
     for (k, v) in &options {
@@ -151,9 +174,7 @@ pub fn set_options(options: Vec<(String, String)>) -> Result<(), String> {
             redact::remember(v);
         }
     }
-    OPTIONS
-        .set(options)
-        .map_err(|_| "storage options were already set".to_string())
+    OPTIONS.set(options).map_err(|_| Reason::OptionsAlreadySet)
 }
 
 static TIMEOUTS: OnceLock<Timeouts> = OnceLock::new();
@@ -173,10 +194,8 @@ fn quiet() -> bool {
 
 /// Sets the timeouts of every request (the binary's `--store-timeout`);
 /// call once, before the first URL is read. Default: [`Timeouts::DEFAULT`].
-pub fn set_timeouts(t: Timeouts) -> Result<(), String> {
-    TIMEOUTS
-        .set(t)
-        .map_err(|_| "store timeouts were already set".to_string())
+pub fn set_timeouts(t: Timeouts) -> Result<(), Reason> {
+    TIMEOUTS.set(t).map_err(|_| Reason::TimeoutsAlreadySet)
 }
 
 fn timeouts() -> Timeouts {
@@ -187,15 +206,17 @@ fn options() -> &'static [(String, String)] {
     OPTIONS.get().map(Vec::as_slice).unwrap_or(&[])
 }
 
-fn runtime() -> Result<&'static tokio::runtime::Runtime, String> {
-    static RT: OnceLock<Result<tokio::runtime::Runtime, String>> = OnceLock::new();
+fn runtime() -> Result<&'static tokio::runtime::Runtime, Reason> {
+    static RT: OnceLock<Result<tokio::runtime::Runtime, Reason>> = OnceLock::new();
     RT.get_or_init(|| {
         tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .thread_name("lakeaudit-stores")
             .enable_all()
             .build()
-            .map_err(|e| format!("cannot start the I/O runtime: {e}"))
+            .map_err(|e| Reason::Runtime {
+                message: e.to_string(),
+            })
     })
     .as_ref()
     .map_err(Clone::clone)
@@ -231,20 +252,26 @@ struct Target {
 /// The URL parsed, its credentials (user info, a SAS query) taken out and
 /// remembered for its store ([`creds`]); refused when they cannot be used.
 fn target(s: &str) -> Result<Target, Error> {
-    let u = url::Url::parse(s).map_err(|e| err(s, format!("not a valid URL: {e}")))?;
+    let u = url::Url::parse(s).map_err(|e| err(s, Reason::BadUrl(e)))?;
     let scheme = u.scheme().to_ascii_lowercase();
     let (u, found) = creds::take(&scheme, u).map_err(|reason| err(s, reason))?;
     let authority = u.authority().to_string();
     if authority.is_empty() {
-        return Err(err(s, "the URL names no bucket or container"));
+        return Err(err(s, Reason::NoBucket));
     }
     let clean = if found.is_some() {
         u.to_string()
     } else {
         s.to_string()
     };
-    let path = StorePath::from_url_path(u.path())
-        .map_err(|e| err(&clean, format!("not a valid object path: {e}")))?;
+    let path = StorePath::from_url_path(u.path()).map_err(|e| {
+        err(
+            &clean,
+            Reason::BadPath {
+                message: e.to_string(),
+            },
+        )
+    })?;
     let store_key = format!("{scheme}://{authority}");
     if let Some(c) = found {
         creds::register(&store_key, c).map_err(|reason| err(&clean, reason))?;
@@ -323,7 +350,14 @@ fn build(t: &Target, url: &str) -> Result<Arc<dyn ObjectStore>, Error> {
         timeouts: timeouts(),
         metadata,
     };
-    let failed = |e: object_store::Error| err(url, reason(&e));
+    let failed = |e: object_store::Error| {
+        err(
+            url,
+            Reason::Store {
+                message: reason(&e),
+            },
+        )
+    };
     match t.scheme.as_str() {
         "s3" | "s3a" => {
             let mut b = configured!(
@@ -391,7 +425,12 @@ fn build(t: &Target, url: &str) -> Result<Arc<dyn ObjectStore>, Error> {
             .map(|s| Arc::new(s) as Arc<dyn ObjectStore>)
             .map_err(failed)
         }
-        other => Err(err(url, format!("unsupported URL scheme `{other}://`"))),
+        other => Err(err(
+            url,
+            Reason::UnsupportedScheme {
+                scheme: other.to_string(),
+            },
+        )),
     }
 }
 
@@ -399,7 +438,7 @@ fn build(t: &Target, url: &str) -> Result<Arc<dyn ObjectStore>, Error> {
 /// A store that could not be built is remembered too (its reason said
 /// for each URL on it), so its checks and a metadata lookup run once.
 fn store(t: &Target, url: &str) -> Result<Arc<dyn ObjectStore>, Error> {
-    type Built = Result<Arc<dyn ObjectStore>, String>;
+    type Built = Result<Arc<dyn ObjectStore>, Reason>;
     static STORES: OnceLock<Mutex<HashMap<String, Built>>> = OnceLock::new();
     let stores = STORES.get_or_init(Default::default);
     // Credentials a URL gave later make another store.
@@ -523,7 +562,7 @@ pub fn locate(url: &str) -> Result<Found, Error> {
     }
     let out = list_in(&t, &s, rt, url)?;
     if out.is_empty() {
-        return Err(err(url, "no such object, and no objects under this prefix"));
+        return Err(err(url, Reason::NothingUnder));
     }
     Ok(Found::Prefix(out))
 }
@@ -592,8 +631,7 @@ pub fn read_capped(url: &str, cap: u64) -> Result<Vec<u8>, Error> {
     let rt = runtime().map_err(|r| err(url, r))?;
     let too_large = |size: u64| Error {
         url: url.to_string(),
-        reason: format!("{size} bytes is more than the {cap}-byte cap for this kind of object"),
-        kind: ErrorKind::TooLarge { size },
+        reason: Reason::TooLarge { size, cap },
     };
     rt.block_on(async {
         let got = s.get(&t.path).await.map_err(|e| store_err(url, &e))?;
@@ -632,12 +670,11 @@ pub fn read_range(url: &str, range: std::ops::Range<u64>) -> Result<Vec<u8>, Err
     if got.len() as u64 != want {
         return Err(err(
             url,
-            format!(
-                "asked for bytes {}..{}, got {} bytes (the object changed?)",
-                range.start,
-                range.end,
-                got.len()
-            ),
+            Reason::ShortRange {
+                start: range.start,
+                end: range.end,
+                got: got.len(),
+            },
         ));
     }
     Ok(got.to_vec())

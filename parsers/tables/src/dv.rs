@@ -17,6 +17,8 @@
 //! are needed for the cardinality; [`parse_portable64`] also walks every
 //! container to check it agrees with its header.
 
+use crate::error::Reason;
+
 /// The DV magic number, read little-endian.
 pub const MAGIC: u32 = 1_681_511_377;
 
@@ -35,15 +37,12 @@ pub struct BitmapSummary {
 }
 
 /// Decode Z85 (ZeroMQ RFC 32) text. The text length must be a multiple of 5.
-pub fn z85_decode(text: &str) -> Result<Vec<u8>, String> {
+pub fn z85_decode(text: &str) -> Result<Vec<u8>, Reason> {
     const ALPHABET: &[u8; 85] =
         b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#";
     let bytes = text.as_bytes();
     if bytes.len() % 5 != 0 {
-        return Err(format!(
-            "Z85 text of {} characters is not a multiple of 5",
-            bytes.len()
-        ));
+        return Err(Reason::Z85Length { chars: bytes.len() });
     }
     let mut table = [255u8; 256];
     for (i, &c) in ALPHABET.iter().enumerate() {
@@ -55,11 +54,13 @@ pub fn z85_decode(text: &str) -> Result<Vec<u8>, String> {
         for &c in chunk {
             let d = table[c as usize];
             if d == 255 {
-                return Err(format!("{:?} is not a Z85 character", c as char));
+                return Err(Reason::Z85Character {
+                    character: c as char,
+                });
             }
             value = value * 85 + u64::from(d);
         }
-        let value = u32::try_from(value).map_err(|_| "Z85 group overflows 32 bits".to_string())?;
+        let value = u32::try_from(value).map_err(|_| Reason::Z85Overflow)?;
         out.extend_from_slice(&value.to_be_bytes());
     }
     Ok(out)
@@ -77,37 +78,37 @@ pub fn uuid_text(b: &[u8; 16]) -> String {
     s
 }
 
-fn u16_at(b: &[u8], at: usize) -> Result<u16, String> {
+fn u16_at(b: &[u8], at: usize) -> Result<u16, Reason> {
     b.get(at..at + 2)
         .map(|s| u16::from_le_bytes([s[0], s[1]]))
-        .ok_or_else(|| format!("bitmap truncated at byte {at}"))
+        .ok_or(Reason::BitmapTruncated { at })
 }
 
-fn u32_at(b: &[u8], at: usize) -> Result<u32, String> {
+fn u32_at(b: &[u8], at: usize) -> Result<u32, Reason> {
     b.get(at..at + 4)
         .map(|s| u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
-        .ok_or_else(|| format!("bitmap truncated at byte {at}"))
+        .ok_or(Reason::BitmapTruncated { at })
 }
 
 /// Parse one 32-bit Roaring bitmap (portable layout) at the start of `b`.
 /// Returns its summary (values are the low 32 bits) and its length in bytes.
-pub fn parse_roaring32(b: &[u8]) -> Result<(BitmapSummary, usize), String> {
+pub fn parse_roaring32(b: &[u8]) -> Result<(BitmapSummary, usize), Reason> {
     let cookie = u32_at(b, 0)?;
     let (size, has_runs, mut pos) = if cookie & 0xFFFF == SERIAL_COOKIE {
         ((cookie >> 16) as usize + 1, true, 4usize)
     } else if cookie == SERIAL_COOKIE_NO_RUN {
         (u32_at(b, 4)? as usize, false, 8usize)
     } else {
-        return Err("unknown Roaring cookie (not a Roaring bitmap)".into());
+        return Err(Reason::RoaringCookie);
     };
     if size > 1 << 16 {
-        return Err("more containers than a 32-bit bitmap holds".into());
+        return Err(Reason::TooManyContainers);
     }
     let run_bitmap = if has_runs {
         let n = size.div_ceil(8);
         let r = b
             .get(pos..pos + n)
-            .ok_or_else(|| "bitmap truncated in its run flags".to_string())?;
+            .ok_or(Reason::BitmapTruncatedIn { part: "run flags" })?;
         pos += n;
         Some(r)
     } else {
@@ -116,12 +117,16 @@ pub fn parse_roaring32(b: &[u8]) -> Result<(BitmapSummary, usize), String> {
     let header = pos;
     pos += 4 * size;
     if b.len() < pos {
-        return Err("bitmap truncated in its container headers".into());
+        return Err(Reason::BitmapTruncatedIn {
+            part: "container headers",
+        });
     }
     if !has_runs || size >= NO_OFFSET_THRESHOLD {
         pos += 4 * size;
         if b.len() < pos {
-            return Err("bitmap truncated in its container offsets".into());
+            return Err(Reason::BitmapTruncatedIn {
+                part: "container offsets",
+            });
         }
     }
     let mut summary = BitmapSummary::default();
@@ -130,7 +135,7 @@ pub fn parse_roaring32(b: &[u8]) -> Result<(BitmapSummary, usize), String> {
         let key = u16_at(b, header + 4 * i)?;
         let card = u32::from(u16_at(b, header + 4 * i + 2)?) + 1;
         if last_key.is_some_and(|k| k >= key) {
-            return Err(format!("container keys not increasing at container {i}"));
+            return Err(Reason::KeysNotIncreasing { container: i });
         }
         last_key = Some(key);
         let is_run = run_bitmap.is_some_and(|r| r[i / 8] & (1 << (i % 8)) != 0);
@@ -144,7 +149,10 @@ pub fn parse_roaring32(b: &[u8]) -> Result<(BitmapSummary, usize), String> {
                 let start = u32::from(u16_at(b, pos + 4 * r)?);
                 let len = u32::from(u16_at(b, pos + 4 * r + 2)?) + 1;
                 if start < next_free || start + len > 1 << 16 {
-                    return Err(format!("run {r} of container {i} overlaps or overflows"));
+                    return Err(Reason::RunOverlaps {
+                        run: r,
+                        container: i,
+                    });
                 }
                 next_free = start + len;
                 total += len;
@@ -157,7 +165,7 @@ pub fn parse_roaring32(b: &[u8]) -> Result<(BitmapSummary, usize), String> {
             for j in 0..card as usize {
                 let v = u16_at(b, pos + 2 * j)?;
                 if prev.is_some_and(|p| p >= v) {
-                    return Err(format!("array container {i} is not sorted"));
+                    return Err(Reason::ArrayNotSorted { container: i });
                 }
                 prev = Some(v);
             }
@@ -166,7 +174,7 @@ pub fn parse_roaring32(b: &[u8]) -> Result<(BitmapSummary, usize), String> {
         } else {
             let words = b
                 .get(pos..pos + 8192)
-                .ok_or_else(|| format!("bitmap truncated in bitset container {i}"))?;
+                .ok_or(Reason::BitsetTruncated { container: i })?;
             let mut total = 0u32;
             let mut max_low = 0u32;
             for (w, chunk) in words.chunks_exact(8).enumerate() {
@@ -180,9 +188,7 @@ pub fn parse_roaring32(b: &[u8]) -> Result<(BitmapSummary, usize), String> {
             (total, max_low)
         };
         if counted != card {
-            return Err(format!(
-                "container {i} holds a different number of values than its header says"
-            ));
+            return Err(Reason::CardinalityMismatch { container: i });
         }
         summary.cardinality += u64::from(card);
         summary.max = Some((u64::from(key) << 16) | u64::from(max_low));
@@ -191,23 +197,21 @@ pub fn parse_roaring32(b: &[u8]) -> Result<(BitmapSummary, usize), String> {
 }
 
 /// Parse a portable 64-bit Roaring bitmap that fills `b` exactly.
-pub fn parse_portable64(b: &[u8]) -> Result<BitmapSummary, String> {
+pub fn parse_portable64(b: &[u8]) -> Result<BitmapSummary, Reason> {
     let buckets = b
         .get(0..8)
         .map(|s| u64::from_le_bytes(s.try_into().unwrap_or([0; 8])))
-        .ok_or_else(|| "bitmap shorter than its bucket count".to_string())?;
+        .ok_or(Reason::NoBucketCount)?;
     let mut pos = 8usize;
     let mut out = BitmapSummary::default();
     let mut last: Option<u32> = None;
     for i in 0..buckets {
         let key = u32_at(b, pos)?;
         if key & 0x8000_0000 != 0 {
-            return Err(format!(
-                "bucket {i} key has its sign bit set (positions must be positive)"
-            ));
+            return Err(Reason::BucketSignBit { bucket: i });
         }
         if last.is_some_and(|k| k >= key) {
-            return Err(format!("bucket keys not increasing at bucket {i}"));
+            return Err(Reason::BucketsNotIncreasing { bucket: i });
         }
         last = Some(key);
         pos += 4;
@@ -219,25 +223,22 @@ pub fn parse_portable64(b: &[u8]) -> Result<BitmapSummary, String> {
         }
     }
     if pos != b.len() {
-        return Err(format!(
-            "{} bytes left after the bitmap's last bucket",
-            b.len() - pos
-        ));
+        return Err(Reason::BytesAfterBitmap {
+            left: b.len() - pos,
+        });
     }
     Ok(out)
 }
 
 /// Check magic + bitmap (the bytes a Delta inline DV decodes to, and the body
 /// of a framed DV).
-pub fn parse_magic_bitmap(b: &[u8]) -> Result<BitmapSummary, String> {
+pub fn parse_magic_bitmap(b: &[u8]) -> Result<BitmapSummary, Reason> {
     let magic = b
         .get(0..4)
         .map(|s| u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
-        .ok_or_else(|| "deletion vector shorter than its magic number".to_string())?;
+        .ok_or(Reason::NoMagic)?;
     if magic != MAGIC {
-        return Err(format!(
-            "magic number is not {MAGIC} (not a portable Roaring deletion vector)"
-        ));
+        return Err(Reason::WrongMagic { expected: MAGIC });
     }
     parse_portable64(&b[4..])
 }
@@ -250,29 +251,28 @@ pub fn check_framed(
     file: &[u8],
     offset: usize,
     expected_size: Option<usize>,
-) -> Result<BitmapSummary, String> {
-    let size_bytes = file
-        .get(offset..offset + 4)
-        .ok_or_else(|| format!("file of {} bytes ends before offset {offset}", file.len()))?;
+) -> Result<BitmapSummary, Reason> {
+    let size_bytes = file.get(offset..offset + 4).ok_or(Reason::FileEndsBefore {
+        len: file.len(),
+        offset,
+    })?;
     let size =
         u32::from_be_bytes([size_bytes[0], size_bytes[1], size_bytes[2], size_bytes[3]]) as usize;
     if let Some(e) = expected_size {
         if e != size {
-            return Err(format!(
-                "the size stored before the deletion vector differs from the metadata's {e}"
-            ));
+            return Err(Reason::StoredSizeDiffers { metadata: e });
         }
     }
     let body = file
         .get(offset + 4..offset + 4 + size)
-        .ok_or_else(|| "deletion vector runs past the end of the file".to_string())?;
+        .ok_or(Reason::DvPastEnd)?;
     let crc_bytes = file
         .get(offset + 4 + size..offset + 8 + size)
-        .ok_or_else(|| "deletion vector has no CRC-32".to_string())?;
+        .ok_or(Reason::NoCrc)?;
     let stored = u32::from_be_bytes([crc_bytes[0], crc_bytes[1], crc_bytes[2], crc_bytes[3]]);
     let computed = crc32fast::hash(body);
     if stored != computed {
-        return Err("CRC-32 mismatch: the stored checksum is not that of the bytes".into());
+        return Err(Reason::CrcMismatch);
     }
     parse_magic_bitmap(body)
 }
@@ -342,7 +342,7 @@ pub(crate) mod tests {
         let bytes = z85_decode("wi5b=000010000siXQKl0rr91000f55c8Xg0@@D72lkbi5=-{L").unwrap();
         assert_eq!(bytes.len(), 40);
         assert_eq!(&bytes[..4], &[0x64, 0x39, 0xD3, 0xD0]);
-        let e = parse_magic_bitmap(&bytes).unwrap_err();
+        let e = parse_magic_bitmap(&bytes).unwrap_err().to_string();
         assert!(e.contains("not a portable Roaring"), "{e}");
     }
 
@@ -364,7 +364,7 @@ pub(crate) mod tests {
         assert_eq!(s.max, Some((1 << 32) + 9));
         let last = file.len() - 1;
         file[last] ^= 0xFF;
-        let e = check_framed(&file, 1, None).unwrap_err();
+        let e = check_framed(&file, 1, None).unwrap_err().to_string();
         assert!(e.contains("CRC-32 mismatch"), "{e}");
     }
 

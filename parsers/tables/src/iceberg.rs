@@ -10,7 +10,7 @@
 //! equality delete applies to every partition).
 
 use crate::dv;
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use crate::model::{
     DataFile, DeleteFile, DeleteKind, Dv, FileDeletes, Format, PartitionField, Partitions,
     TableState, Violation,
@@ -893,14 +893,14 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
                 }
             };
             match read_blob(file, off, size).and_then(|b| {
-                dv::check_framed(&b, 0, Some(size.saturating_sub(8) as usize)).map_err(|e| format!("blob at offset {off}: {e}"))
+                dv::check_framed(&b, 0, Some(size.saturating_sub(8) as usize)).map_err(|e| Reason::InBlob { offset: off, what: Box::new(e) })
             }) {
                 Ok(s) if s.cardinality == d.records => t.dvs_checked += 1,
                 Ok(s) => t.problems.push(Error::DeletionVector {
                     path: p,
                     reason: format!("blob at offset {off} holds {} positions, the manifest says record_count {}", s.cardinality, d.records),
                 }),
-                Err(reason) => t.problems.push(Error::DeletionVector { path: p, reason }),
+                Err(reason) => t.problems.push(Error::DeletionVector { path: p, reason: reason.to_string() }),
             }
         }
     }
@@ -914,22 +914,23 @@ fn read_blob(
     (mut f, len): (Source, u64),
     off: u64,
     size: u64,
-) -> std::result::Result<Vec<u8>, String> {
+) -> std::result::Result<Vec<u8>, Reason> {
     if size > MAX_DV_BYTES {
-        return Err(format!(
-            "content_size_in_bytes {size} is over the {MAX_DV_BYTES}-byte cap for a deletion vector"
-        ));
+        return Err(Reason::DvOverCap {
+            size,
+            cap: MAX_DV_BYTES,
+        });
     }
     if off.checked_add(size).is_none_or(|end| end > len) {
-        return Err(format!(
-            "blob at offset {off} of content_size_in_bytes {size} runs past the end of the file ({len} bytes)"
-        ));
+        return Err(Reason::BlobPastEnd {
+            offset: off,
+            size,
+            len,
+        });
     }
-    f.seek(SeekFrom::Start(off)).map_err(|e| e.to_string())?;
+    f.seek(SeekFrom::Start(off))?;
     let mut b = Vec::with_capacity(size as usize);
-    f.take(size)
-        .read_to_end(&mut b)
-        .map_err(|e| e.to_string())?;
+    f.take(size).read_to_end(&mut b)?;
     Ok(b)
 }
 

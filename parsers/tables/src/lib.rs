@@ -1,5 +1,10 @@
 //! Delta Lake and Apache Iceberg table state read from metadata alone.
 //!
+//! Fallible calls return the crate's [`Error`], which names the file at
+//! fault; the checks of a file's bytes (Parquet footers and pages, Avro
+//! blocks, deletion vectors, Delta actions) say why with a typed
+//! [`Reason`], which an [`Error`] names the file for.
+//!
 //! ```no_run
 //! let (found, errors) = tables::discover(&["warehouse".into()]);
 //! assert!(errors.is_empty());
@@ -23,7 +28,7 @@ mod stats;
 pub mod thrift_check;
 
 pub use discover::{discover, Found};
-pub use error::{Error, Result};
+pub use error::{Error, Reason, Result};
 pub use model::*;
 pub use source::{is_remote, Source};
 

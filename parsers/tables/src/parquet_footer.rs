@@ -11,6 +11,7 @@
 //! [`crate::scope::MAX_PARQUET_CHUNK`]). Messages name
 //! the row group and column, never bytes of the file.
 
+use crate::error::Reason;
 use crate::scope::MAX_PARQUET_CHUNK;
 use polars_io::mmap::MmapBytesReader;
 use polars_io::parquet::read::FileMetadata;
@@ -36,45 +37,44 @@ pub fn sniff(head: &[u8]) -> &'static str {
 
 /// Read and check the footer of the Parquet file `f` of `len` bytes.
 /// The error is the reason, without the path.
-pub fn read_checked<R: MmapBytesReader>(f: &mut R, len: u64) -> Result<Arc<FileMetadata>, String> {
+pub fn read_checked<R: MmapBytesReader>(f: &mut R, len: u64) -> Result<Arc<FileMetadata>, Reason> {
     let mut head = [0u8; 4];
     let got = f
         .seek(SeekFrom::Start(0))
-        .and_then(|_| f.by_ref().take(4).read(&mut head))
-        .map_err(|e| e.to_string())?;
+        .and_then(|_| f.by_ref().take(4).read(&mut head))?;
     if got < 4 || &head != b"PAR1" {
-        return Err(format!("is {}", sniff(&head[..got])));
+        return Err(Reason::NotParquet {
+            looks_like: sniff(&head[..got]),
+        });
     }
     if len < 12 {
-        return Err(format!("{len} bytes is too short for a Parquet file"));
+        return Err(Reason::TooShort { len });
     }
     let mut tail = [0u8; 8];
     f.seek(SeekFrom::Start(len - 8))
-        .and_then(|_| f.read_exact(&mut tail))
-        .map_err(|e| e.to_string())?;
+        .and_then(|_| f.read_exact(&mut tail))?;
     if &tail[4..] != b"PAR1" {
-        return Err("no PAR1 magic at the end: truncated, or not Parquet".into());
+        return Err(Reason::NoEndMagic);
     }
     let footer = u64::from(u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]));
     if footer > len - 12 {
-        return Err("footer length runs past the start of the file (truncated?)".into());
+        return Err(Reason::FooterPastStart);
     }
     let data_end = len - 8 - footer;
     // Every length the footer's Thrift declares, checked against its bytes
     // before polars reserves it (crate::thrift_check).
     if footer > MAX_FOOTER {
-        return Err(format!(
-            "a footer of {footer} bytes is over the {MAX_FOOTER}-byte cap"
-        ));
+        return Err(Reason::FooterOverCap {
+            footer,
+            cap: MAX_FOOTER,
+        });
     }
     let mut bytes = vec![0u8; footer as usize];
     f.seek(SeekFrom::Start(data_end))
-        .and_then(|_| f.read_exact(&mut bytes))
-        .map_err(|e| e.to_string())?;
-    crate::thrift_check::check_footer(&bytes)
-        .map_err(|e| format!("footer does not decode: {e}"))?;
+        .and_then(|_| f.read_exact(&mut bytes))?;
+    crate::thrift_check::check_footer(&bytes).map_err(|e| Reason::FooterLies(Box::new(e)))?;
     drop(bytes);
-    f.seek(SeekFrom::Start(0)).map_err(|e| e.to_string())?;
+    f.seek(SeekFrom::Start(0))?;
     // polars' footer decoder panics on some lying values (a
     // total_compressed_size of -1 overflows `byte_range`); nothing it holds
     // outlives the call, so the panic is caught and named here.
@@ -83,17 +83,16 @@ pub fn read_checked<R: MmapBytesReader>(f: &mut R, len: u64) -> Result<Arc<FileM
     }));
     let meta = match decoded {
         Ok(Ok(m)) => m,
-        Ok(Err(e)) => return Err(format!("footer does not decode: {e}")),
-        Err(_) => {
-            return Err(
-                "footer does not decode: the Parquet decoder failed on it (a lying size, offset or field type)"
-                    .into(),
-            )
+        Ok(Err(e)) => {
+            return Err(Reason::FooterDecode {
+                message: e.to_string(),
+            })
         }
+        Err(_) => return Err(Reason::FooterDecoderPanicked),
     };
     check(&meta, data_end)?;
     check_pages(f, &meta)?;
-    f.seek(SeekFrom::Start(0)).map_err(|e| e.to_string())?;
+    f.seek(SeekFrom::Start(0))?;
     Ok(meta)
 }
 
@@ -110,7 +109,7 @@ const MAX_PAGE_HEADER: u64 = 16 << 20;
 /// than the chunk's (already capped by [`check`]). polars sizes its
 /// decompression buffer by a page header, so a header saying 2 GiB in a
 /// 1 KiB chunk would otherwise be an allocation no table can survive.
-pub fn check_pages<R: Read + Seek>(f: &mut R, meta: &FileMetadata) -> Result<(), String> {
+pub fn check_pages<R: Read + Seek>(f: &mut R, meta: &FileMetadata) -> Result<(), Reason> {
     // One buffer for the whole file: headers are read through it, page
     // bodies stepped over (a short step stays inside the buffer).
     let mut r = std::io::BufReader::new(&mut *f);
@@ -118,7 +117,14 @@ pub fn check_pages<R: Read + Seek>(f: &mut R, meta: &FileMetadata) -> Result<(),
     for (rg, group) in meta.row_groups.iter().enumerate() {
         for c in group.parquet_columns() {
             let col = c.descriptor().path_in_schema.join(".");
-            let bad = |what: String| format!("row group {rg}, column {col}: {what}");
+            let bad = |page: u64, what: Reason| Reason::InChunk {
+                row_group: rg,
+                column: col.clone(),
+                what: Box::new(Reason::InPage {
+                    page,
+                    what: Box::new(what),
+                }),
+            };
             // A dictionary offset inside the leading magic (old writers
             // wrote 0 for "none") is no dictionary page.
             let start = c
@@ -135,8 +141,7 @@ pub fn check_pages<R: Read + Seek>(f: &mut R, meta: &FileMetadata) -> Result<(),
                         r.seek_relative((at - p) as i64)
                     }
                     _ => r.seek(SeekFrom::Start(at)).map(drop),
-                }
-                .map_err(|e| e.to_string())?;
+                }?;
                 let mut t = Thrift {
                     r: &mut r,
                     read: 0,
@@ -144,25 +149,27 @@ pub fn check_pages<R: Read + Seek>(f: &mut R, meta: &FileMetadata) -> Result<(),
                 };
                 let h = t
                     .page_header()
-                    .map_err(|e| bad(format!("page {page}: header {e}")))?;
+                    .map_err(|e| bad(page, Reason::PageHeader(Box::new(e))))?;
                 let header = t.read;
                 pos = Some(at + header);
                 let (Ok(comp), Ok(plain)) = (u64::try_from(h.1), u64::try_from(h.0)) else {
-                    return Err(bad(format!("page {page}: negative size in its header")));
+                    return Err(bad(page, Reason::PageNegativeSize));
                 };
                 if plain > chunk_plain {
-                    return Err(bad(format!(
-                        "page {page}: its header says {plain} bytes uncompressed, more than its column chunk's {chunk_plain}"
-                    )));
+                    return Err(bad(
+                        page,
+                        Reason::PageOverChunk {
+                            plain,
+                            chunk: chunk_plain,
+                        },
+                    ));
                 }
                 let next = at
                     .checked_add(header)
                     .and_then(|x| x.checked_add(comp))
                     .filter(|&x| x <= end);
                 let Some(next) = next else {
-                    return Err(bad(format!(
-                        "page {page}: its header places the page past the end of its column chunk"
-                    )));
+                    return Err(bad(page, Reason::PagePastChunk));
                 };
                 at = next;
                 page += 1;
@@ -171,8 +178,6 @@ pub fn check_pages<R: Read + Seek>(f: &mut R, meta: &FileMetadata) -> Result<(),
     }
     Ok(())
 }
-
-const PAST_CHUNK: &str = "runs past the end of its column chunk (truncated, or not a page header)";
 
 /// A reader of Thrift's compact protocol, enough to find a PageHeader's
 /// sizes and step over everything else, counting the bytes it read.
@@ -185,19 +190,19 @@ struct Thrift<'a, R: Read> {
 }
 
 impl<R: Read> Thrift<'_, R> {
-    fn byte(&mut self) -> Result<u8, String> {
+    fn byte(&mut self) -> Result<u8, Reason> {
         if self.read >= self.limit {
-            return Err(PAST_CHUNK.into());
+            return Err(Reason::HeaderPastChunk);
         }
         let mut b = [0u8];
         self.r
             .read_exact(&mut b)
-            .map_err(|_| "ends early (truncated, or not a page header)".to_string())?;
+            .map_err(|_| Reason::HeaderEndsEarly)?;
         self.read += 1;
         Ok(b[0])
     }
 
-    fn varint(&mut self) -> Result<u64, String> {
+    fn varint(&mut self) -> Result<u64, Reason> {
         let mut v = 0u64;
         for i in 0..10 {
             let b = self.byte()?;
@@ -206,31 +211,30 @@ impl<R: Read> Thrift<'_, R> {
                 return Ok(v);
             }
         }
-        Err("has a number over 10 bytes".into())
+        Err(Reason::HeaderNumberTooLong)
     }
 
-    fn zigzag(&mut self) -> Result<i64, String> {
+    fn zigzag(&mut self) -> Result<i64, Reason> {
         let v = self.varint()?;
         Ok(((v >> 1) as i64) ^ -((v & 1) as i64))
     }
 
-    fn skip_bytes(&mut self, n: u64) -> Result<(), String> {
+    fn skip_bytes(&mut self, n: u64) -> Result<(), Reason> {
         if n > self.limit - self.read {
-            return Err(PAST_CHUNK.into());
+            return Err(Reason::HeaderPastChunk);
         }
-        let got =
-            std::io::copy(&mut self.r.take(n), &mut std::io::sink()).map_err(|e| e.to_string())?;
+        let got = std::io::copy(&mut self.r.take(n), &mut std::io::sink())?;
         self.read += got;
         if got < n {
-            return Err("ends early (truncated, or not a page header)".into());
+            return Err(Reason::HeaderEndsEarly);
         }
         Ok(())
     }
 
     /// Step over one value of compact type `t`.
-    fn skip(&mut self, t: u8, depth: u32) -> Result<(), String> {
+    fn skip(&mut self, t: u8, depth: u32) -> Result<(), Reason> {
         if depth > 64 {
-            return Err("nests deeper than any page header".into());
+            return Err(Reason::HeaderTooDeep);
         }
         match t {
             1 | 2 => Ok(()),
@@ -250,7 +254,7 @@ impl<R: Read> Thrift<'_, R> {
                 // Every element takes a byte at least: a count past the
                 // chunk's bytes is a lie, refused before looping over it.
                 if n > self.limit - self.read {
-                    return Err(PAST_CHUNK.into());
+                    return Err(Reason::HeaderPastChunk);
                 }
                 for _ in 0..n {
                     // Booleans in a list are one byte each.
@@ -267,7 +271,7 @@ impl<R: Read> Thrift<'_, R> {
                     // Two bytes an entry at least (booleans in a map are
                     // one byte each, as in a list).
                     if n > (self.limit - self.read) / 2 {
-                        return Err(PAST_CHUNK.into());
+                        return Err(Reason::HeaderPastChunk);
                     }
                     let kv = self.byte()?;
                     for _ in 0..n {
@@ -282,7 +286,7 @@ impl<R: Read> Thrift<'_, R> {
                 Ok(())
             }
             12 => self.fields(depth + 1, |_, _, _| Ok(false)),
-            other => Err(format!("has an unknown field type {other}")),
+            other => Err(Reason::HeaderUnknownType { thrift_type: other }),
         }
     }
 
@@ -291,8 +295,8 @@ impl<R: Read> Thrift<'_, R> {
     fn fields(
         &mut self,
         depth: u32,
-        mut f: impl FnMut(&mut Self, i16, u8) -> Result<bool, String>,
-    ) -> Result<(), String> {
+        mut f: impl FnMut(&mut Self, i16, u8) -> Result<bool, Reason>,
+    ) -> Result<(), Reason> {
         let mut last: i16 = 0;
         loop {
             let h = self.byte()?;
@@ -301,8 +305,10 @@ impl<R: Read> Thrift<'_, R> {
                 return Ok(());
             }
             let id = match h >> 4 {
-                0 => i16::try_from(self.zigzag()?).map_err(|_| "has a bad field id")?,
-                d => last.checked_add(i16::from(d)).ok_or("has a bad field id")?,
+                0 => i16::try_from(self.zigzag()?).map_err(|_| Reason::HeaderBadFieldId)?,
+                d => last
+                    .checked_add(i16::from(d))
+                    .ok_or(Reason::HeaderBadFieldId)?,
             };
             last = id;
             if !f(self, id, t)? {
@@ -313,7 +319,7 @@ impl<R: Read> Thrift<'_, R> {
 
     /// A PageHeader's (uncompressed_page_size, compressed_page_size):
     /// fields 2 and 3, both required i32.
-    fn page_header(&mut self) -> Result<(i64, i64), String> {
+    fn page_header(&mut self) -> Result<(i64, i64), Reason> {
         let (mut plain, mut comp) = (None, None);
         self.fields(0, |t, id, ty| match (id, ty) {
             (2, 5) => {
@@ -328,17 +334,21 @@ impl<R: Read> Thrift<'_, R> {
         })?;
         match (plain, comp) {
             (Some(p), Some(c)) => Ok((p, c)),
-            _ => Err("lacks its page sizes".into()),
+            _ => Err(Reason::HeaderNoSizes),
         }
     }
 }
 
 /// Check that every column chunk lies in the first `data_end` bytes.
-pub fn check(meta: &FileMetadata, data_end: u64) -> Result<(), String> {
+pub fn check(meta: &FileMetadata, data_end: u64) -> Result<(), Reason> {
     for (rg, group) in meta.row_groups.iter().enumerate() {
         for c in group.parquet_columns() {
             let col = c.descriptor().path_in_schema.join(".");
-            let bad = |what: &str| format!("row group {rg}, column {col}: {what}");
+            let bad = |what: Reason| Reason::InChunk {
+                row_group: rg,
+                column: col.clone(),
+                what: Box::new(what),
+            };
             let data = c.data_page_offset();
             let start = c.dictionary_page_offset().unwrap_or(data);
             let size = c.compressed_size();
@@ -347,17 +357,17 @@ pub fn check(meta: &FileMetadata, data_end: u64) -> Result<(), String> {
                 u64::try_from(data),
                 u64::try_from(size),
             ) else {
-                return Err(bad("negative offset or size in the footer"));
+                return Err(bad(Reason::ChunkNegative));
             };
             if size > MAX_PARQUET_CHUNK {
-                return Err(bad(&format!(
-                    "the footer's compressed size is over the {MAX_PARQUET_CHUNK}-byte cap"
-                )));
+                return Err(bad(Reason::ChunkCompressedOverCap {
+                    cap: MAX_PARQUET_CHUNK,
+                }));
             }
             if u64::try_from(c.uncompressed_size()).map_or(true, |u| u > MAX_PARQUET_CHUNK) {
-                return Err(bad(&format!(
-                    "the footer's uncompressed size is negative or over the {MAX_PARQUET_CHUNK}-byte cap"
-                )));
+                return Err(bad(Reason::ChunkUncompressedOverCap {
+                    cap: MAX_PARQUET_CHUNK,
+                }));
             }
             let end = start.checked_add(size);
             // A chunk of no values may have no data page: pyarrow writes
@@ -365,9 +375,7 @@ pub fn check(meta: &FileMetadata, data_end: u64) -> Result<(), String> {
             // data page offset of 0.
             let no_data_page = c.num_values() == 0 && data == 0;
             if (data < start && !no_data_page) || end.is_none_or(|e| e > data_end) {
-                return Err(bad(
-                    "the footer places the column chunk outside the file's data",
-                ));
+                return Err(bad(Reason::ChunkOutsideData));
             }
         }
     }
@@ -382,7 +390,7 @@ mod tests {
     /// The `sales` checkpoint (written by delta-rs) with the first page
     /// header's field `field` (2: uncompressed size, 3: compressed size)
     /// set to 8191: the same two-byte varint length, so nothing else moves.
-    fn patched(field: u8) -> (std::path::PathBuf, Result<Arc<FileMetadata>, String>) {
+    fn patched(field: u8) -> (std::path::PathBuf, Result<Arc<FileMetadata>, Reason>) {
         let src = testdata::data(
             "tables/warehouse/sales/_delta_log/00000000000000000023.checkpoint.parquet",
         );
@@ -427,7 +435,7 @@ mod tests {
         let first = &meta.row_groups[0].parquet_columns()[0];
         assert!(first.uncompressed_size() < 8191 && first.compressed_size() < 8191);
         let (p, r) = patched(2);
-        let e = r.unwrap_err();
+        let e = r.unwrap_err().to_string();
         assert!(
             e.contains(
                 "page 0: its header says 8191 bytes uncompressed, more than its column chunk's"
@@ -436,7 +444,7 @@ mod tests {
         );
         let _ = std::fs::remove_file(p);
         let (p, r) = patched(3);
-        let e = r.unwrap_err();
+        let e = r.unwrap_err().to_string();
         assert!(
             e.contains("page 0: its header places the page past the end of its column chunk"),
             "{e}"

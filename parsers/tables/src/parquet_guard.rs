@@ -24,6 +24,7 @@
 //!
 //! Messages name the row group, column and page, never bytes of the file.
 
+use crate::error::Reason;
 use crate::parquet_footer::read_checked;
 use polars_io::mmap::MmapBytesReader;
 pub use polars_io::parquet::read::FileMetadata;
@@ -62,14 +63,14 @@ pub fn check_data_file<R: MmapBytesReader>(
     len: u64,
     columns: &[&str],
     max_decoded: u64,
-) -> Result<Arc<FileMetadata>, String> {
+) -> Result<Arc<FileMetadata>, Reason> {
     let meta = read_checked(f, len)?;
     let groups: u64 = meta.row_groups.iter().map(|g| g.num_rows() as u64).sum();
     if groups != meta.num_rows as u64 {
-        return Err(format!(
-            "the footer says {} rows, its row groups hold {groups}",
-            meta.num_rows
-        ));
+        return Err(Reason::RowCountMismatch {
+            footer: meta.num_rows as u64,
+            groups,
+        });
     }
     let mut decoded = 0u64;
     let mut ctx = DecompressionContext::Unset;
@@ -84,23 +85,25 @@ pub fn check_data_file<R: MmapBytesReader>(
                 continue;
             }
             let name = path.join(".");
-            let bad = |what: String| format!("row group {rg}, column {name}: {what}");
+            let bad = |what: Reason| Reason::InChunk {
+                row_group: rg,
+                column: name.clone(),
+                what: Box::new(what),
+            };
             let d = &c.descriptor().descriptor;
-            let values = u64::try_from(c.num_values())
-                .map_err(|_| bad("a negative value count in the footer".into()))?;
+            let values =
+                u64::try_from(c.num_values()).map_err(|_| bad(Reason::NegativeChunkValues))?;
             if d.max_rep_level == 0 && values != rows {
-                return Err(bad(format!(
-                    "the footer says {values} values for {rows} rows"
-                )));
+                return Err(bad(Reason::ValuesForRows { values, rows }));
             }
             decoded = decoded
                 .saturating_add(values.saturating_mul(width(d.primitive_type.physical_type) + 1))
                 .saturating_add(c.uncompressed_size() as u64);
             if decoded > max_decoded {
-                return Err(format!(
-                    "its footer's rows ({}) would decode to over {max_decoded} bytes in the columns read",
-                    meta.num_rows
-                ));
+                return Err(Reason::DecodesOver {
+                    rows: meta.num_rows as u64,
+                    max: max_decoded,
+                });
             }
             let levels = (
                 bit_width(d.max_rep_level as u64),
@@ -109,17 +112,20 @@ pub fn check_data_file<R: MmapBytesReader>(
             check_chunk(f, c, values, levels, &mut ctx).map_err(bad)?;
         }
     }
-    f.seek(SeekFrom::Start(0)).map_err(|e| e.to_string())?;
+    f.seek(SeekFrom::Start(0))?;
     Ok(meta)
 }
 
 /// Why [`read_columns`] read no rows from a data file.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug, thiserror::Error)]
 pub enum ReadError {
     /// The file is malformed or lies about what it holds
     /// ([`check_data_file`] refused it): bad input.
-    Refused(String),
-    /// polars could not decode a file that passed the checks.
+    #[error(transparent)]
+    Refused(Reason),
+    /// polars could not decode a file that passed the checks (its
+    /// message).
+    #[error("{0}")]
     Failed(String),
 }
 
@@ -264,7 +270,7 @@ fn check_chunk<R: Read + Seek>(
     values: u64,
     levels: (u32, u32),
     ctx: &mut DecompressionContext,
-) -> Result<(), String> {
+) -> Result<(), Reason> {
     let start = c
         .dictionary_page_offset()
         .filter(|&d| d >= 4)
@@ -274,7 +280,7 @@ fn check_chunk<R: Read + Seek>(
     let codec = c.compression();
     let physical = c.descriptor().descriptor.primitive_type.physical_type;
     let mut r = std::io::BufReader::new(&mut *f);
-    r.seek(SeekFrom::Start(start)).map_err(|e| e.to_string())?;
+    r.seek(SeekFrom::Start(start))?;
     let (mut at, mut seen, mut page) = (start, 0u64, 0u64);
     let mut plain = Vec::new();
     while at < end {
@@ -282,43 +288,48 @@ fn check_chunk<R: Read + Seek>(
         let limit = ((end - at) as usize).min(MAX_PAGE_HEADER);
         let h =
             PageHeader::read_from_in_protocol(&mut TCompactInputProtocol::new(&mut counted, limit))
-                .map_err(|_| format!("page {page}: its header does not decode"))?;
+                .map_err(|_| Reason::InPage {
+                    page,
+                    what: Box::new(Reason::PageHeaderUndecodable),
+                })?;
         let header = counted.n;
-        let bad = |what: String| format!("page {page}: {what}");
+        let bad = |what: Reason| Reason::InPage {
+            page,
+            what: Box::new(what),
+        };
         // parquet_footer::check_pages held both sizes inside the chunk.
         let (comp, size) = (
             h.compressed_page_size.max(0) as u64,
             h.uncompressed_page_size.max(0) as u64,
         );
         if size > MAX_PAGE {
-            return Err(bad(format!(
-                "its header says {size} bytes uncompressed, over the {MAX_PAGE}-byte page cap"
-            )));
+            return Err(bad(Reason::PageOverCap {
+                size,
+                cap: MAX_PAGE,
+            }));
         }
         at += header + comp;
         if at > end {
-            return Err(bad("runs past the end of its column chunk".into()));
+            return Err(bad(Reason::PageRunsPastChunk));
         }
         let mut body = vec![0u8; comp as usize];
         r.read_exact(&mut body)
-            .map_err(|_| bad("ends early (truncated)".into()))?;
+            .map_err(|_| bad(Reason::PageEndsEarly))?;
         match h.type_ {
             PageType::DICTIONARY_PAGE => {
                 let d = h
                     .dictionary_page_header
                     .as_ref()
-                    .ok_or_else(|| bad("a dictionary page without its header".into()))?;
-                let n = u64::try_from(d.num_values)
-                    .map_err(|_| bad("a negative dictionary size".into()))?;
+                    .ok_or_else(|| bad(Reason::NoDictionaryHeader))?;
+                let n =
+                    u64::try_from(d.num_values).map_err(|_| bad(Reason::NegativeDictionarySize))?;
                 let least = match physical {
                     PhysicalType::Boolean => 0,
                     PhysicalType::ByteArray => 4,
                     other => width(other),
                 };
                 if n.saturating_mul(least) > size {
-                    return Err(bad(format!(
-                        "its dictionary says {n} entries, more than its {size} bytes can hold"
-                    )));
+                    return Err(bad(Reason::DictionaryOverflow { entries: n, size }));
                 }
             }
             PageType::DATA_PAGE | PageType::DATA_PAGE_V2 => {
@@ -335,10 +346,10 @@ fn check_chunk<R: Read + Seek>(
                         }
                         (None, Some(v2)) => {
                             if v2.num_nulls < 0 || v2.num_nulls > v2.num_values {
-                                return Err(bad(format!(
-                                    "its header says {} nulls of {} values",
-                                    v2.num_nulls, v2.num_values
-                                )));
+                                return Err(bad(Reason::NullsOverValues {
+                                    nulls: i64::from(v2.num_nulls),
+                                    values: i64::from(v2.num_values),
+                                }));
                             }
                             let l = (
                                 v2.repetition_levels_byte_length,
@@ -351,24 +362,25 @@ fn check_chunk<R: Read + Seek>(
                                 v2.is_compressed != Some(false),
                             )
                         }
-                        (None, None) => return Err(bad("a data page without its header".into())),
+                        (None, None) => return Err(bad(Reason::NoDataPageHeader)),
                     };
-                let n = u64::try_from(n).map_err(|_| bad("a negative value count".into()))?;
+                let n = u64::try_from(n).map_err(|_| bad(Reason::NegativePageValues))?;
                 seen = seen.saturating_add(n);
                 if seen > values {
-                    return Err(bad(format!(
-                        "the pages hold more values ({seen} so far) than the footer's {values}"
-                    )));
+                    return Err(bad(Reason::MoreValuesThanFooter {
+                        seen,
+                        footer: values,
+                    }));
                 }
                 // v2: the levels lie uncompressed before the values.
                 let (level_bytes, rest) = match levels_len {
                     Some((rep, def)) => {
                         let (Ok(rep), Ok(def)) = (u64::try_from(rep), u64::try_from(def)) else {
-                            return Err(bad("a negative level length".into()));
+                            return Err(bad(Reason::NegativeLevelLength));
                         };
                         let l = rep + def;
                         if l > comp.min(size) {
-                            return Err(bad("its levels run past the page".into()));
+                            return Err(bad(Reason::LevelsPastPage));
                         }
                         let (a, b) = body.split_at(l as usize);
                         (Some((&a[..rep as usize], &a[rep as usize..])), b)
@@ -383,8 +395,11 @@ fn check_chunk<R: Read + Seek>(
                 let data: &[u8] = if compressed && codec != Compression::Uncompressed {
                     plain.clear();
                     plain.resize(plain_len as usize, 0);
-                    decompress(codec, rest, &mut plain, ctx)
-                        .map_err(|e| bad(format!("does not decompress: {e}")))?;
+                    decompress(codec, rest, &mut plain, ctx).map_err(|e| {
+                        bad(Reason::Decompress {
+                            message: e.to_string(),
+                        })
+                    })?;
                     &plain
                 } else {
                     rest
@@ -392,14 +407,15 @@ fn check_chunk<R: Read + Seek>(
                 check_page(data, level_bytes, n, encoding, levels, physical).map_err(bad)?;
             }
             PageType::INDEX_PAGE => {}
-            other => return Err(bad(format!("an unknown page type {}", other.0))),
+            other => return Err(bad(Reason::UnknownPageType { page_type: other.0 })),
         }
         page += 1;
     }
     if seen != values {
-        return Err(format!(
-            "the pages hold {seen} values, the footer says {values}"
-        ));
+        return Err(Reason::ValueCountMismatch {
+            seen,
+            footer: values,
+        });
     }
     Ok(())
 }
@@ -414,7 +430,7 @@ fn check_page(
     encoding: Encoding,
     (rep_bits, def_bits): (u32, u32),
     physical: PhysicalType,
-) -> Result<(), String> {
+) -> Result<(), Reason> {
     let mut at = 0usize;
     match v2_levels {
         Some((rep, def)) => {
@@ -442,7 +458,7 @@ fn check_page(
                 return Ok(());
             };
             if bits > 32 {
-                return Err(format!("its dictionary indices are {bits} bits wide"));
+                return Err(Reason::IndexWidth { bits });
             }
             runs(rest, u32::from(bits), n, "dictionary indices")
         }
@@ -457,17 +473,16 @@ fn check_page(
             let mut p = 0usize;
             let mut next = || uleb(values, &mut p);
             let (Some(block), Some(mini), Some(total)) = (next(), next(), next()) else {
-                return Err("its delta encoding's header is cut short".into());
+                return Err(Reason::DeltaHeaderCut);
             };
             if total > n {
-                return Err(format!(
-                    "its delta encoding says {total} values, the page {n}"
-                ));
+                return Err(Reason::DeltaOverPage { total, page: n });
             }
             if block == 0 || mini == 0 || block % 128 != 0 || (block / mini) % 32 != 0 {
-                return Err(format!(
-                    "its delta encoding has blocks of {block} values in {mini} miniblocks"
-                ));
+                return Err(Reason::DeltaBlocks {
+                    block,
+                    miniblocks: mini,
+                });
             }
             Ok(())
         }
@@ -476,14 +491,14 @@ fn check_page(
 }
 
 /// A v1 section behind its 4-byte length: (length, the bytes after it).
-fn prefixed<'a>(b: &'a [u8], what: &str) -> Result<(usize, &'a [u8]), String> {
+fn prefixed<'a>(b: &'a [u8], what: &'static str) -> Result<(usize, &'a [u8]), Reason> {
     let Some(len) = b.get(..4) else {
-        return Err(format!("its {what} are cut short"));
+        return Err(Reason::SectionCut { what });
     };
     let len = u32::from_le_bytes([len[0], len[1], len[2], len[3]]) as usize;
     match b.get(4..4 + len) {
         Some(rest) => Ok((len, rest)),
-        None => Err(format!("its {what} run past the page")),
+        None => Err(Reason::SectionPastPage { what }),
     }
 }
 
@@ -503,7 +518,7 @@ fn uleb(b: &[u8], p: &mut usize) -> Option<u64> {
 
 /// The RLE/bit-packed hybrid runs of `b` (values `bits` wide) hold at
 /// most `n` values (a last bit-packed group may pad to 8).
-fn runs(b: &[u8], bits: u32, n: u64, what: &str) -> Result<(), String> {
+fn runs(b: &[u8], bits: u32, n: u64, what: &'static str) -> Result<(), Reason> {
     if bits == 0 {
         return Ok(());
     }
@@ -511,7 +526,7 @@ fn runs(b: &[u8], bits: u32, n: u64, what: &str) -> Result<(), String> {
     let value_bytes = bits.div_ceil(8) as usize;
     while p < b.len() && total < n {
         let Some(h) = uleb(b, &mut p) else {
-            return Err(format!("its {what} have a run header cut short"));
+            return Err(Reason::RunHeaderCut { what });
         };
         let (count, bytes) = if h & 1 == 1 {
             let groups = h >> 1;
@@ -524,9 +539,11 @@ fn runs(b: &[u8], bits: u32, n: u64, what: &str) -> Result<(), String> {
         };
         total = total.saturating_add(count);
         if total > n.saturating_add(7) {
-            return Err(format!(
-                "its {what} have a run of {count} values, past the page's {n}"
-            ));
+            return Err(Reason::RunPastPage {
+                what,
+                count,
+                values: n,
+            });
         }
         p = p.saturating_add(bytes as usize);
     }
@@ -541,7 +558,9 @@ mod tests {
     fn runs_longer_than_their_page_are_refused() {
         // An RLE run of 10 ones (header 10 << 1), bit width 1.
         assert!(runs(&[20, 1], 1, 10, "levels").is_ok());
-        let e = runs(&[0xfe, 0xff, 0xff, 0xff, 0x0f, 1], 1, 10, "levels").unwrap_err();
+        let e = runs(&[0xfe, 0xff, 0xff, 0xff, 0x0f, 1], 1, 10, "levels")
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("run of 2147483647 values, past the page's 10"),
             "{e}"

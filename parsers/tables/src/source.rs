@@ -30,16 +30,16 @@ pub fn is_remote(p: &Path) -> bool {
 /// an I/O error of kind `NotFound` (as a missing local file), an object
 /// over its cap [`Error::TooLarge`].
 pub(crate) fn remote_err(shown: &Path, e: stores::Error, cap: u64) -> Error {
-    match e.kind {
+    match e.kind() {
         stores::ErrorKind::NotFound => {
-            Error::io(shown, io::Error::new(io::ErrorKind::NotFound, e.reason))
+            Error::io(shown, io::Error::new(io::ErrorKind::NotFound, e.why()))
         }
         stores::ErrorKind::TooLarge { size } => Error::TooLarge {
             path: shown.to_path_buf(),
             size,
             cap,
         },
-        stores::ErrorKind::Other => Error::io(shown, io::Error::other(e.reason)),
+        stores::ErrorKind::Other => Error::io(shown, io::Error::other(e.why())),
     }
 }
 
@@ -91,9 +91,9 @@ pub struct RemoteObject {
 impl RemoteObject {
     fn fetch(&self, start: u64, end: u64) -> io::Result<Vec<u8>> {
         // The reason alone: the caller names the URL.
-        stores::read_range(&self.url, start..end).map_err(|e| match e.kind {
-            stores::ErrorKind::NotFound => io::Error::new(io::ErrorKind::NotFound, e.reason),
-            _ => io::Error::other(e.reason),
+        stores::read_range(&self.url, start..end).map_err(|e| match e.kind() {
+            stores::ErrorKind::NotFound => io::Error::new(io::ErrorKind::NotFound, e.why()),
+            _ => io::Error::other(e.why()),
         })
     }
 }

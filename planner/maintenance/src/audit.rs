@@ -3,7 +3,7 @@
 //! each policy's compaction, its delete files and their roll-up
 //! ([`audit`], [`audit_read`]).
 
-use crate::{Policy, Settings};
+use crate::{Error, Policy, Settings};
 use rayon::prelude::*;
 use std::path::PathBuf;
 
@@ -35,24 +35,19 @@ pub fn read_each<T: Send>(
     paths: &[PathBuf],
     opts: &tables::ReadOptions,
     judge: impl Fn(tables::TableState) -> T + Sync,
-) -> (Vec<Result<T, String>>, Vec<String>) {
+) -> (Vec<Result<T, Error>>, Vec<String>) {
     use std::panic::{catch_unwind, AssertUnwindSafe};
     let (found, discover_errors) = match catch_unwind(|| tables::discover(paths)) {
         Ok(r) => r,
         Err(p) => {
-            let error = format!(
-                "{}: internal error while searching for tables: {}",
-                paths
-                    .iter()
-                    .map(|p| p.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                parsers::panic_text(p.as_ref())
-            );
-            return (Vec::new(), vec![error]);
+            let error = Error::SearchPanicked {
+                paths: paths.to_vec(),
+                message: parsers::panic_text(p.as_ref()).to_string(),
+            };
+            return (Vec::new(), vec![error.to_string()]);
         }
     };
-    let results: Vec<Result<T, String>> = found
+    let results: Vec<Result<T, Error>> = found
         .par_iter()
         .map(|f| {
             catch_unwind(AssertUnwindSafe(|| {
@@ -66,14 +61,13 @@ pub fn read_each<T: Send>(
                 }
                 tables::read_table(f, opts)
                     .map(&judge)
-                    .map_err(|e| e.to_string())
+                    .map_err(|e| Error::Table(std::sync::Arc::new(e)))
             }))
             .unwrap_or_else(|p| {
-                Err(format!(
-                    "{}: internal error while reading the table: {}",
-                    f.dir.display(),
-                    parsers::panic_text(p.as_ref())
-                ))
+                Err(Error::ReadPanicked {
+                    dir: f.dir.clone(),
+                    message: parsers::panic_text(p.as_ref()).to_string(),
+                })
             })
         })
         .collect();
@@ -110,14 +104,14 @@ fn judge(t: &tables::TableState, policies: &[crate::Policy], target: Option<u64>
 }
 
 /// The tables' audits gathered, in order, after the search's `errors`.
-fn gather(results: Vec<Result<One, String>>, errors: Vec<String>) -> Audit {
+fn gather(results: Vec<Result<One, Error>>, errors: Vec<String>) -> Audit {
     let mut a = Audit {
         errors,
         ..Default::default()
     };
     for r in results {
         let r = r.unwrap_or_else(|e| One {
-            errors: vec![e],
+            errors: vec![e.to_string()],
             ..One::default()
         });
         a.state.extend(r.state);
@@ -144,7 +138,7 @@ pub fn audit(
 
 /// Tables already read ([`read_each`]'s results and search errors), kept
 /// for another use (`whatif`'s skipping).
-pub type ReadTables = (Vec<Result<tables::TableState, String>>, Vec<String>);
+pub type ReadTables = (Vec<Result<tables::TableState, Error>>, Vec<String>);
 
 /// [`audit`] of tables already read: each judged in parallel, a panic
 /// while judging one being that table's error.
@@ -155,11 +149,10 @@ pub fn audit_read(read: &ReadTables, policies: &[Policy], target: Option<u64>) -
         .par_iter()
         .map(|r| match r {
             Ok(t) => catch_unwind(AssertUnwindSafe(|| judge(t, policies, target))).map_err(|p| {
-                format!(
-                    "{}: internal error while auditing the table: {}",
-                    t.location.display(),
-                    parsers::panic_text(p.as_ref())
-                )
+                Error::AuditPanicked {
+                    location: t.location.clone(),
+                    message: parsers::panic_text(p.as_ref()).to_string(),
+                }
             }),
             Err(e) => Err(e.clone()),
         })

@@ -8,6 +8,8 @@
 //!   amplification and a verdict with the rule that fired.
 //! * [`upkeep`]: the layout plan's reclusters and these steps as one
 //!   maintenance plan, ranked by value.
+//! * [`audit::read_each`]: tables read in parallel, each table's failure
+//!   its own [`Error`] (its reader's error, or a panic while reading it).
 //!
 //! ```
 //! use maintenance::{compaction, Policy, Settings};
@@ -18,12 +20,14 @@
 
 pub mod audit;
 mod deletes;
+pub mod error;
 pub mod inputs;
 mod policy;
 mod state;
 mod upkeep;
 
 pub use deletes::{deletes, DeleteFileRow, DeleteRollup, Verdict};
+pub use error::Error;
 pub use policy::{
     compaction, grouped_statements, iceberg_call, table_parts, Atoms, CompactionRow, Policy,
     PolicyChoice, Scope, Settings, ICEBERG_CATALOG, PARTITIONS_PER_STATEMENT,

@@ -352,7 +352,7 @@ fn expected_output_files(input: u64, s: &Settings) -> u64 {
 /// (`Ok(None)`: the statement covers the table). A value that is not a
 /// valid literal of its column's type is an `Err` with the reason: the
 /// statement is then left out.
-fn partition_atoms(t: &TableState, idx: u32) -> Result<Option<Atoms>, String> {
+fn partition_atoms(t: &TableState, idx: u32) -> Result<Option<Atoms>, crate::Error> {
     let Some(p) = t.partitions.get(idx as usize) else {
         return Ok(None);
     };
@@ -372,10 +372,11 @@ fn partition_atoms(t: &TableState, idx: u32) -> Result<Option<Atoms>, String> {
             None => None,
             Some(v) => match sql::literal(v, &f.source_type) {
                 Ok(lit) => Some(lit),
-                Err(e) => {
-                    return Err(sql::one_line(&format!(
-                        "statement omitted: partition column {col}: {e}"
-                    )))
+                Err(source) => {
+                    return Err(crate::Error::PartitionValue {
+                        column: col,
+                        source,
+                    })
                 }
             },
         };
@@ -444,7 +445,7 @@ pub fn iceberg_call(procedure: &str, parts: &[String], args: &[(&str, String)]) 
 }
 
 /// A row's scope, or why its statement is left out.
-fn scope(t: &TableState, policy: Policy, idx: u32, s: &Settings) -> Result<Scope, String> {
+fn scope(t: &TableState, policy: Policy, idx: u32, s: &Settings) -> Result<Scope, crate::Error> {
     Ok(Scope {
         policy,
         parts: table_parts(&t.name, &t.location),
@@ -596,7 +597,7 @@ pub fn compaction(t: &TableState, policy: Policy, s: &Settings) -> Vec<Compactio
             let mut reasons = reasons;
             let scope = if candidate_files > 0 {
                 scope(t, policy, idx, s)
-                    .map_err(|why| reasons.push(why))
+                    .map_err(|why| reasons.push(why.to_string()))
                     .ok()
             } else {
                 None

@@ -21,6 +21,20 @@ pub enum Error {
     /// The plan could not be written as JSON.
     #[error(transparent)]
     Json(#[from] serde_json::Error),
+    /// `--explain PATTERN` on an input without join edges.
+    #[error("--explain {pattern:?}: the input has no join edges")]
+    NoEdges {
+        /// The pattern given.
+        pattern: String,
+    },
+    /// `--explain PATTERN` matching no edge: the closest edges' labels.
+    #[error("--explain {pattern:?}: no edge matches; the closest edges are:\n  {}\n(give one as printed, or `orders-lineitem`, `orders.o_orderkey=lineitem.l_orderkey`)", closest.join("\n  "))]
+    NoEdgeMatch {
+        /// The pattern given.
+        pattern: String,
+        /// The closest edges' labels (at most 5).
+        closest: Vec<String>,
+    },
 }
 
 /// The crate's result type.
@@ -33,7 +47,10 @@ impl Error {
         match self {
             Error::Output(e) => e.io_kind(),
             Error::Json(e) => e.io_error_kind(),
-            Error::Chart { .. } | Error::Workload(_) => None,
+            Error::Chart { .. }
+            | Error::Workload(_)
+            | Error::NoEdges { .. }
+            | Error::NoEdgeMatch { .. } => None,
         }
     }
 }

@@ -93,13 +93,13 @@ pub fn edge(
 /// `orders.o_orderkey=lineitem.l_orderkey`), with the executions it names
 /// (read in a second pass over `data`). When none matches, the inner
 /// result is the message to give: the closest edges' labels, or that the
-/// input has none.
+/// input has none ([`crate::Error::NoEdgeMatch`], [`crate::Error::NoEdges`]).
 pub fn matching(
     out: &mut dyn Write,
     tables: &[&EdgeTable],
     pattern: &str,
     data: &Workload,
-) -> crate::Result<Result<(), String>> {
+) -> crate::Result<crate::Result<()>> {
     let found: Vec<(&EdgeTable, &EdgeRow)> = tables
         .iter()
         .flat_map(|t| {
@@ -116,13 +116,11 @@ pub fn matching(
         labels.sort();
         labels.dedup();
         let closest = workload::edges::closest_labels(pattern, &labels, 5);
+        let pattern = pattern.to_string();
         return Ok(Err(if closest.is_empty() {
-            format!("--explain {pattern:?}: the input has no join edges")
+            crate::Error::NoEdges { pattern }
         } else {
-            format!(
-                "--explain {pattern:?}: no edge matches; the closest edges are:\n  {}\n(give one as printed, or `orders-lineitem`, `orders.o_orderkey=lineitem.l_orderkey`)",
-                closest.join("\n  ")
-            )
+            crate::Error::NoEdgeMatch { pattern, closest }
         }));
     }
     let named: BTreeSet<(String, u64)> = (found.iter())

@@ -71,6 +71,10 @@
 //! assert!(page.contains("&lt;b&gt;key") && !page.contains("<b>key"));
 //! assert_eq!(page, report::html(&data).unwrap());
 //! ```
+//!
+//! Fallible calls return the crate's [`Error`] (a chart that cannot be
+//! drawn, an output that cannot be written, an `--explain` pattern that
+//! matches no edge).
 #![deny(missing_docs)]
 
 pub mod analysis;

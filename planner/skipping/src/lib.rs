@@ -22,6 +22,9 @@
 //! A predicate lakeaudit cannot read never skips a file, and a column with
 //! no statistic in a file never skips that file; both are counted.
 //!
+//! Fallible calls return the crate's [`Error`] (a data file's path that
+//! cannot be read, a `--layout` flag that does not parse).
+//!
 //! ```
 //! use plan::predicate::{ColumnStats, ColumnType, Literal};
 //! use skipping::{predicates, read, Engine};
@@ -49,6 +52,7 @@
 
 pub mod calibrate;
 pub mod encoded;
+pub mod error;
 pub mod joins;
 pub mod quality;
 pub mod rank;
@@ -58,6 +62,7 @@ pub mod simulate;
 pub mod verify;
 pub mod workload;
 
+pub use error::Error;
 pub use plan::predicate::Predicate;
 use plan::predicate::{is_catalyst, parse_catalyst, parse_filters, ColumnStats, ColumnType};
 use serde::Serialize;

@@ -7,6 +7,8 @@ use polars::prelude::*;
 use std::path::{Component, Path, PathBuf};
 use tables::{DataFile, TableState};
 
+use crate::Error;
+
 /// Rows read from a table for simulations.
 #[derive(Debug, Default)]
 pub struct Sample {
@@ -88,9 +90,9 @@ fn percent_decode(p: &str) -> String {
 /// the location the table declares; with `allow_outside`, an absolute path
 /// elsewhere is taken as it is (the table's scope still checks it: never a
 /// local file for a table on a store).
-fn local_file(t: &TableState, f: &DataFile, allow_outside: bool) -> Result<PathBuf, String> {
+fn local_file(t: &TableState, f: &DataFile, allow_outside: bool) -> Result<PathBuf, Error> {
     let Some(p) = f.path.as_deref() else {
-        return Err("the metadata gives no path".into());
+        return Err(Error::NoPath);
     };
     let rel: String = if p.contains("://") || p.starts_with("file:") || p.starts_with('/') {
         // The metadata's absolute paths name the declared location, or the
@@ -124,7 +126,12 @@ fn local_file(t: &TableState, f: &DataFile, allow_outside: bool) -> Result<PathB
                     },
                 ))
             }
-            None => return Err(format!("{p} is outside the table's location {declared}")),
+            None => {
+                return Err(Error::OutsideLocation {
+                    path: p.to_string(),
+                    declared,
+                })
+            }
         }
     } else {
         percent_decode(p)
@@ -134,7 +141,9 @@ fn local_file(t: &TableState, f: &DataFile, allow_outside: bool) -> Result<PathB
         .components()
         .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir))
     {
-        return Err(format!("{p} leaves the table directory"));
+        return Err(Error::LeavesTable {
+            path: p.to_string(),
+        });
     }
     Ok(t.location.join(rel))
 }
@@ -377,8 +386,8 @@ fn read_file(
     let wanted: Vec<&str> = names.iter().map(PlSmallStr::as_str).collect();
     let max = tables::parquet_guard::MAX_DECODED;
     tables::parquet_guard::read_columns_and_footer(file, len, &wanted, max).map_err(|e| match e {
-        tables::parquet_guard::ReadError::Refused(message) => FileError {
-            message,
+        tables::parquet_guard::ReadError::Refused(reason) => FileError {
+            message: reason.to_string(),
             refused: true,
         },
         tables::parquet_guard::ReadError::Failed(message) => FileError::unreadable(message),
@@ -439,7 +448,7 @@ mod tests {
         );
         let e = local_file(&t, &f("s3://other/t/x.parquet"), false).unwrap_err();
         assert_eq!(
-            e,
+            e.to_string(),
             "s3://other/t/x.parquet is outside the table's location s3://logs/wh/t"
         );
     }

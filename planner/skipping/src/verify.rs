@@ -376,7 +376,7 @@ fn verify_into(data: &mut Ingested<Exec>, paths: &[PathBuf], opts: &VerifyOption
         let t = match t {
             Ok(t) => t,
             Err(e) => {
-                data.errors.push(e);
+                data.errors.push(e.to_string());
                 continue;
             }
         };

@@ -159,7 +159,7 @@ pub fn rows_of(
             Ok(t) => t,
             Err(e) => {
                 if report_tables {
-                    data.errors.push(e);
+                    data.errors.push(e.to_string());
                 }
                 continue;
             }
@@ -697,13 +697,15 @@ type Simulated = Vec<(
 pub struct Layouts(pub Vec<(String, Vec<String>)>);
 
 impl std::str::FromStr for Layouts {
-    type Err = String;
+    type Err = crate::Error;
 
-    fn from_str(flag: &str) -> Result<Layouts, String> {
+    fn from_str(flag: &str) -> Result<Layouts, crate::Error> {
         let mut out = Vec::new();
         for part in flag.split(';').map(str::trim).filter(|p| !p.is_empty()) {
             let Some((t, cols)) = part.split_once('=') else {
-                return Err(format!("{part}: expected TABLE=COL[,COL...]"));
+                return Err(crate::Error::LayoutSyntax {
+                    part: part.to_string(),
+                });
             };
             let cols: Vec<String> = cols
                 .split(',')
@@ -711,7 +713,10 @@ impl std::str::FromStr for Layouts {
                 .filter(|c| !c.is_empty())
                 .collect();
             if cols.is_empty() || cols.len() > MAX_KEY_COLUMNS {
-                return Err(format!("{part}: give 1 to {MAX_KEY_COLUMNS} columns"));
+                return Err(crate::Error::LayoutColumns {
+                    part: part.to_string(),
+                    max: MAX_KEY_COLUMNS,
+                });
             }
             out.push((t.trim().to_string(), cols));
         }

@@ -1,6 +1,7 @@
 //! Delta log actions as the replay needs them, from JSON lines (commits and
 //! v2 JSON checkpoints) and from Parquet checkpoint rows alike.
 
+use crate::error::Reason;
 use serde::Deserialize;
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -154,15 +155,15 @@ struct StatsHead {
 }
 
 /// `numRecords` of a stats JSON string.
-pub(crate) fn num_records(stats: &str) -> Result<Option<i64>, String> {
+pub(crate) fn num_records(stats: &str) -> Result<Option<i64>, Reason> {
     serde_json::from_str::<StatsHead>(stats)
         .map(|s| s.num_records)
-        .map_err(|e| format!("stats are not JSON: {e}"))
+        .map_err(Reason::StatsNotJson)
 }
 
 /// Parse one line of a commit or JSON checkpoint.
-pub(crate) fn parse_line(line: &str) -> Result<Action<'_>, String> {
-    let l: LineJson<'_> = serde_json::from_str(line).map_err(|e| e.to_string())?;
+pub(crate) fn parse_line(line: &str) -> Result<Action<'_>, Reason> {
+    let l: LineJson<'_> = serde_json::from_str(line).map_err(Reason::ActionJson)?;
     if let Some(a) = l.add {
         let num_records = match a.stats.as_deref() {
             Some(s) => num_records(s)?,
@@ -252,11 +253,11 @@ pub(crate) fn schema_fields(schema: &str) -> Vec<(String, String, String)> {
 /// The clustering columns of a `delta.clustering` domain configuration:
 /// `{"clusteringColumns": [["a"], ["b", "c"]]}` (Spark: nested name parts)
 /// or `["a", "b.c"]` (the protocol's example). Parts are joined with `.`.
-pub(crate) fn clustering_columns(configuration: &str) -> Result<Vec<String>, String> {
+pub(crate) fn clustering_columns(configuration: &str) -> Result<Vec<String>, Reason> {
     let v: serde_json::Value =
-        serde_json::from_str(configuration).map_err(|e| format!("not JSON: {e}"))?;
+        serde_json::from_str(configuration).map_err(Reason::ConfigurationNotJson)?;
     let Some(cols) = v.get("clusteringColumns").and_then(|c| c.as_array()) else {
-        return Err("no clusteringColumns list".into());
+        return Err(Reason::NoClusteringColumns);
     };
     cols.iter()
         .map(|c| match c {
@@ -266,11 +267,13 @@ pub(crate) fn clustering_columns(configuration: &str) -> Result<Vec<String>, Str
                 .map(|p| {
                     p.as_str()
                         .map(str::to_string)
-                        .ok_or_else(|| format!("clustering column part {p} is not a string"))
+                        .ok_or_else(|| Reason::ClusteringPart { part: p.clone() })
                 })
                 .collect::<Result<Vec<_>, _>>()
                 .map(|p| p.join(".")),
-            other => Err(format!("clustering column {other} is not a name")),
+            other => Err(Reason::ClusteringColumn {
+                column: other.clone(),
+            }),
         })
         .collect()
 }

@@ -9,7 +9,7 @@ pub(crate) mod actions;
 pub(crate) mod parquet;
 
 use crate::dv;
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use crate::model::{
     DataFile, Dv, FileDeletes, Format, PartitionField, Partitions, TableState, Violation,
 };
@@ -328,7 +328,7 @@ fn read_json_lines(path: &Path, r: &mut Replay, pass: Option<Pass>, scope: &Scop
         let action = actions::parse_line(text).map_err(|reason| Error::Json {
             path: path.to_path_buf(),
             line: Some(n),
-            reason,
+            reason: reason.to_string(),
         })?;
         let file_action = matches!(action, Action::Add(_) | Action::Remove(_));
         match pass {
@@ -402,20 +402,18 @@ fn dv_inside(scope: &Scope, dir: &Path, p: &Path) -> bool {
 }
 
 /// Where a DV lives, as `(file, offset)`; `None` for inline DVs.
-fn dv_file(table: &Path, d: &DvDescriptor) -> std::result::Result<Option<PathBuf>, String> {
+fn dv_file(table: &Path, d: &DvDescriptor) -> std::result::Result<Option<PathBuf>, Reason> {
     match d.storage_type.as_str() {
         "i" => Ok(None),
         "u" => {
             let text = &d.path_or_inline;
             if text.len() < 20 {
-                return Err(format!(
-                    "relative DV path {text:?} is shorter than a Z85 UUID"
-                ));
+                return Err(Reason::DvPathTooShort { text: text.clone() });
             }
             let (prefix, z) = text.split_at(text.len() - 20);
             let uuid: [u8; 16] = dv::z85_decode(z)?
                 .try_into()
-                .map_err(|_| "Z85 UUID is not 16 bytes".to_string())?;
+                .map_err(|_| Reason::UuidLength)?;
             let name = format!("deletion_vector_{}.bin", dv::uuid_text(&uuid));
             Ok(Some(if prefix.is_empty() {
                 table.join(name)
@@ -427,7 +425,9 @@ fn dv_file(table: &Path, d: &DvDescriptor) -> std::result::Result<Option<PathBuf
             let p = d.path_or_inline.as_str();
             Ok(Some(PathBuf::from(p.strip_prefix("file://").unwrap_or(p))))
         }
-        other => Err(format!("unknown deletion vector storage type {other:?}")),
+        other => Err(Reason::DvStorageType {
+            storage: other.to_string(),
+        }),
     }
 }
 
@@ -437,27 +437,27 @@ fn check_dv(
     data_file: &Path,
     d: &DvDescriptor,
 ) -> Result<dv::BitmapSummary> {
-    let dv_err = |path: &Path, reason: String| Error::DeletionVector {
+    let dv_err = |path: &Path, reason: &dyn std::fmt::Display| Error::DeletionVector {
         path: path.to_path_buf(),
-        reason,
+        reason: reason.to_string(),
     };
     let size = usize::try_from(d.size).unwrap_or(0);
-    match dv_file(table, d).map_err(|e| dv_err(table, e))? {
+    match dv_file(table, d).map_err(|e| dv_err(table, &e))? {
         None => {
-            let mut bytes = dv::z85_decode(&d.path_or_inline).map_err(|e| dv_err(table, e))?;
+            let mut bytes = dv::z85_decode(&d.path_or_inline).map_err(|e| dv_err(table, &e))?;
             // Z85 works on 4-byte groups: the text may carry padding past
             // `sizeInBytes`.
             if size > bytes.len() {
                 return Err(dv_err(
                     table,
-                    format!(
+                    &format!(
                         "inline DV of {} bytes is shorter than its sizeInBytes {size}",
                         bytes.len()
                     ),
                 ));
             }
             bytes.truncate(size);
-            dv::parse_magic_bitmap(&bytes).map_err(|e| dv_err(table, format!("inline DV: {e}")))
+            dv::parse_magic_bitmap(&bytes).map_err(|e| dv_err(table, &format!("inline DV: {e}")))
         }
         Some(p) => {
             let (mut f, len) = scope.open(&p, "deletion vector file", data_file, u64::MAX)?;
@@ -470,7 +470,7 @@ fn check_dv(
                 .ok_or_else(|| {
                     dv_err(
                         &p,
-                        format!(
+                        &format!(
                             "sizeInBytes {} is negative or over the {MAX_DV_BYTES}-byte cap",
                             d.size
                         ),
@@ -479,7 +479,7 @@ fn check_dv(
             if offset.checked_add(size + 8).is_none_or(|end| end > len) {
                 return Err(dv_err(
                     &p,
-                    format!(
+                    &format!(
                         "deletion vector at offset {offset} of sizeInBytes {size} runs past the end of the file ({len} bytes)"
                     ),
                 ));
@@ -492,7 +492,7 @@ fn check_dv(
                 .read_to_end(&mut buf)
                 .map_err(io)?;
             dv::check_framed(&buf, 0, Some(size as usize))
-                .map_err(|e| dv_err(&p, format!("deletion vector at offset {offset}: {e}")))
+                .map_err(|e| dv_err(&p, &format!("deletion vector at offset {offset}: {e}")))
         }
     }
 }
@@ -803,7 +803,7 @@ pub(crate) fn read(found: &Found, opts: &ReadOptions) -> Result<TableState> {
                     Err(reason) => {
                         t.problems.push(Error::DeletionVector {
                             path: dir.join(path.as_ref()),
-                            reason,
+                            reason: reason.to_string(),
                         });
                         "?".to_string()
                     }
