@@ -5,10 +5,12 @@ read through Spark's Parquet source with the event log on.
 Used by make_parquet_read.py and make_delta_rewrite.py.
 """
 
+import argparse
 import datetime
 import json
 import os
 import random
+import shutil
 import subprocess
 
 ROWS = 8_000
@@ -75,3 +77,18 @@ def spark_run(py, table, events, app, queries, glob_filter=""):
     got = json.load(open(out))["rows"]
     os.remove(out)
     return got
+
+
+def prepare(seed, ordered):
+    """The scripts' common start: parse `OUT --spark-python PY`, empty OUT,
+    write the events table into OUT/delta/events (`write_table`); returns
+    (PY, OUT, the table's directory)."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("out")
+    ap.add_argument("--spark-python", required=True)
+    a = ap.parse_args()
+    out = os.path.abspath(a.out)
+    shutil.rmtree(out, ignore_errors=True)
+    table = os.path.join(out, "delta", "events")
+    write_table(table, seed, ordered)
+    return a.spark_python, out, table

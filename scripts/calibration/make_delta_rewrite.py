@@ -33,14 +33,12 @@ Usage: make_delta_rewrite.py OUT --spark-python PY   (PY: a python with
 pyspark 4.0.1; this script's python needs deltalake 1.6.6 and pyarrow)
 """
 
-import argparse
 import glob
 import json
 import os
-import shutil
 import sys
 
-from events_table import FILES, spark_run, write_table
+from events_table import FILES, prepare, spark_run
 
 TARGET = 20 * 1024
 SEED = 47
@@ -54,20 +52,13 @@ QUERIES = [
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("out")
-    ap.add_argument("--spark-python", required=True)
-    a = ap.parse_args()
-    out = os.path.abspath(a.out)
-    shutil.rmtree(out, ignore_errors=True)
-    table = os.path.join(out, "delta", "events")
-    write_table(table, SEED, ordered=False)
+    py, out, table = prepare(SEED, ordered=False)
     from deltalake import DeltaTable
 
     before_files = len(DeltaTable(table).file_uris())
     assert before_files == FILES, before_files
     assert len(glob.glob(os.path.join(table, "*.parquet"))) == FILES
-    rows_before = spark_run(a.spark_python, table, os.path.join(out, "before"),
+    rows_before = spark_run(py, table, os.path.join(out, "before"),
                             "lakeaudit delta z-order before", QUERIES)
     dt = DeltaTable(table)
     metrics = dt.optimize.z_order(["day", "user_id"], target_size=TARGET)
@@ -75,7 +66,7 @@ def main():
     live = sorted(os.path.basename(u) for u in dt.file_uris())
     assert live and all(f.endswith(".zstd.parquet") for f in live), live
     assert sorted(os.path.basename(p) for p in glob.glob(os.path.join(table, "*.zstd.parquet"))) == live
-    rows_after = spark_run(a.spark_python, table, os.path.join(out, "after"),
+    rows_after = spark_run(py, table, os.path.join(out, "after"),
                            "lakeaudit delta z-order after", QUERIES, "*.zstd.parquet")
     if rows_after != rows_before:
         sys.exit(f"the queries' results changed across the rewrite: {rows_before} {rows_after}")

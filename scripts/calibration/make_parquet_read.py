@@ -25,13 +25,11 @@ Usage: make_parquet_read.py OUT --spark-python PY   (PY: a python with
 pyspark 4.0.1; this script's python needs deltalake 1.6.6 and pyarrow)
 """
 
-import argparse
 import json
 import os
-import shutil
 import sys
 
-from events_table import FILES, spark_run, write_table
+from events_table import FILES, prepare, spark_run
 
 SEED = 31
 
@@ -44,19 +42,12 @@ QUERIES = [
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("out")
-    ap.add_argument("--spark-python", required=True)
-    a = ap.parse_args()
-    out = os.path.abspath(a.out)
-    shutil.rmtree(out, ignore_errors=True)
-    table = os.path.join(out, "delta", "events")
-    write_table(table, SEED, ordered=True)
+    py, out, table = prepare(SEED, ordered=True)
     from deltalake import DeltaTable
 
     files = sorted(DeltaTable(table).file_uris())
     assert len(files) == FILES, files
-    rows = spark_run(a.spark_python, table, os.path.join(out, "events"),
+    rows = spark_run(py, table, os.path.join(out, "events"),
                      "lakeaudit parquet read of a delta dir", QUERIES)
     expected = {
         "table_dir": table,
