@@ -268,7 +268,8 @@ fn choose(models: &[ModelFit], n: u64, default: Engine) -> Option<Engine> {
 /// scans of both. A layout that reads every file alike cannot tell `none`
 /// from `minmax` (every file spans every filter); the other snapshot's
 /// scans may. `scans_other_snapshot` counts the scans `a` left out that
-/// `b` did not compare.
+/// `b` did not compare; `bad_counts` is the larger of the two (a count is
+/// bad against one snapshot's file count, the same scans against both).
 pub fn merge(a: &Calibration, b: &Calibration) -> Calibration {
     let n = a.scans_compared + b.scans_compared;
     let models: Vec<ModelFit> = a
