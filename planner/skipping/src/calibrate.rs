@@ -268,8 +268,8 @@ fn choose(models: &[ModelFit], n: u64, default: Engine) -> Option<Engine> {
 /// scans of both. A layout that reads every file alike cannot tell `none`
 /// from `minmax` (every file spans every filter); the other snapshot's
 /// scans may. `scans_other_snapshot` counts the scans `a` left out that
-/// `b` did not compare; `bad_counts` is the larger of the two (a count is
-/// bad against one snapshot's file count, the same scans against both).
+/// `b` did not compare; `bad_counts` adds up (each side counts only the
+/// scans of its own snapshot).
 pub fn merge(a: &Calibration, b: &Calibration) -> Calibration {
     let n = a.scans_compared + b.scans_compared;
     let models: Vec<ModelFit> = a
@@ -294,7 +294,7 @@ pub fn merge(a: &Calibration, b: &Calibration) -> Calibration {
         runner: a.runner,
         scans_compared: n,
         scans_other_snapshot: a.scans_other_snapshot.saturating_sub(b.scans_compared),
-        bad_counts: a.bad_counts.max(b.bad_counts),
+        bad_counts: a.bad_counts + b.bad_counts,
         fitted: choose(&models, n, a.runner.default_model()),
         models,
     }
