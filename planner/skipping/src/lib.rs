@@ -114,6 +114,19 @@ pub fn predicates(
         .collect()
 }
 
+/// Scan `s`'s filters as predicates typed by `columns`: its data filters
+/// ([`data_filters`]) and its partition filters ([`predicates`]).
+pub fn scan_predicates(
+    s: &parsers::record::ScanRecord,
+    columns: &[(String, ColumnType)],
+) -> Vec<Predicate> {
+    predicates(
+        data_filters(s.pushed_filters.as_deref(), s.data_filters.as_deref()),
+        s.partition_filters.as_deref(),
+        columns,
+    )
+}
+
 /// The data filters of a scan to test files with: its `PushedFilters`
 /// (the data source filters Spark hands the file format) where the plan
 /// prints them, else its Catalyst `DataFilters` (Photon prints only

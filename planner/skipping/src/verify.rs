@@ -644,11 +644,7 @@ fn key_of(
             if data.locations.identity(&s.table) != id {
                 continue;
             }
-            let preds = crate::predicates(
-                crate::data_filters(s.pushed_filters.as_deref(), s.data_filters.as_deref()),
-                s.partition_filters.as_deref(),
-                &after.columns,
-            );
+            let preds = crate::scan_predicates(s, &after.columns);
             for p in &preds {
                 crate::range_columns(p, &mut cols);
             }

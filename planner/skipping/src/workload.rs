@@ -399,11 +399,7 @@ pub fn rows_of(
                 .map(|(name, st, half, n, rw)| (name, st, Some((half, *n)), Some(rw)));
             // The scan's filters, parsed once: every layout of the table
             // (simulated ones keep its columns) and engine tests them.
-            let preds = crate::predicates(
-                crate::data_filters(s.pushed_filters.as_deref(), s.data_filters.as_deref()),
-                s.partition_filters.as_deref(),
-                &t.columns,
-            );
+            let preds = crate::scan_predicates(s, &t.columns);
             let unknown = crate::unknown_count(&preds) as u64;
             for ((layout, t, half, rewrite), &engine) in current
                 .chain(sims)
@@ -482,11 +478,7 @@ fn calibrate(
             let joined = induced
                 .get(&(k, i, id.clone()))
                 .map_or(&[][..], Vec::as_slice);
-            let preds = crate::predicates(
-                crate::data_filters(s.pushed_filters.as_deref(), s.data_filters.as_deref()),
-                s.partition_filters.as_deref(),
-                &t.columns,
-            );
+            let preds = crate::scan_predicates(s, &t.columns);
             let predicted = MODELS.map(|m| crate::read_joined(t, &preds, joined, m).0.files_read);
             entry.0.push(Compared {
                 logged: n,
