@@ -38,31 +38,31 @@ enum Execs {
     Aggregated(Box<crate::aggregates::Aggregates>),
 }
 
-impl From<Opened<crate::records::Sorted>> for Workload {
-    /// A workload of records sorted on disk.
-    fn from(o: Opened<crate::records::Sorted>) -> Workload {
+impl Workload {
+    /// What `o` read beside its executions, with `execs` made of them.
+    fn opened<T>(o: Opened<T>, execs: impl FnOnce(T) -> Execs) -> Workload {
         Workload {
             apps: o.apps,
             errors: o.errors,
             warnings: o.warnings,
             locations: o.locations,
             census: o.census,
-            execs: Execs::Sorted(o.execs),
+            execs: execs(o.execs),
         }
+    }
+}
+
+impl From<Opened<crate::records::Sorted>> for Workload {
+    /// A workload of records sorted on disk.
+    fn from(o: Opened<crate::records::Sorted>) -> Workload {
+        Workload::opened(o, Execs::Sorted)
     }
 }
 
 impl From<Opened<crate::aggregates::Aggregates>> for Workload {
     /// A workload of aggregates: what was read beside them, no execution.
     fn from(o: Opened<crate::aggregates::Aggregates>) -> Workload {
-        Workload {
-            apps: o.apps,
-            errors: o.errors,
-            warnings: o.warnings,
-            locations: o.locations,
-            census: o.census,
-            execs: Execs::Aggregated(Box::new(o.execs)),
-        }
+        Workload::opened(o, |a| Execs::Aggregated(Box::new(a)))
     }
 }
 

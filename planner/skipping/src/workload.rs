@@ -353,87 +353,83 @@ pub fn rows_of(
         data.errors.extend(errors);
         simulated.insert(id, sims);
     }
-    out.calibration = calibrate(data, &locations, &by_id, &induced);
+    let scans = audited_scans(data, &locations, &by_id);
+    out.calibration = calibrate(&scans, &induced);
     let fitted: BTreeMap<(&str, Runner), Engine> = out
         .calibration
         .iter()
         .filter_map(|c| Some(((c.table_id.as_str(), c.runner), c.fitted?)))
         .collect();
     let mut over_count = 0u64;
-    for (k, e) in data.records.iter().enumerate() {
-        let r = &e.record;
-        let runner = Runner::of(r);
-        for (i, s) in r.scans.iter().enumerate() {
-            let id = locations.identity(&s.table);
-            let Some(t) = by_id.get(&id) else {
-                continue;
-            };
-            // `auto`: the model calibrated on this table's logged counts,
-            // else today's rule.
-            let engines = match &opts.engines {
-                Engines::Auto => vec![fitted
-                    .get(&(id.as_str(), runner))
-                    .copied()
-                    .unwrap_or(runner.default_model())],
-                Engines::Rule => vec![runner.default_model()],
-                Engines::Fixed(e) => e.clone(),
-            };
-            let joined = induced
-                .get(&(k, i, id.clone()))
-                .map_or(&[][..], Vec::as_slice);
-            // A logged count above the table's live files is no measurement
-            // of this table as read (a bad metric, or a scan of an older,
-            // larger snapshot): left out and counted.
-            let files_now = t.files.len() as u64;
-            let logged = s
-                .files_read
-                .filter(|&n| u64::try_from(n).is_ok_and(|n| n <= files_now));
-            if s.files_read.is_some() && logged.is_none() {
-                over_count += 1;
-            }
-            let current = std::iter::once((&crate::Layout::Current, t, None, None));
-            let sims = simulated
-                .get(id.as_str())
-                .into_iter()
-                .flatten()
-                .map(|(name, st, half, n, rw)| (name, st, Some((half, *n)), Some(rw)));
-            // The scan's filters, parsed once: every layout of the table
-            // (simulated ones keep its columns) and engine tests them.
-            let preds = crate::scan_predicates(s, &t.columns);
-            let unknown = crate::unknown_count(&preds) as u64;
-            for ((layout, t, half, rewrite), &engine) in current
-                .chain(sims)
-                .flat_map(|l| engines.iter().map(move |e| (l, e)))
-            {
-                let (reading, join_predicates) = crate::read_joined(t, &preds, joined, engine);
-                let half_read =
-                    half.map(|(h, _)| crate::read_joined(h, &preds, joined, engine).0.files_read);
-                out.rows.push(ScanRow {
-                    app_id: r.app_id.clone(),
-                    execution_id: r.execution_id,
-                    description: r.description.clone(),
-                    scan: i as u32,
-                    table: short_table(&id),
-                    table_id: id.clone(),
-                    layout: layout.clone(),
-                    rewriter: rewrite.map(|r: &Rewrite| r.rewriter),
-                    target_size: rewrite.map(|r| r.target_size),
-                    engine,
-                    files_total: reading.files_total,
-                    files_read: reading.files_read,
-                    bytes_total: reading.bytes_total,
-                    bytes_read: reading.bytes_read,
-                    files_without_stats: reading.files_without_stats,
-                    unknown_predicates: unknown,
-                    join_predicates: join_predicates.join("; "),
-                    logged_files_read: logged,
-                    logged_bytes_read: s.bytes_read,
-                    sample_rows: half.map(|(_, n)| n),
-                    files_read_half_sample: half_read,
-                });
-            }
+    for a in &scans {
+        let (k, r, runner, i, s, id, t, preds) = (
+            a.exec, a.record, a.runner, a.scan, a.s, &a.id, a.table, &a.preds,
+        );
+        // `auto`: the model calibrated on this table's logged counts,
+        // else today's rule.
+        let engines = match &opts.engines {
+            Engines::Auto => vec![fitted
+                .get(&(id.as_str(), runner))
+                .copied()
+                .unwrap_or(runner.default_model())],
+            Engines::Rule => vec![runner.default_model()],
+            Engines::Fixed(e) => e.clone(),
+        };
+        let joined = induced
+            .get(&(k, i, id.clone()))
+            .map_or(&[][..], Vec::as_slice);
+        // A logged count above the table's live files is no measurement
+        // of this table as read (a bad metric, or a scan of an older,
+        // larger snapshot): left out and counted.
+        let files_now = t.files.len() as u64;
+        let logged = s
+            .files_read
+            .filter(|&n| u64::try_from(n).is_ok_and(|n| n <= files_now));
+        if s.files_read.is_some() && logged.is_none() {
+            over_count += 1;
+        }
+        let current = std::iter::once((&crate::Layout::Current, t, None, None));
+        let sims = simulated
+            .get(id.as_str())
+            .into_iter()
+            .flatten()
+            .map(|(name, st, half, n, rw)| (name, st, Some((half, *n)), Some(rw)));
+        // The scan's filters, parsed once: every layout of the table
+        // (simulated ones keep its columns) and engine tests them.
+        let unknown = crate::unknown_count(preds) as u64;
+        for ((layout, t, half, rewrite), &engine) in current
+            .chain(sims)
+            .flat_map(|l| engines.iter().map(move |e| (l, e)))
+        {
+            let (reading, join_predicates) = crate::read_joined(t, preds, joined, engine);
+            let half_read =
+                half.map(|(h, _)| crate::read_joined(h, preds, joined, engine).0.files_read);
+            out.rows.push(ScanRow {
+                app_id: r.app_id.clone(),
+                execution_id: r.execution_id,
+                description: r.description.clone(),
+                scan: i as u32,
+                table: short_table(id),
+                table_id: id.clone(),
+                layout: layout.clone(),
+                rewriter: rewrite.map(|r: &Rewrite| r.rewriter),
+                target_size: rewrite.map(|r| r.target_size),
+                engine,
+                files_total: reading.files_total,
+                files_read: reading.files_read,
+                bytes_total: reading.bytes_total,
+                bytes_read: reading.bytes_read,
+                files_without_stats: reading.files_without_stats,
+                unknown_predicates: unknown,
+                join_predicates: join_predicates.join("; "),
+                logged_files_read: logged,
+                logged_bytes_read: s.bytes_read,
+                sample_rows: half.map(|(_, n)| n),
+                files_read_half_sample: half_read,
+            });
         }
     }
+    drop(scans);
     if over_count > 0 {
         data.warnings.push(format!(
             "{over_count} scans logged more files read than their table has live files (a bad metric, or a scan of an older snapshot with more files); their logged counts are left out (logged_files_read empty)"
@@ -442,49 +438,82 @@ pub fn rows_of(
     out
 }
 
+/// One scan of an audited table, resolved once for `whatif`'s rows and
+/// the calibration: its table's identity and its filters parsed.
+struct AuditedScan<'a> {
+    /// Its execution's index in the records, and its own in the execution.
+    exec: usize,
+    scan: usize,
+    record: &'a parsers::record::QueryRecord,
+    s: &'a parsers::record::ScanRecord,
+    runner: Runner,
+    /// The table's identity in the workload, and its state.
+    id: String,
+    table: &'a tables::TableState,
+    /// The scan's filters against the table's columns.
+    preds: Vec<crate::Predicate>,
+}
+
+/// Every scan of an audited table, in the records' order.
+fn audited_scans<'a>(
+    data: &'a Ingested<Exec>,
+    locations: &Locations,
+    by_id: &'a BTreeMap<String, tables::TableState>,
+) -> Vec<AuditedScan<'a>> {
+    let mut out = Vec::new();
+    for (exec, e) in data.records.iter().enumerate() {
+        let record = &e.record;
+        let runner = Runner::of(record);
+        for (scan, s) in record.scans.iter().enumerate() {
+            let id = locations.identity(&s.table);
+            let Some(table) = by_id.get(&id) else {
+                continue;
+            };
+            out.push(AuditedScan {
+                exec,
+                scan,
+                record,
+                s,
+                runner,
+                preds: crate::scan_predicates(s, &table.columns),
+                id,
+                table,
+            });
+        }
+    }
+    out
+}
+
 /// The calibration of every audited table ([`crate::calibrate`]): per
 /// table and engine that ran its scans, each model on the current layout
 /// against the scans' logged file counts.
-fn calibrate(
-    data: &Ingested<Exec>,
-    locations: &Locations,
-    by_id: &BTreeMap<String, tables::TableState>,
-    induced: &InducedByScan,
-) -> Vec<Calibration> {
+fn calibrate(scans: &[AuditedScan], induced: &InducedByScan) -> Vec<Calibration> {
     use crate::calibrate::{reads_current, Compared, MODELS};
     type Scans = (Vec<Compared>, u64, u64);
     let mut by: BTreeMap<(String, Runner), Scans> = BTreeMap::new();
-    for (k, e) in data.records.iter().enumerate() {
-        let r = &e.record;
-        let runner = Runner::of(r);
-        for (i, s) in r.scans.iter().enumerate() {
-            let id = locations.identity(&s.table);
-            let Some(t) = by_id.get(&id) else {
-                continue;
-            };
-            let Some(n) = s.files_read else {
-                continue;
-            };
-            let entry = by.entry((id.clone(), runner)).or_default();
-            if reads_current(t, r.start_ms) == Some(false) {
-                entry.1 += 1;
-                continue;
-            }
-            let files_now = t.files.len() as u64;
-            let Some(n) = u64::try_from(n).ok().filter(|&n| n <= files_now) else {
-                entry.2 += 1;
-                continue;
-            };
-            let joined = induced
-                .get(&(k, i, id.clone()))
-                .map_or(&[][..], Vec::as_slice);
-            let preds = crate::scan_predicates(s, &t.columns);
-            let predicted = MODELS.map(|m| crate::read_joined(t, &preds, joined, m).0.files_read);
-            entry.0.push(Compared {
-                logged: n,
-                predicted,
-            });
+    for a in scans {
+        let (t, s) = (a.table, a.s);
+        let Some(n) = s.files_read else {
+            continue;
+        };
+        let entry = by.entry((a.id.clone(), a.runner)).or_default();
+        if reads_current(t, a.record.start_ms) == Some(false) {
+            entry.1 += 1;
+            continue;
         }
+        let files_now = t.files.len() as u64;
+        let Some(n) = u64::try_from(n).ok().filter(|&n| n <= files_now) else {
+            entry.2 += 1;
+            continue;
+        };
+        let joined = induced
+            .get(&(a.exec, a.scan, a.id.clone()))
+            .map_or(&[][..], Vec::as_slice);
+        let predicted = MODELS.map(|m| crate::read_joined(t, &a.preds, joined, m).0.files_read);
+        entry.0.push(Compared {
+            logged: n,
+            predicted,
+        });
     }
     by.into_iter()
         .map(|((id, runner), (compared, other, bad))| {
