@@ -26,6 +26,7 @@
 //! assert_eq!(plan.children[0].output[0].to_string(), "a#1L");
 //! ```
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use super::expr::{parse_attr_list, parse_expr, parse_expr_list};
@@ -121,63 +122,66 @@ pub fn parse(text: &str) -> Result<Plan> {
 // ---------------------------------------------------------------------------
 // Scanning the text into tree lines, sections and detail blocks.
 
-/// One line of an operator tree (or a `== Final Plan ==` header).
+/// One line of an operator tree (or a `== Final Plan ==` header). The
+/// scan borrows every text from the plan description: a plan's lines and
+/// fields are read once and copied only into the nodes built from them.
 #[derive(Debug)]
-struct TreeLine {
+struct TreeLine<'a> {
     /// Nesting key: twice the text column, minus one for headers, so that a
     /// header is the parent of the plan printed at its own column.
     key: usize,
     /// The text after the tree prefix and codegen marker, without `(N)`.
-    label: String,
+    label: &'a str,
     op_id: Option<u64>,
     /// Nesting level (the root is 0).
     depth: usize,
     /// `Final Plan`, `Current Plan` or `Initial Plan` for header lines.
-    header: Option<String>,
+    header: Option<&'a str>,
     children: Vec<usize>,
 }
 
 #[derive(Debug)]
-enum SectionKind {
+enum SectionKind<'a> {
     Main,
-    Subquery { host: Option<u64>, expr: String },
+    Subquery { host: Option<u64>, expr: &'a str },
     Subplan,
 }
 
 #[derive(Debug)]
-struct Section {
-    kind: SectionKind,
+struct Section<'a> {
+    kind: SectionKind<'a>,
     roots: Vec<usize>,
 }
 
 /// A detail block `(N) Name [codegen id : k]` and its fields.
 #[derive(Debug, Default)]
-struct Detail {
-    name: String,
+struct Detail<'a> {
+    name: &'a str,
     reuses: Option<u64>,
-    /// Field name without its `[k]` count, and the value.
-    fields: Vec<(String, String)>,
+    /// Field name without its `[k]` count, and the value (owned only when
+    /// it spans lines).
+    fields: Vec<(&'a str, Cow<'a, str>)>,
 }
 
-impl Detail {
+impl Detail<'_> {
     fn get(&self, key: &str) -> Option<&str> {
         self.fields
             .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.as_str())
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| v.as_ref())
     }
 }
 
 #[derive(Debug, Default)]
-struct Doc {
-    arena: Vec<TreeLine>,
-    sections: Vec<Section>,
-    details: HashMap<u64, Detail>,
+struct Doc<'a> {
+    arena: Vec<TreeLine<'a>>,
+    sections: Vec<Section<'a>>,
+    details: HashMap<u64, Detail<'a>>,
     /// First tree line of each operator id.
     by_id: HashMap<u64, usize>,
 }
 
-fn scan_text(text: &str) -> Doc {
+fn scan_text(text: &str) -> Doc<'_> {
     let mut doc = Doc::default();
     doc.sections.push(Section {
         kind: SectionKind::Main,
@@ -208,6 +212,7 @@ fn scan_text(text: &str) -> Doc {
             cur_detail = None;
             continue;
         }
+        let header = detail_header(line);
         if in_tree {
             if line.trim().is_empty() {
                 // The tree ends at its first blank line; a blank line before
@@ -217,13 +222,13 @@ fn scan_text(text: &str) -> Doc {
                 }
                 continue;
             }
-            if detail_header(line).is_none() {
+            if header.is_none() {
                 push_tree_line(&mut doc, &mut stack, line);
                 continue;
             }
             in_tree = false;
         }
-        if let Some((id, d)) = detail_header(line) {
+        if let Some((id, d)) = header {
             doc.details.entry(id).or_insert(d);
             cur_detail = Some(id);
             continue;
@@ -239,12 +244,13 @@ fn scan_text(text: &str) -> Doc {
                 _ if d.name.starts_with("BatchScan")
                     && ::plan::iceberg_filters::description(line).is_some() =>
                 {
-                    d.fields.push(("Description".into(), line.to_string()));
+                    d.fields.push(("Description", Cow::Borrowed(line)));
                 }
-                Some((k, v)) => d.fields.push((k, v)),
+                Some((k, v)) => d.fields.push((k, Cow::Borrowed(v))),
                 None => {
                     // A value that spans lines (a literal with a newline).
                     if let Some((_, v)) = d.fields.last_mut() {
+                        let v = v.to_mut();
                         v.push('\n');
                         v.push_str(line);
                     }
@@ -255,7 +261,7 @@ fn scan_text(text: &str) -> Doc {
     doc
 }
 
-fn section_header(line: &str) -> Option<SectionKind> {
+fn section_header(line: &str) -> Option<SectionKind<'_>> {
     if let Some(rest) = line.strip_prefix("Subquery:") {
         let (_, after) = rest.split_once(" Hosting operator id = ")?;
         let (host, expr) = after
@@ -263,7 +269,7 @@ fn section_header(line: &str) -> Option<SectionKind> {
             .unwrap_or((after, ""));
         return Some(SectionKind::Subquery {
             host: host.trim().parse().ok(),
-            expr: expr.trim().to_string(),
+            expr: expr.trim(),
         });
     }
     let rest = line.strip_prefix("Subplan:")?;
@@ -274,24 +280,28 @@ fn section_header(line: &str) -> Option<SectionKind> {
 }
 
 /// `(N) Name [codegen id : k]` / `(N) ReusedExchange [Reuses operator id: M]`.
-fn detail_header(line: &str) -> Option<(u64, Detail)> {
+fn detail_header(line: &str) -> Option<(u64, Detail<'_>)> {
     let rest = line.strip_prefix('(')?;
     let (id, rest) = rest.split_once(") ")?;
     let id: u64 = id.parse().ok()?;
     let mut name = rest.trim();
     let mut reuses = None;
-    if let Some(pos) = name.find(" [Reuses operator id: ") {
-        let tail = &name[pos + " [Reuses operator id: ".len()..];
-        reuses = tail.trim_end_matches(']').trim().parse().ok();
-        name = &name[..pos];
-    }
-    if let Some(pos) = name.find(" [codegen id : ") {
-        name = &name[..pos];
+    // Both suffixes open with ` [`: most headers have neither.
+    if name.contains(" [") {
+        const REUSES: &str = " [Reuses operator id: ";
+        if let Some(pos) = name.find(REUSES) {
+            let tail = &name[pos + REUSES.len()..];
+            reuses = tail.trim_end_matches(']').trim().parse().ok();
+            name = &name[..pos];
+        }
+        if let Some(pos) = name.find(" [codegen id : ") {
+            name = &name[..pos];
+        }
     }
     Some((
         id,
         Detail {
-            name: name.trim().to_string(),
+            name: name.trim(),
             reuses,
             fields: Vec::new(),
         },
@@ -299,7 +309,7 @@ fn detail_header(line: &str) -> Option<(u64, Detail)> {
 }
 
 /// `Key [k]: value`, `Key: value` or `Condition : value`.
-fn field_line(line: &str) -> Option<(String, String)> {
+fn field_line(line: &str) -> Option<(&str, &str)> {
     let (key, value) = line.split_once(':')?;
     let mut key = key.trim();
     if let Some(pos) = key.find(" [") {
@@ -316,24 +326,19 @@ fn field_line(line: &str) -> Option<(String, String)> {
     let ok = !key.is_empty()
         && key.starts_with(|c: char| c.is_ascii_alphabetic())
         && key
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == ' ' || c == '_');
-    ok.then(|| (key.to_string(), value.trim().to_string()))
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || c == b' ' || c == b'_');
+    ok.then(|| (key, value.trim()))
 }
 
-fn push_tree_line(doc: &mut Doc, stack: &mut Vec<usize>, line: &str) {
+fn push_tree_line<'a>(doc: &mut Doc<'a>, stack: &mut Vec<usize>, line: &'a str) {
     let col = line
         .find(|c: char| !matches!(c, ' ' | ':' | '+' | '-'))
         .unwrap_or(line.len());
     let text = line[col..].trim();
     let (key, label, op_id, header) =
         if let Some(h) = text.strip_prefix("== ").and_then(|t| t.strip_suffix(" ==")) {
-            (
-                2 * col.max(1) - 1,
-                text.to_string(),
-                None,
-                Some(h.to_string()),
-            )
+            (2 * col.max(1) - 1, text, None, Some(h))
         } else {
             let body = text.strip_prefix("* ").unwrap_or(text);
             let (label, id) = split_op_id(body);
@@ -374,7 +379,7 @@ fn push_tree_line(doc: &mut Doc, stack: &mut Vec<usize>, line: &str) {
 
 /// `BroadcastHashJoin Inner BuildRight (66)` → (`BroadcastHashJoin Inner
 /// BuildRight`, 66); `ShuffleQueryStage (13), Statistics(...)` → 13.
-fn split_op_id(body: &str) -> (String, Option<u64>) {
+fn split_op_id(body: &str) -> (&str, Option<u64>) {
     let mut search = 0;
     while let Some(pos) = body[search..].find(" (").map(|p| p + search) {
         let after = &body[pos + 2..];
@@ -382,25 +387,25 @@ fn split_op_id(body: &str) -> (String, Option<u64>) {
             let inner = &after[..close];
             let rest = &after[close + 1..];
             let is_id = inner == "unknown"
-                || (!inner.is_empty() && inner.chars().all(|c| c.is_ascii_digit()));
+                || (!inner.is_empty() && inner.bytes().all(|c| c.is_ascii_digit()));
             if is_id && (rest.is_empty() || rest.starts_with(',')) {
-                return (body[..pos].trim().to_string(), inner.parse().ok());
+                return (body[..pos].trim(), inner.parse().ok());
             }
         }
         search = pos + 2;
     }
-    (body.trim().to_string(), None)
+    (body.trim(), None)
 }
 
 // ---------------------------------------------------------------------------
 // Building PlanNodes.
 
 struct Builder<'a> {
-    doc: &'a Doc,
+    doc: &'a Doc<'a>,
 }
 
 impl Builder<'_> {
-    fn line(&self, idx: usize) -> Result<&TreeLine> {
+    fn line(&self, idx: usize) -> Result<&TreeLine<'_>> {
         self.doc
             .arena
             .get(idx)
@@ -454,8 +459,8 @@ impl Builder<'_> {
             let line = self.line(idx)?;
             let detail = line.op_id.and_then(|id| self.doc.details.get(&id));
             let name = match detail {
-                Some(d) if !d.name.is_empty() => d.name.clone(),
-                _ => line.label.clone(),
+                Some(d) if !d.name.is_empty() => d.name.to_string(),
+                _ => line.label.to_string(),
             };
             let mut children = Vec::new();
             for c in self.child_lines(idx, &name)? {
@@ -464,7 +469,7 @@ impl Builder<'_> {
             let empty = Detail::default();
             let d = detail.unwrap_or(&empty);
             let op = operator(&name, Level::Physical);
-            let kind = self.kind(op.family, &name, &line.label, d, idx);
+            let kind = self.kind(op.family, &name, line.label, d, idx);
             let output = stated_output(&kind, d);
             let mut node = PlanNode::new(kind, name);
             node.engine = op.engine;
