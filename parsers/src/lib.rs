@@ -40,3 +40,12 @@ pub fn panic_text(payload: &(dyn std::any::Any + Send)) -> &str {
         .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
         .unwrap_or("unknown panic")
 }
+
+/// Whether `bytes` hold a byte below 0x20, which JSON never holds raw
+/// (only as white space between tokens, which Spark's compact lines do not
+/// have). Checked 64 bytes at a time so that the compiler vectorises it.
+pub(crate) fn has_control_byte(bytes: &[u8]) -> bool {
+    bytes
+        .chunks(64)
+        .any(|c| c.iter().fold(false, |seen, &b| seen | (b < 0x20)))
+}

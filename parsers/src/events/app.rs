@@ -1045,14 +1045,11 @@ pub fn read_records(input: &LogInput, opts: &ReadOptions) -> AppResult<QueryReco
     read_app(input, opts, |r, _| r)
 }
 
-/// Whether `line` holds a byte below 0x20: JSON allows none raw (only
-/// white space between tokens, which Spark's compact lines do not have).
-/// Checked 64 bytes at a time so that the compiler vectorises it.
+/// Whether a compact line holds a byte JSON never holds raw
+/// ([`crate::has_control_byte`]); a CRLF log's carriage return is white
+/// space after the object.
 fn has_control_byte(line: &[u8]) -> bool {
-    // A CRLF log's carriage return is white space after the object.
-    let line = line.strip_suffix(b"\r").unwrap_or(line);
-    line.chunks(64)
-        .any(|c| c.iter().fold(false, |seen, &b| seen | (b < 0x20)))
+    crate::has_control_byte(line.strip_suffix(b"\r").unwrap_or(line))
 }
 
 #[cfg(test)]

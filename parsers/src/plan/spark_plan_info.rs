@@ -415,7 +415,7 @@ mod compact {
             }
             let body = bytes.get(from..i)?;
             // JSON has no raw control byte in a string.
-            if body.iter().any(|&b| b < 0x20) {
+            if crate::has_control_byte(body) {
                 return None;
             }
             self.at = i + 1;
