@@ -88,18 +88,24 @@ impl Locations {
     /// assert_eq!(l.identify("orders", Some("file:/elsewhere")), "spark_catalog.default.orders");
     /// ```
     pub fn identify(&self, name: &str, location: Option<&str>) -> String {
-        if let Some(names) = location.and_then(|l| self.by_path.get(&normalise(l))) {
+        self.at_location(location)
+            .unwrap_or_else(|| canonical_table(name))
+    }
+
+    /// The identity the logs give the table at `location`: the one catalog
+    /// table they saw reading it, else the path they read it by; `None`
+    /// when they never read it there.
+    fn at_location(&self, location: Option<&str>) -> Option<String> {
+        let at = normalise(location?);
+        if let Some(names) = self.by_path.get(&at) {
             if names.len() == 1 {
                 if let Some(n) = names.iter().next() {
-                    return n.clone();
+                    return Some(n.clone());
                 }
             }
         }
         // A table the logs read by its path (`spark.read.load(path)`).
-        if let Some(p) = location.and_then(|l| self.path_reads.get(&normalise(l))) {
-            return p.clone();
-        }
-        canonical_table(name)
+        self.path_reads.get(&at).cloned()
     }
 
     /// The identity of a table found at `root` (a Delta or Iceberg table
@@ -107,15 +113,25 @@ impl Locations {
     /// metadata: [`Locations::identify`] with the directory's canonical
     /// `file:` path, or the URL.
     pub fn identify_root(&self, name: &str, root: &std::path::Path) -> String {
-        let text = root.to_string_lossy();
-        let location = if text.contains("://") && !text.starts_with("file:") {
-            Some(text.into_owned())
-        } else {
-            std::fs::canonicalize(root)
-                .ok()
-                .map(|p| format!("file:{}", p.display()))
-        };
-        self.identify(name, location.as_deref())
+        self.resolve_root(name, root).id
+    }
+
+    /// [`Locations::identify_root`], saying whether the logs' locations
+    /// gave the identity, and the location it was looked up by.
+    fn resolve_root(&self, name: &str, root: &std::path::Path) -> Resolved {
+        let location = root_location(root);
+        match self.at_location(location.as_deref()) {
+            Some(id) => Resolved {
+                id,
+                by_location: true,
+                location,
+            },
+            None => Resolved {
+                id: canonical_table(name),
+                by_location: false,
+                location,
+            },
+        }
     }
 
     /// Whether no location is known.
@@ -140,50 +156,170 @@ impl Locations {
     }
 }
 
+/// The location an audited table's root is looked up by: an
+/// object-store URL as given, a directory as its canonical `file:` path
+/// (`None` when it cannot be made canonical).
+fn root_location(root: &std::path::Path) -> Option<String> {
+    let text = root.to_string_lossy();
+    if text.contains("://") && !text.starts_with("file:") {
+        Some(text.into_owned())
+    } else {
+        std::fs::canonicalize(root)
+            .ok()
+            .map(|p| format!("file:{}", p.display()))
+    }
+}
+
+/// An audited table's identity, with how it was found.
+struct Resolved {
+    id: String,
+    /// The logs read the table at its location (rather than the identity
+    /// being its own name).
+    by_location: bool,
+    location: Option<String>,
+}
+
+/// A table's one identity in a run: the catalog name the logs give it
+/// (`spark_catalog.sales.orders`), or the path or URL it is read at. Two
+/// tables of a run never share one.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TableId(String);
+
+impl TableId {
+    /// The identity as text (as outputs print it).
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for TableId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::borrow::Borrow<str> for TableId {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<TableId> for String {
+    fn from(id: TableId) -> String {
+        id.0
+    }
+}
+
 /// Every table's one identity, resolved once for the run: the logs'
 /// locations and catalog names ([`Locations`]) and each audited table
 /// found on disk or on a store, matched by its root
-/// ([`Locations::identify_root`]).
+/// ([`Locations::identify_root`]) and keyed by that root, so that two
+/// audited tables of one name stay two tables.
+///
+/// Two audited tables that would get one identity (both named `orders`
+/// in two warehouses) are told apart: one the logs read at its location
+/// keeps the identity, and the others are known by their location, each
+/// with a warning ([`TableIndex::warnings`]).
 ///
 /// ```
+/// use std::path::Path;
 /// use workload::identity::{Locations, TableIndex};
 /// let mut l = Locations::default();
-/// l.observe("sales.orders", Some("s3://lake/orders"));
-/// let mut index = TableIndex::new(l);
-/// let id = index.add_audited("orders", std::path::Path::new("s3://lake/orders"));
-/// assert_eq!(id, "spark_catalog.sales.orders");
-/// assert_eq!(index.audited("orders"), "spark_catalog.sales.orders");
-/// assert_eq!(index.audited("lineitem"), "lineitem");
-/// assert_eq!(index.scan("s3://lake/orders/"), "spark_catalog.sales.orders");
+/// l.observe("orders", Some("s3://lake/orders"));
+/// let index = TableIndex::resolve(
+///     l,
+///     [
+///         ("orders", Path::new("s3://lake/orders")),
+///         ("orders", Path::new("s3://old/orders")),
+///         ("lineitem", Path::new("s3://lake/lineitem")),
+///     ],
+/// );
+/// let id = |root: &str| index.audited(Path::new(root)).map(|id| id.as_str());
+/// assert_eq!(id("s3://lake/orders"), Some("spark_catalog.default.orders"));
+/// assert_eq!(id("s3://old/orders"), Some("s3://old/orders"));
+/// assert_eq!(id("s3://lake/lineitem"), Some("spark_catalog.default.lineitem"));
+/// assert_eq!(id("s3://lake/part"), None);
+/// assert_eq!(index.warnings().len(), 1);
+/// assert_eq!(index.scan("s3://lake/orders/"), "spark_catalog.default.orders");
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct TableIndex {
     locations: Locations,
-    /// Audited table name (as its metadata names it) -> identity.
-    audited: std::collections::BTreeMap<String, String>,
+    /// Audited table, by its root as given (its directory or URL) ->
+    /// identity.
+    audited: std::collections::BTreeMap<std::path::PathBuf, TableId>,
+    warnings: Vec<String>,
 }
 
 impl TableIndex {
-    /// The index of the logs' locations, before any table is audited.
+    /// The index of the logs' locations, without audited tables.
     pub fn new(locations: Locations) -> TableIndex {
         TableIndex {
             locations,
-            audited: Default::default(),
+            ..TableIndex::default()
         }
     }
 
-    /// Resolve the audited table `name` found at `root` once, and give
-    /// its identity.
-    pub fn add_audited(&mut self, name: &str, root: &std::path::Path) -> String {
-        let id = self.locations.identify_root(name, root);
-        self.audited.insert(name.to_string(), id.clone());
-        id
+    /// Resolve every audited table, `(name as its metadata gives it,
+    /// root)`, once, in the order given (a root given twice is one table).
+    pub fn resolve<'a>(
+        locations: Locations,
+        tables: impl IntoIterator<Item = (&'a str, &'a std::path::Path)>,
+    ) -> TableIndex {
+        let mut index = TableIndex::new(locations);
+        let mut found: Vec<(&'a str, &'a std::path::Path, Resolved)> = Vec::new();
+        for (name, root) in tables {
+            if found.iter().any(|(_, r, _)| *r == root) {
+                continue;
+            }
+            let r = index.locations.resolve_root(name, root);
+            found.push((name, root, r));
+        }
+        for (name, root, r) in &found {
+            let same: Vec<&(&str, &std::path::Path, Resolved)> =
+                found.iter().filter(|(_, _, o)| o.id == r.id).collect();
+            let keeper = same
+                .iter()
+                .find(|(_, _, o)| o.by_location)
+                .map(|(_, k, _)| *k);
+            let keeps = same.len() == 1 || r.by_location;
+            let id = if keeps {
+                r.id.clone()
+            } else {
+                let own = r
+                    .location
+                    .clone()
+                    .unwrap_or_else(|| root.display().to_string());
+                index.warnings.push(match keeper {
+                    Some(k) => format!(
+                        "{}: audited table `{name}` is known by its location, {own}: the logs read `{}` at {}, another audited table",
+                        root.display(),
+                        r.id,
+                        k.display()
+                    ),
+                    None => format!(
+                        "{}: audited table `{name}` is known by its location, {own}: {} audited tables would be `{}` by their names, and the logs read none of them at its location",
+                        root.display(),
+                        same.len(),
+                        r.id
+                    ),
+                });
+                own
+            };
+            index.audited.insert(root.to_path_buf(), TableId(id));
+        }
+        index
     }
 
-    /// The identity of the audited table `name` (its own name when it was
-    /// not added).
-    pub fn audited<'a>(&'a self, name: &'a str) -> &'a str {
-        self.audited.get(name).map_or(name, String::as_str)
+    /// The identity of the audited table at `root` (`None`: not audited).
+    pub fn audited(&self, root: &std::path::Path) -> Option<&TableId> {
+        self.audited.get(root)
+    }
+
+    /// What resolving made the audited tables known by, to be printed as
+    /// `lakeaudit: warning: ...` lines.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     /// The identity of a scan's table ([`Locations::identity`]).
@@ -294,6 +430,52 @@ mod tests {
         l.observe("t1", Some("file:/w/x"));
         l.observe("t2", Some("file:/w/x"));
         assert_eq!(l.identity("file:/w/x"), "file:/w/x");
+    }
+
+    #[test]
+    fn two_audited_tables_of_one_name_stay_two_tables() {
+        use std::path::Path;
+        let mut l = Locations::default();
+        l.observe("spark_catalog.default.lineitem", Some("s3://lake/lineitem"));
+        let index = TableIndex::resolve(
+            l,
+            [
+                ("orders", Path::new("s3://a/orders")),
+                ("orders", Path::new("s3://b/orders")),
+                // The same root again is the same table.
+                ("orders", Path::new("s3://a/orders")),
+                ("lineitem", Path::new("s3://lake/lineitem")),
+                ("lineitem", Path::new("s3://old/lineitem")),
+            ],
+        );
+        let id = |root: &str| index.audited(Path::new(root)).map(TableId::as_str);
+        // Neither is read at its location: both are known by it.
+        assert_eq!(id("s3://a/orders"), Some("s3://a/orders"));
+        assert_eq!(id("s3://b/orders"), Some("s3://b/orders"));
+        // The one the logs read at its location keeps the name.
+        assert_eq!(
+            id("s3://lake/lineitem"),
+            Some("spark_catalog.default.lineitem")
+        );
+        assert_eq!(id("s3://old/lineitem"), Some("s3://old/lineitem"));
+        assert_eq!(
+            index.warnings(),
+            [
+                "s3://a/orders: audited table `orders` is known by its location, s3://a/orders: 2 audited tables would be `spark_catalog.default.orders` by their names, and the logs read none of them at its location",
+                "s3://b/orders: audited table `orders` is known by its location, s3://b/orders: 2 audited tables would be `spark_catalog.default.orders` by their names, and the logs read none of them at its location",
+                "s3://old/lineitem: audited table `lineitem` is known by its location, s3://old/lineitem: the logs read `spark_catalog.default.lineitem` at s3://lake/lineitem, another audited table",
+            ]
+        );
+        // One table of a name keeps it, as before.
+        let one = TableIndex::resolve(
+            Locations::default(),
+            [("orders", Path::new("s3://a/orders"))],
+        );
+        assert_eq!(
+            one.audited(Path::new("s3://a/orders")).map(TableId::as_str),
+            Some("spark_catalog.default.orders")
+        );
+        assert!(one.warnings().is_empty());
     }
 
     #[test]

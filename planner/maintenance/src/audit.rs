@@ -18,10 +18,25 @@ pub struct Audit {
     pub deletes: Vec<crate::DeleteFileRow>,
     /// Per table: its deletes rolled up.
     pub rollups: Vec<crate::DeleteRollup>,
+    /// Which rows are each table's, one per `state` row, in its order: a
+    /// table is its rows, not its name (two tables may share one).
+    pub spans: Vec<Span>,
     /// `lakeaudit: <path>: <reason>` lines, without the prefix.
     pub errors: Vec<String>,
     /// `lakeaudit: warning: <path>: <what>` lines, without the prefix.
     pub warnings: Vec<String>,
+}
+
+/// The rows of one audited table in an [`Audit`]: index ranges into its
+/// `compaction` and `deletes` and its `rollups` entry.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Span {
+    /// Its rows of [`Audit::compaction`].
+    pub compaction: std::ops::Range<usize>,
+    /// Its rows of [`Audit::deletes`].
+    pub deletes: std::ops::Range<usize>,
+    /// Its row of [`Audit::rollups`].
+    pub rollup: Option<usize>,
 }
 
 /// Discover the tables under `paths` and read each with `opts`, in
@@ -114,10 +129,21 @@ fn gather(results: Vec<Result<One, Error>>, errors: Vec<String>) -> Audit {
             errors: vec![e.to_string()],
             ..One::default()
         });
-        a.state.extend(r.state);
+        let (c, d) = (a.compaction.len(), a.deletes.len());
         a.compaction.extend(r.compaction);
         a.deletes.extend(r.deletes);
-        a.rollups.extend(r.rollup);
+        let rollup = r.rollup.map(|x| {
+            a.rollups.push(x);
+            a.rollups.len() - 1
+        });
+        if let Some(state) = r.state {
+            a.state.push(state);
+            a.spans.push(Span {
+                compaction: c..a.compaction.len(),
+                deletes: d..a.deletes.len(),
+                rollup,
+            });
+        }
         a.errors.extend(r.errors);
         a.warnings.extend(r.warnings);
     }

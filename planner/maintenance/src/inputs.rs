@@ -38,16 +38,15 @@ impl TableInputs {
         read: Option<ReadTables>,
         allow_outside_table: bool,
     ) -> TableInputs {
-        let mut index = TableIndex::new(locations.clone());
         if paths.is_empty() {
             return TableInputs {
                 stats,
                 audit: None,
-                index,
+                index: TableIndex::new(locations.clone()),
                 read: None,
             };
         }
-        let audit = match &read {
+        let mut audit = match &read {
             Some(r) => audit_read(r, &Policy::ALL, None),
             None => {
                 let opts = tables::ReadOptions {
@@ -57,10 +56,20 @@ impl TableInputs {
                 audit(paths, &Policy::ALL, None, opts)
             }
         };
+        let index = TableIndex::resolve(
+            locations.clone(),
+            audit
+                .state
+                .iter()
+                .map(|s| (s.table.as_str(), Path::new(&s.location))),
+        );
+        audit.warnings.extend(index.warnings().iter().cloned());
         for s in &audit.state {
-            let id = index.add_audited(&s.table, Path::new(&s.location));
+            let Some(id) = index.audited(Path::new(&s.location)) else {
+                continue;
+            };
             stats.0.insert(
-                id,
+                id.to_string(),
                 TableStat {
                     bytes: Some(s.bytes),
                     rows: Some(s.rows_live),
@@ -85,8 +94,11 @@ impl TableInputs {
     pub fn formats(&self, scans: &planner::profile::ScanFacts) -> BTreeMap<String, TableFormat> {
         let mut m = scans.formats.clone();
         for s in self.audit.iter().flat_map(|a| &a.state) {
+            let Some(id) = self.index.audited(Path::new(&s.location)) else {
+                continue;
+            };
             m.insert(
-                self.index.audited(&s.table).to_string(),
+                id.to_string(),
                 match s.format {
                     tables::Format::Delta => TableFormat::Delta,
                     tables::Format::Iceberg => TableFormat::Iceberg,

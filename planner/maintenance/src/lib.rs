@@ -33,7 +33,7 @@ pub use policy::{
     PolicyChoice, Scope, Settings, ICEBERG_CATALOG, PARTITIONS_PER_STATEMENT,
 };
 pub use state::{summarize, TableStateRow};
-pub use upkeep::{upkeep, upkeep_for_plan, Action, Audited, TableUpkeep, UpkeepStep, Workload};
+pub use upkeep::{upkeep, upkeep_for_plan, Action, TableUpkeep, UpkeepStep, Workload};
 
 /// 1 MiB.
 pub const MIB: u64 = 1 << 20;

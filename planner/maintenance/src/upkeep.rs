@@ -13,10 +13,12 @@
 //! plus the share of its files that are small. Tables the logs never read
 //! rank after the others, by `overhead × bytes`.
 
+use crate::audit::Audit;
 use crate::{CompactionRow, DeleteFileRow, DeleteRollup, TableStateRow};
 use planner::Planned;
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::path::Path;
 
 /// What the logs say about one table.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -359,26 +361,14 @@ fn step(t: &TableUpkeep<'_>) -> Option<(f64, UpkeepStep)> {
     Some((weight, out))
 }
 
-/// An audit's rows, as [`upkeep_for_plan`] joins them to a plan.
-#[derive(Clone, Copy, Debug)]
-pub struct Audited<'a> {
-    /// One `table_state` row per audited table.
-    pub state: &'a [TableStateRow],
-    /// Compaction rows.
-    pub compaction: &'a [CompactionRow],
-    /// Data files with deletes.
-    pub deletes: &'a [DeleteFileRow],
-    /// Delete roll-ups per table.
-    pub rollups: &'a [DeleteRollup],
-}
-
 /// The maintenance plan of the audited tables joined to a layout plan:
 /// what the logs read from each table (`scanned`, bytes by the table as
 /// the scans name it: `planner::profile::ScanFacts::scanned`), its join
 /// importance in the plan's demands, and the plan's reclusters. `index`
-/// gives an audited table's identity in the logs.
+/// gives an audited table's identity in the logs; each table's rows are
+/// its [`crate::audit::Span`]'s.
 pub fn upkeep_for_plan(
-    audit: Audited<'_>,
+    audit: &Audit,
     index: &workload::identity::TableIndex,
     scanned: &BTreeMap<String, u64>,
     planned: &Planned,
@@ -386,8 +376,11 @@ pub fn upkeep_for_plan(
     let tables: Vec<TableUpkeep<'_>> = audit
         .state
         .iter()
-        .map(|s| {
-            let id = index.audited(&s.table).to_string();
+        .zip(&audit.spans)
+        .map(|(s, span)| {
+            let id = index
+                .audited(Path::new(&s.location))
+                .map_or_else(|| s.table.clone(), ToString::to_string);
             let jis = planned
                 .demands
                 .iter()
@@ -409,15 +402,17 @@ pub fn upkeep_for_plan(
                 state: s,
                 compaction: audit
                     .compaction
+                    .get(span.compaction.clone())
+                    .unwrap_or_default()
                     .iter()
-                    .filter(|c| c.table == s.table)
                     .collect(),
                 deletes: audit
                     .deletes
+                    .get(span.deletes.clone())
+                    .unwrap_or_default()
                     .iter()
-                    .filter(|d| d.table == s.table)
                     .collect(),
-                rollup: audit.rollups.iter().find(|r| r.table == s.table),
+                rollup: span.rollup.and_then(|i| audit.rollups.get(i)),
                 table: id,
             }
         })

@@ -158,13 +158,7 @@ impl Analysis<'_> {
     fn steps(&self) -> Option<Vec<maintenance::UpkeepStep>> {
         let tables = self.tables;
         tables.audit.as_ref().map(|a| {
-            let audited = maintenance::Audited {
-                state: &a.state,
-                compaction: &a.compaction,
-                deletes: &a.deletes,
-                rollups: &a.rollups,
-            };
-            maintenance::upkeep_for_plan(audited, &tables.index, &self.scans.scanned, self.planned)
+            maintenance::upkeep_for_plan(a, &tables.index, &self.scans.scanned, self.planned)
         })
     }
 

@@ -372,15 +372,14 @@ fn verify_into(data: &mut Ingested<Exec>, paths: &[PathBuf], opts: &VerifyOption
         .iter()
         .map(|e| Arc::from(fingerprint(&e.record)))
         .collect();
+    let mut ok = Vec::new();
     for t in read {
-        let t = match t {
-            Ok(t) => t,
-            Err(e) => {
-                data.errors.push(e.to_string());
-                continue;
-            }
-        };
-        let id = locations.identify_root(&t.name, &t.location);
+        match t {
+            Ok(t) => ok.push(t),
+            Err(e) => data.errors.push(e.to_string()),
+        }
+    }
+    for (id, t) in crate::workload::by_identity(ok, &locations, Some(&mut data.warnings)) {
         let rewrites: Vec<&tables::Commit> = t
             .history
             .iter()

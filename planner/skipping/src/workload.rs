@@ -132,6 +132,27 @@ pub fn wanted_columns(
     wanted
 }
 
+/// Tables read, by their one identity in the logs
+/// ([`workload::identity::TableIndex`]: two tables of one name stay two),
+/// in the order read, with the warnings resolving gave pushed to
+/// `warnings` when given.
+pub(crate) fn by_identity(
+    read: Vec<tables::TableState>,
+    locations: &workload::identity::Locations,
+    warnings: Option<&mut Vec<String>>,
+) -> Vec<(String, tables::TableState)> {
+    let index = workload::identity::TableIndex::resolve(
+        locations.clone(),
+        read.iter().map(|t| (t.name.as_str(), t.location.as_path())),
+    );
+    if let Some(w) = warnings {
+        w.extend(index.warnings().iter().cloned());
+    }
+    read.into_iter()
+        .filter_map(|t| Some((index.audited(&t.location)?.to_string(), t)))
+        .collect()
+}
+
 /// The column name of a scan's output attribute (`l_shipdate#19`).
 pub fn column_name(attr: &str) -> &str {
     attr.split('#').next().unwrap_or(attr)
@@ -153,7 +174,7 @@ pub fn rows_of(
     if report_tables {
         data.errors.extend(errors);
     }
-    let mut by_id: BTreeMap<String, tables::TableState> = BTreeMap::new();
+    let mut ok: Vec<tables::TableState> = Vec::new();
     for t in read {
         let t = match t {
             Ok(t) => t,
@@ -176,9 +197,12 @@ pub fn rows_of(
                 t.stats_unreadable
             ));
         }
-        let id = locations.identify_root(&t.name, &t.location);
-        by_id.insert(id, t);
+        ok.push(t);
     }
+    let by_id: BTreeMap<String, tables::TableState> =
+        by_identity(ok, &locations, report_tables.then_some(&mut data.warnings))
+            .into_iter()
+            .collect();
     let (induced, warnings, errors) = induced(data, &locations, &by_id, opts);
     data.warnings.extend(warnings);
     data.errors.extend(errors);
