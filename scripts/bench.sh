@@ -31,6 +31,8 @@
 # Environment:
 #   BENCH_TOOL=lakeaudit  (default) build and run the binary of the `profiling` profile (release code with line tables); if the
 #                         build fails, fall back to the example below.
+#   BENCH_BIN=PATH        measure this lakeaudit binary (a release build
+#                         already made) instead of building the profiling one.
 #   BENCH_TOOL=example    run `parsers/examples/read_bench.rs` (discover +
 #                         read_records per application with rayon: the same
 #                         reading path, without lineage and output).
@@ -64,7 +66,9 @@ die() { echo "bench.sh: $*" >&2; exit 2; }
 [ -x /usr/bin/time ] || die "GNU time (/usr/bin/time) is needed for peak RSS"
 
 # 1. The program to measure.
-if [ "$TOOL" = lakeaudit ]; then
+if [ "$TOOL" = lakeaudit ] && [ -n "${BENCH_BIN:-}" ]; then
+    BIN=$BENCH_BIN
+elif [ "$TOOL" = lakeaudit ]; then
     if "$CARGO" build --profile profiling --bin lakeaudit; then
         BIN="$TARGET/profiling/lakeaudit"
     else
