@@ -108,6 +108,9 @@ pub fn parse(json: &str) -> Result<Plan> {
 /// and no output is derived ([`Plan::stated`]). Scans, their metrics and
 /// operator names are all a record reads of it.
 pub fn parse_scans(json: &str) -> Result<Plan> {
+    if let Some(root) = compact::scans(json) {
+        return Ok(Plan::stated(root));
+    }
     Ok(Plan::stated(convert(&read(json)?, 0, true)?))
 }
 
@@ -350,6 +353,7 @@ fn bracket_end(s: &str) -> Option<usize> {
 /// then reads the text with serde, which gives the tree or the error.
 mod compact {
     use super::{SparkPlanInfo, SqlMetricInfo};
+    use ::plan::{operator, Family, Level, NodeKind, PlanNode};
     use std::borrow::Cow;
     use std::collections::BTreeMap;
 
@@ -359,6 +363,19 @@ mod compact {
     pub(super) fn tree(json: &str) -> Option<SparkPlanInfo<'_>> {
         let mut r = Reader { s: json, at: 0 };
         let node = r.node(0)?;
+        (r.at == json.len()).then_some(node)
+    }
+
+    /// [`super::parse_scans`]' tree in one pass over a tree laid out as
+    /// Spark writes it, `nodeName` first in every operator: an operator
+    /// other than a scan is kept by its name and children only (its other
+    /// fields read as [`tree`] reads them, and dropped), a scan is read in
+    /// full and converted as [`super::convert`] converts it. `None` where
+    /// [`tree`] would give up, and where an operator's first key is not
+    /// its name (the caller then reads the whole tree).
+    pub(super) fn scans(json: &str) -> Option<PlanNode> {
+        let mut r = Reader { s: json, at: 0 };
+        let (node, _) = r.scan_node(0)?;
         (r.at == json.len()).then_some(node)
     }
 
@@ -515,35 +532,131 @@ mod compact {
         }
 
         fn metadata(&mut self) -> Option<BTreeMap<Cow<'a, str>, Cow<'a, str>>> {
-            self.eat(b'{')?;
             let mut out = BTreeMap::new();
+            // as serde's map: a repeated key keeps its last value
+            self.each_entry(|k, v| {
+                out.insert(k, v);
+            })?;
+            Some(out)
+        }
+
+        /// A `metadata` object's entries, each handed to `f`.
+        fn each_entry(&mut self, mut f: impl FnMut(Cow<'a, str>, Cow<'a, str>)) -> Option<()> {
+            self.eat(b'{')?;
             if self.peek()? == b'}' {
                 self.at += 1;
-                return Some(out);
+                return Some(());
             }
             loop {
                 let k = self.string()?;
                 self.eat(b':')?;
                 let v = self.string()?;
-                // as serde's map: a repeated key keeps its last value
-                out.insert(k, v);
+                f(k, v);
                 if !self.next_or_close(b'}')? {
-                    return Some(out);
+                    return Some(());
                 }
             }
         }
 
         fn metrics(&mut self) -> Option<Vec<SqlMetricInfo<'a>>> {
-            self.eat(b'[')?;
             let mut out = Vec::new();
+            self.each_metric(|m| out.push(m))?;
+            Some(out)
+        }
+
+        /// A `metrics` array's metrics, each handed to `f`.
+        fn each_metric(&mut self, mut f: impl FnMut(SqlMetricInfo<'a>)) -> Option<()> {
+            self.eat(b'[')?;
             if self.peek()? == b']' {
                 self.at += 1;
-                return Some(out);
+                return Some(());
             }
             loop {
-                out.push(self.metric()?);
+                f(self.metric()?);
                 if !self.next_or_close(b']')? {
-                    return Some(out);
+                    return Some(());
+                }
+            }
+        }
+
+        /// An operator for [`scans`], and whether it is a subquery plan
+        /// (which its parent lists apart from its children).
+        fn scan_node(&mut self, depth: usize) -> Option<(PlanNode, bool)> {
+            if depth > MAX_DEPTH {
+                return None;
+            }
+            self.eat(b'{')?;
+            if self.key()? != b"nodeName" {
+                return None;
+            }
+            let name = self.string()?;
+            let family = operator(name.trim(), Level::Physical).family;
+            let scan = family == Family::Scan;
+            let mut simple = None;
+            let mut children = None;
+            let (mut metadata, mut metrics) = (None, None);
+            while self.next_or_close(b'}')? {
+                match self.key()? {
+                    b"simpleString" if simple.is_none() => simple = Some(self.string()?),
+                    b"children" if children.is_none() => {
+                        children = Some(self.scan_children(depth, family)?)
+                    }
+                    b"metadata" if metadata.is_none() => {
+                        metadata = Some(match scan {
+                            true => self.metadata()?,
+                            false => self.each_entry(|_, _| {}).map(|()| BTreeMap::new())?,
+                        })
+                    }
+                    b"metrics" if metrics.is_none() => {
+                        metrics = Some(match scan {
+                            true => self.metrics()?,
+                            false => self.each_metric(|_| {}).map(|()| Vec::new())?,
+                        })
+                    }
+                    _ => return None,
+                }
+            }
+            let subquery = super::is_subquery_node(name.trim());
+            let (kids, subs) = children.unwrap_or_default();
+            let mut node = if scan {
+                let info = SparkPlanInfo {
+                    node_name: name,
+                    simple_string: simple.unwrap_or_default(),
+                    children: Vec::new(),
+                    metadata: metadata.unwrap_or_default(),
+                    metrics: metrics.unwrap_or_default(),
+                };
+                super::convert(&info, depth, true).ok()?
+            } else {
+                PlanNode::new(NodeKind::Other, name.trim().to_string())
+            };
+            node.children = kids;
+            node.subqueries = subs;
+            Some((node, subquery))
+        }
+
+        /// An operator's children for [`scans`], and apart from them the
+        /// subquery plans among them (as [`super::convert`] parts them).
+        fn scan_children(
+            &mut self,
+            depth: usize,
+            parent: Family,
+        ) -> Option<(Vec<PlanNode>, Vec<PlanNode>)> {
+            self.eat(b'[')?;
+            let (mut kids, mut subs) = (Vec::new(), Vec::new());
+            if self.peek()? == b']' {
+                self.at += 1;
+                return Some((kids, subs));
+            }
+            loop {
+                let (node, subquery) = self.scan_node(depth + 1)?;
+                if subquery && parent != Family::Reused {
+                    subs.push(node);
+                } else {
+                    kids.push(node);
+                }
+                if !self.next_or_close(b']')? {
+                    return Some((kids, subs));
                 }
             }
         }
@@ -702,6 +815,14 @@ mod tests {
                 (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
                 (a, b) => panic!("{json}: {a:?} vs {b:?}"),
             }
+            // The one-pass scans reader reads only what the compact reader
+            // reads, into the tree the scans-only conversion of serde's
+            // tree gives.
+            if let Some(light) = compact::scans(json) {
+                assert!(fast.is_some(), "{json}");
+                let want = convert(&read_serde(json).unwrap(), 0, true).unwrap();
+                assert_eq!(format!("{light:?}"), format!("{want:?}"), "{json}");
+            }
             fast.is_some()
         };
         let bytes = std::fs::read(testdata::spark_logs(
@@ -719,6 +840,10 @@ mod tests {
             assert!(
                 same(info),
                 "the compact reader gave up on Spark's own layout"
+            );
+            assert!(
+                compact::scans(info).is_some(),
+                "the scans reader gave up on Spark's own layout"
             );
             raw += 1;
         }
@@ -767,6 +892,11 @@ mod tests {
             "{}".into(),
             "[]".into(),
             String::new(),
+            // what an operator other than a scan holds is read all the same
+            r#"{"nodeName":"Project","metadata":{"a":null}}"#.into(),
+            r#"{"nodeName":"Project","metrics":[{"name":"x","accumulatorId":-1}]}"#.into(),
+            r#"{"nodeName":"Project","metrics":[],"metrics":[]}"#.into(),
+            r#"{"nodeName":"Project","nodeName":"Filter"}"#.into(),
         ];
         for json in &odd {
             same(json);
