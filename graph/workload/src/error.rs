@@ -81,9 +81,12 @@ pub enum Error {
         #[source]
         source: Option<std::io::Error>,
     },
-    /// A spooled execution that is not the JSON it was written as.
+    /// JSON that does not parse as what it stands for.
     #[error(transparent)]
     Json(#[from] serde_json::Error),
+    /// A spooled execution that does not decode as the one written.
+    #[error("a spooled execution does not decode: {0}")]
+    SpoolDecode(#[from] rmp_serde::decode::Error),
     /// A file that is not a records Parquet file, or a row of one that
     /// cannot be the record it stands for.
     #[error("{}: {reason}", path.display())]

@@ -1,5 +1,6 @@
 //! Executions read from logs without keeping them in memory
-//! ([`LogSpool`]): each is written, as its JSON, to a buffer the moment it
+//! ([`LogSpool`]): each is written, encoded as MessagePack (with field
+//! names: `rmp_serde::to_vec_named`), to a buffer the moment it
 //! ends; a full buffer is sorted by (log, execution id, order of ending)
 //! and written to one unlinked file in the temporary directory, each log's
 //! share as a zstd frame of its own. When every log is read, the copies of
@@ -26,10 +27,10 @@ use std::io::{Read, Write};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::sync::Mutex;
 
-/// Bytes of execution JSON buffered before they are sorted and written.
+/// Bytes of encoded executions buffered before they are sorted and written.
 const RUN_BYTES: usize = 16 << 20;
 
-/// Executions turned back from JSON at once (in parallel).
+/// Executions decoded at once (in parallel).
 const PARSE_BATCH: usize = 512;
 
 /// The zstd window of a frame (2^15 bytes): what each frame being merged
@@ -198,7 +199,7 @@ impl<'a> FrameWriter<'a> {
         Ok(FrameWriter { z, start })
     }
 
-    /// Append one execution: its (execution id, order of ending), its JSON.
+    /// Append one execution: its (execution id, order of ending), its encoding.
     fn put(&mut self, (exec, seq): (u64, u64), json: &[u8]) -> std::io::Result<()> {
         self.z.write_all(&exec.to_le_bytes())?;
         self.z.write_all(&seq.to_le_bytes())?;
@@ -216,7 +217,7 @@ impl<'a> FrameWriter<'a> {
 }
 
 /// Merge `frames` (each in key order): `f` gets every execution's key and
-/// JSON in key order. Holds one reader per frame.
+/// encodings in key order. Holds one reader per frame.
 fn merge<E: From<Error>>(
     file: &File,
     frames: &[Frame],
@@ -349,7 +350,7 @@ impl LogSpool {
             let verdict = crate::bounds::check_record(&mut e.record);
             let json = match verdict {
                 Verdict::LeftOut(_) => Ok(Vec::new()),
-                Verdict::Keep(_) => serde_json::to_vec(&e),
+                Verdict::Keep(_) => rmp_serde::to_vec_named(&e),
             };
             let mut w = writer.lock().unwrap_or_else(|p| p.into_inner());
             // An execution that does not encode fails the run (as a
@@ -440,7 +441,7 @@ impl LogSpool {
             let execs: Vec<Result<Exec>> = batch
                 .par_iter()
                 .map(|json| {
-                    let mut e: Exec = serde_json::from_slice(json)?;
+                    let mut e: Exec = rmp_serde::from_slice(json)?;
                     rename_paths(&self.locations, &mut e);
                     Ok(e)
                 })
@@ -464,7 +465,7 @@ impl LogSpool {
     }
 }
 
-/// One frame being read: its executions' keys, then their JSON.
+/// One frame being read: its executions' keys, then their encodings.
 struct FrameReader<'a> {
     z: zstd::stream::read::Decoder<'static, std::io::BufReader<std::io::Take<FileAt<'a>>>>,
     len: usize,
@@ -491,7 +492,7 @@ impl<'a> FrameReader<'a> {
         Ok(Some((long(0), long(8))))
     }
 
-    /// The JSON of the execution whose key was read last.
+    /// The encoding of the execution whose key was read last.
     fn body(&mut self) -> Result<Vec<u8>> {
         let mut body = vec![0; self.len];
         self.z.read_exact(&mut body).map_err(spooling)?;
