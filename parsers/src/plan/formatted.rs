@@ -428,7 +428,7 @@ impl Builder<'_> {
                     self.doc
                         .arena
                         .get(h)
-                        .and_then(|l| l.header.as_deref())
+                        .and_then(|l| l.header)
                         .is_some_and(|t| t == want)
                 })
             };
