@@ -32,7 +32,7 @@ test:
 ## spark-events-profiling/ and spark-events-qualification/.
 test-public:
 	@test -n "$$LAKEAUDIT_PUBLIC_LOGS" || { echo "make test-public: set LAKEAUDIT_PUBLIC_LOGS to the folder of the public logs (tests/PUBLIC_LOGS.md)" >&2; exit 2; }
-	$(CARGO) test --test public
+	$(CARGO) test --workspace --test it public::
 
 fmt:
 	$(CARGO) fmt --all -- --check
@@ -98,7 +98,7 @@ $(TABLES_VENV)/bin/python:
 REPORT_CHECK_OUT ?= target/report-check
 report-check:
 	LAKEAUDIT_REQUIRE_BROWSER=1 LAKEAUDIT_REPORT_CHECK_OUT=$(REPORT_CHECK_OUT) \
-		$(CARGO) test --test reports report::browser -- --nocapture
+		$(CARGO) test --workspace --test it reports::browser -- --nocapture
 	@ls -l $(REPORT_CHECK_OUT)
 
 include planner/Makefile.fragment
@@ -144,7 +144,7 @@ test-wheel: wheel-dev
 
 ## Event logs read from real object-store servers on loopback (moto's S3
 ## server, Azurite's Blob server; installed into .venv/ on first use):
-## outputs equal the local runs, faults are named (tests/stores.rs).
+## outputs equal the local runs, faults are named (tests/it/stores.rs).
 test-stores:
 	$(CARGO) build --bin lakeaudit
 	scripts/test_stores.sh $${CARGO_TARGET_DIR:-target}/debug/lakeaudit

@@ -6,7 +6,7 @@
 # on free 127.0.0.1 ports, uploads samples/ (with its warehouse),
 # tests/data/spark-logs/tpch-default and the table fixtures tests/data/tables
 # and tests/data/skipping under s3://logs/runs/ and az://logs/runs/, runs
-# tests/stores.rs against them (logs: outputs equal to the local runs
+# tests/it/stores.rs against them (logs: outputs equal to the local runs
 # except the `log` field; missing bucket and prefix, wrong credentials, an
 # object deleted between listing and reading, a connection dropped
 # mid-object by scripts/stores/cutting_proxy.py; tables: `tables`,
@@ -93,7 +93,7 @@ else
   echo "test-stores: no npm, so no Azurite: the Azure tests are skipped"
 fi
 
-${CARGO:-cargo} test --test stores -- --test-threads=2
+${CARGO:-cargo} test --workspace --test it stores:: -- --test-threads=2
 
 # The S3 server stopped: the URL is named (after the bounded retries), the
 # local input is still read, exit 2.

@@ -7,7 +7,7 @@
 //! `tests/data/lineage`. Each snapshot lists the scans (what they read)
 //! and the relationships the execution contributes. A V2 path read is its
 //! path here, one plan alone; across the input the binary reports it under
-//! the catalog table at that location (`tests/lineage.rs`).
+//! the catalog table at that location (`tests/it/lineage.rs`).
 
 use graph::execution::{execution_relationships, is_command_result, ExecutionPlans};
 use graph::relationships::render;

@@ -1,10 +1,7 @@
 //! `--records`: the reduce on records (a Spark map's output, or any
 //! `queries --format parquet` file) gives the single-machine answers.
 
-#[allow(dead_code)]
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::path::Path;
 
 fn bytes(dir: &str, f: &str) -> Vec<u8> {

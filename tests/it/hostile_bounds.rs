@@ -7,36 +7,11 @@
 //! records `queries --format parquet` writes for the samples with one
 //! value changed (polars, the writer lakeaudit itself uses).
 
-#[allow(dead_code)]
-mod common;
-
-use common::*;
+use crate::common::*;
 use polars::prelude::{BooleanChunked, Column, DataFrame};
 use polars_io::prelude::{ParquetReader, ParquetWriter};
 use polars_io::SerReader;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-/// A fresh directory for one test.
-fn tempdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("lakeaudit-bounds-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn s(p: &Path) -> String {
-    p.to_string_lossy().into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// The real Spark 4 log in plain JSON (TPC-H queries on a local warehouse).
-fn plain_log() -> PathBuf {
-    testdata::sample("spark4-plain/local-1796017603630")
-}
+use std::path::Path;
 
 /// Its application.
 const PLAIN_APP: &str = "local-1796017603630";
@@ -44,70 +19,6 @@ const PLAIN_APP: &str = "local-1796017603630";
 /// The four weekly logs (one application a week): the other inputs.
 fn weekly() -> String {
     sample("weekly")
-}
-
-/// The environment variable that turns [`peak_rss_of_one_run`] on: the
-/// command line (JSON list) of the one run it measures.
-const PEAK_RSS_ARGS: &str = "LAKEAUDIT_TEST_PEAK_RSS_ARGS";
-
-/// Run `lakeaudit ARGS` alone in a fresh process of this test binary and
-/// return its exit code, its stderr and its peak resident memory in KiB
-/// (`getrusage(RUSAGE_CHILDREN)` of the one child; measured in a process
-/// of its own because tests run in parallel).
-fn run_peak_rss(args: &[&str]) -> (Option<i32>, String, u64) {
-    let o = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "peak_rss_of_one_run",
-            "--nocapture",
-            "--test-threads",
-            "1",
-        ])
-        .env(PEAK_RSS_ARGS, serde_json::to_string(args).unwrap())
-        .env_remove("RUST_BACKTRACE")
-        .output()
-        .expect("run this test binary");
-    let out = String::from_utf8_lossy(&o.stdout);
-    let line = out
-        .lines()
-        .find_map(|l| l.split_once("peak-rss ").map(|(_, r)| r))
-        .unwrap_or_else(|| panic!("no peak-rss line: {out}\n{}", stderr(&o)));
-    let mut f = line.split(' ');
-    let code = f.next().unwrap().parse().ok();
-    let kib = f.next().unwrap().parse().unwrap();
-    // The first line follows the harness's `test … ` on the same line.
-    let err = out
-        .lines()
-        .filter_map(|l| l.split_once("stderr: ").map(|(_, e)| e))
-        .collect::<Vec<_>>()
-        .join("\n");
-    (code, err, kib)
-}
-
-/// Not a test on its own: [`run_peak_rss`]'s measuring process (does
-/// nothing unless it sets the variable).
-#[test]
-fn peak_rss_of_one_run() {
-    let Ok(args) = std::env::var(PEAK_RSS_ARGS) else {
-        return;
-    };
-    let args: Vec<String> = serde_json::from_str(&args).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_lakeaudit"))
-        .args(&args)
-        .stdout(std::process::Stdio::null())
-        .output()
-        .expect("run lakeaudit");
-    let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
-        .expect("getrusage");
-    for l in String::from_utf8_lossy(&o.stderr).lines() {
-        println!("stderr: {l}");
-    }
-    // Linux counts ru_maxrss in KiB.
-    let code = o
-        .status
-        .code()
-        .map_or("none".to_string(), |c| c.to_string());
-    println!("peak-rss {code} {}", usage.max_rss());
 }
 
 /// The real log with the `time` of execution `id`'s `event`
@@ -217,7 +128,7 @@ const PEAK_KIB: u64 = 256 << 10;
 /// without them.
 #[test]
 fn executions_at_9e18_ms_are_left_out_and_the_windows_stay_few() {
-    let dir = tempdir("far");
+    let dir = scratch_dir("bounds-far");
     let far = dir.join("local-far");
     with_times(
         &[
@@ -297,7 +208,7 @@ fn executions_at_9e18_ms_are_left_out_and_the_windows_stay_few() {
 /// a warning, and the outputs are those of the records so corrected.
 #[test]
 fn records_at_9e18_ms_are_left_out_and_negative_cpu_times_read_as_0() {
-    let dir = tempdir("records-far");
+    let dir = scratch_dir("bounds-records-far");
     let all = dir.join("all.parquet");
     ok(&[
         "queries",
@@ -369,7 +280,7 @@ fn records_at_9e18_ms_are_left_out_and_negative_cpu_times_read_as_0() {
 /// of the records given once.
 #[test]
 fn the_same_records_twice_count_once() {
-    let dir = tempdir("twice");
+    let dir = scratch_dir("bounds-twice");
     let once = dir.join("once.parquet");
     ok(&[
         "queries",
@@ -423,7 +334,7 @@ fn the_same_records_twice_count_once() {
 /// the real log's.
 #[test]
 fn an_execution_read_again_in_its_log_counts_once() {
-    let dir = tempdir("again");
+    let dir = scratch_dir("bounds-again");
     let log = dir.join("local-again");
     let text = std::fs::read_to_string(plain_log()).unwrap();
     let lines: Vec<&str> = text.lines().collect();
@@ -471,7 +382,7 @@ fn an_execution_read_again_in_its_log_counts_once() {
 /// printed.
 #[test]
 fn a_window_far_shorter_than_the_data_is_refused() {
-    let dir = tempdir("short-window");
+    let dir = scratch_dir("bounds-short-window");
     let records = dir.join("weekly.parquet");
     ok(&[
         "queries",
@@ -500,32 +411,6 @@ fn a_window_far_shorter_than_the_data_is_refused() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The real log with execution 4's join condition (`None` in the
-/// formatted plans of its start and AQE updates) made `n` terms long:
-/// the log's path and the line of the last event changed (the plan read).
-fn log_with_condition(dir: &Path, n: usize) -> (PathBuf, usize) {
-    let log = dir.join("local-long");
-    let cond = format!(
-        "Join condition: {}",
-        vec!["(c_custkey#3L = o_custkey#12L)"; n].join(" AND ")
-    );
-    let text = std::fs::read_to_string(plain_log()).unwrap();
-    let mut out = String::new();
-    let mut last = 0;
-    for (i, l) in text.lines().enumerate() {
-        if l.contains("\"executionId\":4,") && l.contains("Join condition: None") {
-            out.push_str(&l.replacen("Join condition: None", &cond, 1));
-            last = i + 1;
-        } else {
-            out.push_str(l);
-        }
-        out.push('\n');
-    }
-    assert!(last > 0);
-    std::fs::write(&log, out).unwrap();
-    (log, last)
-}
-
 /// "Also seen": a 525 MB log with one join condition of 3,000,000 terms
 /// did not finish in 300 s: the parser asked, after every `AND`, whether
 /// the group's operators were all one (a look over the whole chain), so
@@ -534,21 +419,12 @@ fn log_with_condition(dir: &Path, n: usize) -> (PathBuf, usize) {
 /// condition kept whole.
 #[test]
 fn a_join_condition_of_90000_terms_is_read_in_linear_time() {
-    let dir = tempdir("long-and");
+    let dir = scratch_dir("bounds-long-and");
     let n = 90_000;
     let (log, _) = log_with_condition(&dir, n);
     let o = run(&["queries", &s(&log)]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_condition_read_whole(&o, n);
     assert!(!stderr(&o).contains("over the cap"), "{}", stderr(&o));
-    let recs = jsonl(&String::from_utf8(o.stdout).unwrap());
-    let want = jsonl(&ok(&["queries", &s(&plain_log())]));
-    assert_eq!(recs.len(), want.len());
-    let four = recs.iter().find(|r| r["execution_id"] == 4).unwrap();
-    assert!(four["plan_error"].is_null(), "{}", four["plan_error"]);
-    let want_four = want.iter().find(|r| r["execution_id"] == 4).unwrap();
-    assert_eq!(four["relationships"], want_four["relationships"]);
-    let c = four["joins"][0]["condition"].as_str().unwrap();
-    assert_eq!(c.matches(" AND ").count(), n - 1);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -561,7 +437,7 @@ fn a_join_condition_of_90000_terms_is_read_in_linear_time() {
 /// printed nothing), about 120 MB now.
 #[test]
 fn a_join_condition_over_the_term_cap_is_kept_as_text_with_a_warning() {
-    let dir = tempdir("over-cap");
+    let dir = scratch_dir("bounds-over-cap");
     let n = 300_000;
     let (log, line) = log_with_condition(&dir, n);
     let (code, err, kib) = run_peak_rss(&["queries", &s(&log)]);

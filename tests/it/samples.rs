@@ -1,10 +1,7 @@
 //! The bundled samples: every codec and layout reads, `make analyze`
 //! audits their warehouse, the weekly logs give one record per run.
 
-#[allow(dead_code)]
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::collections::BTreeMap;
 
 /// Every bundled sample (each codec, Spark 3.5, rolling, in-progress)
@@ -64,7 +61,7 @@ fn every_sample_reads_with_warnings_only() {
 }
 
 /// The reference figures delta-rs and pyiceberg reported for the
-/// sample warehouse (`scripts/make_sample_warehouse.py`); `tests/tables.rs`
+/// sample warehouse (`scripts/make_sample_warehouse.py`); `tests/it/tables.rs`
 /// compares `lakeaudit tables` with them.
 fn warehouse_reference() -> BTreeMap<String, serde_json::Value> {
     let text = std::fs::read_to_string(sample("shop/reference.json")).unwrap();
@@ -81,7 +78,7 @@ fn make_analyze_on_the_samples_audits_their_warehouse() {
     let wh = sample("warehouse");
     // Every table of the samples is below one target file: plan them
     // all to see the plan's machinery (the default leaves them alone,
-    // tests/statements.rs).
+    // tests/it/statements.rs).
     ok(&[
         "analyze",
         &sample(""),
@@ -91,7 +88,7 @@ fn make_analyze_on_the_samples_audits_their_warehouse() {
         "0",
         // The planner's machinery on joins (conflicts, kept clusterings):
         // price the shop tables as the paper does. Measured pricing is
-        // tested on real engines' counts in tests/whatif.rs.
+        // tested on real engines' counts in tests/it/whatif.rs.
         "--pricing",
         "assumed",
         "--out",

@@ -20,6 +20,7 @@
 //! loopback endpoint, or the cloud metadata lookups pointed at a closed
 //! loopback port and turned off ([`no_cloud`]).
 
+use crate::common::{scratch_dir, without_field, without_log};
 use std::io::{BufRead, BufReader, Read as _, Write as _};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
@@ -111,25 +112,6 @@ fn local(args: &[&str]) -> Output {
         .current_dir(testdata::repo_root())
         .output()
         .expect("lakeaudit runs")
-}
-
-/// The JSON lines without their `log` field (where the log was read from).
-fn without_log(out: &[u8]) -> Vec<serde_json::Value> {
-    without_field(out, "log")
-}
-
-/// The JSON lines without their field `field`.
-fn without_field(out: &[u8], field: &str) -> Vec<serde_json::Value> {
-    String::from_utf8_lossy(out)
-        .lines()
-        .map(|l| {
-            let mut v: serde_json::Value = serde_json::from_str(l).expect("a JSON line");
-            if let Some(o) = v.as_object_mut() {
-                o.remove(field);
-            }
-            v
-        })
-        .collect()
 }
 
 fn text(b: &[u8]) -> String {
@@ -461,14 +443,6 @@ fn assert_same_tables(remote: &Output, local: &Output, url: &str) {
     }
 }
 
-/// A scratch directory for one test, empty.
-fn scratch(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("lakeaudit-stores-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("scratch dir");
-    d
-}
-
 /// The newest `*.metadata.json` of an Iceberg table directory (its name).
 fn newest_metadata(table: &Path) -> String {
     let mut names: Vec<String> = std::fs::read_dir(table.join("metadata"))
@@ -517,7 +491,7 @@ fn tables_on_s3_equal_the_local_run() {
     assert_same_tables(&remote, &by_path, "s3://logs/runs/skipping/iceberg/orders");
     // Every output of `tables --out` but table_state (whose location
     // column names the URL) is byte-identical.
-    let tmp = scratch("tables-out");
+    let tmp = scratch_dir("stores-tables-out");
     for (i, (rel, path)) in [TABLES[0], TABLES[2], TABLES[3]].into_iter().enumerate() {
         let (l, r) = (tmp.join(format!("l{i}")), tmp.join(format!("r{i}")));
         let lo = local(&[
@@ -565,7 +539,7 @@ fn tables_on_s3_equal_the_local_run() {
 fn analyze_edges_and_whatif_with_tables_on_s3_equal_the_local_run() {
     let Some(endpoint) = s3() else { return };
     let url = "s3://logs/runs/samples/warehouse";
-    let tmp = scratch("analyze");
+    let tmp = scratch_dir("stores-analyze");
     let (l, r) = (tmp.join("local"), tmp.join("remote"));
     let (ls, rs) = (l.to_str().expect("utf-8"), r.to_str().expect("utf-8"));
     let lo = local(&[
@@ -905,7 +879,7 @@ fn records_on_s3_give_the_outputs_of_the_local_records() {
     }
     // The samples' records, written as a Spark map's job output would be
     // laid out (records/ with a _SUCCESS marker beside the part file).
-    let dir = scratch("records-s3").join("job");
+    let dir = scratch_dir("stores-records-s3").join("job");
     let parts = dir.join("records");
     std::fs::create_dir_all(&parts).unwrap();
     std::fs::write(parts.join("_SUCCESS"), b"").unwrap();
@@ -1332,7 +1306,7 @@ fn no_credentials_dial_nothing_outside_loopback() {
         eprintln!("skipped: strace is not installed (apt-get install strace)");
         return;
     }
-    let tmp = scratch("strace");
+    let tmp = scratch_dir("stores-strace");
     // (URL, environment, whether nothing may be dialled at all)
     type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], bool);
     let cases: [Case; 3] = [
@@ -1445,7 +1419,7 @@ fn planted_secrets_never_leave_the_process() {
     const URL_SIG: &str = "URLSIGplanted0123456789abc";
     const ENV_SIG: &str = "ENVSIGplanted9876543210xyz";
     let planted = [KEY_ID, SECRET, ENDPOINT_SECRET, URL_SIG, ENV_SIG];
-    let tmp = scratch("secrets");
+    let tmp = scratch_dir("stores-secrets");
     let moto = env("LAKEAUDIT_TEST_S3_ENDPOINT");
     let endpoint = moto.clone().unwrap_or_else(|| CLOSED.to_string());
     let logs = format!("s3://{KEY_ID}:{SECRET}@logs/runs/samples");

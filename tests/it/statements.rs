@@ -5,22 +5,9 @@
 //! value or name never becomes SQL, and the planning rules leave alone what
 //! they should, saying why.
 
-#[allow(dead_code)]
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-
-fn tempdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "lakeaudit-statements-{}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use std::path::PathBuf;
 
 fn parts(name: &str) -> Vec<String> {
     sql::split_qualified(name)
@@ -65,21 +52,17 @@ fn check_plan_sql(text: &str) -> usize {
 }
 
 fn analyze_samples(extra: &[&str], name: &str) -> PathBuf {
-    let dir = tempdir(name);
+    let dir = scratch_dir(&format!("statements-{name}"));
     let (samples, wh) = (sample(""), sample("warehouse"));
     let out = dir.to_string_lossy().into_owned();
     // Statements for every format the plan may change: the paper's
     // pricing, which plans the samples' joins (measured pricing is
-    // tested against real engines in tests/whatif.rs).
+    // tested against real engines in tests/it/whatif.rs).
     let mut args = vec!["analyze", &samples, "--tables", &wh, "--pricing", "assumed"];
     args.extend_from_slice(extra);
     args.extend(["--out", &out]);
     ok(&args);
     dir
-}
-
-fn read(dir: &Path, f: &str) -> String {
-    std::fs::read_to_string(dir.join(f)).unwrap()
 }
 
 /// The samples' tables are all below one target file: by default nothing
@@ -232,7 +215,7 @@ fn samples_plan_has_no_negative_change_and_right_statements() {
 fn maintenance_sql_holds_the_ranked_steps_with_range_and_saving() {
     // Measured pricing (the default) leaves the shop's Delta tables to
     // compaction and purging.
-    let dir = tempdir("maintenance");
+    let dir = scratch_dir("statements-maintenance");
     let out = dir.to_string_lossy().into_owned();
     let (samples, wh) = (sample(""), sample("warehouse"));
     ok(&[
@@ -337,12 +320,15 @@ fn maintenance_sql_holds_the_ranked_steps_with_range_and_saving() {
 #[test]
 fn every_edge_is_served_or_said_why_not() {
     let (shop, wh) = (sample("shop"), sample("warehouse"));
-    for extra in [
+    for (i, extra) in [
         &[][..],
         &["--tables", &wh],
         &["--tables", &wh, "--pricing", "assumed"],
-    ] {
-        let dir = tempdir("every-edge");
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let dir = scratch_dir(&format!("statements-every-edge-{i}"));
         let out = dir.to_string_lossy().into_owned();
         let mut args = vec!["analyze", &shop, "--min-table-size", "0", "--out", &out];
         args.extend_from_slice(extra);
@@ -522,7 +508,7 @@ fn statements_for_delta_iceberg_and_parquet_check_and_touch_only_their_table() {
 /// statement is omitted with the reason.
 #[test]
 fn hostile_partition_values_and_names_never_become_statements() {
-    let root = tempdir("hostile");
+    let root = scratch_dir("statements-hostile");
     let name = "pay`ments; DROP TABLE prod.x; --";
     let log = root.join("evil.db").join(name).join("_delta_log");
     std::fs::create_dir_all(&log).unwrap();

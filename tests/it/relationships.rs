@@ -1,10 +1,7 @@
 //! Join relationships and the edge table against the hand-derived truth
 //! (`tests/data/spark-logs/tpch-truth.json`).
 
-#[allow(dead_code)]
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Truth pairs per query, plus the optimizer-inferred extras allowed by

@@ -1,9 +1,6 @@
 //! Bad inputs are reported by name and the good ones still read.
 
-#[allow(dead_code)]
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::io::Write;
 
 #[test]

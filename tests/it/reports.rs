@@ -9,10 +9,11 @@
 //! named `[x](javascript:alert(1))` and a path table whose directory is
 //! `t</td><script>alert(1)</script>`.
 
-use super::common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 const IMG: &str = "<img src=x onerror=alert(1)>";
@@ -32,8 +33,7 @@ fn analyze(log: &str, name: &str) -> PathBuf {
 
 /// `lakeaudit analyze LOG EXTRA... --out <tmp>/<name>`.
 fn analyze_with(log: &str, extra: &[&str], name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lakeaudit-report-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = scratch_dir(&format!("report-{name}"));
     let out = dir.to_string_lossy().into_owned();
     // The report's plan sections need a plan: the logs' tables are all
     // smaller than one target file, which the default leaves alone.
@@ -48,10 +48,6 @@ fn analyze_with(log: &str, extra: &[&str], name: &str) -> PathBuf {
         String::from_utf8_lossy(&o.stderr)
     );
     dir
-}
-
-fn read(dir: &Path, file: &str) -> String {
-    std::fs::read_to_string(dir.join(file)).unwrap_or_else(|e| panic!("read {file}: {e}"))
 }
 
 /// What the plan changes and serves, from `plan.json`: changed tables,
@@ -259,8 +255,7 @@ fn report_html_is_self_contained_deterministic_and_shows_the_plan() {
 /// `lakeaudit analyze ARGS --out <tmp>/<name>` (no `--min-table-size`);
 /// the output directory.
 fn analyze_plain(args: &[&str], name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lakeaudit-report-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = scratch_dir(&format!("report-{name}"));
     let out = dir.to_string_lossy().into_owned();
     let mut all = vec!["analyze"];
     all.extend_from_slice(args);
@@ -421,7 +416,11 @@ struct Render {
 /// background services, a fresh profile. Console messages (script errors,
 /// blocked loads, policy violations) are collected from its log.
 fn chromium_run(bin: &str, page: &Path, fragment: &str, extra: &[String]) -> Render {
-    let profile = tempdir_for("chromium-profile");
+    static RUNS: AtomicUsize = AtomicUsize::new(0);
+    let profile = scratch_dir(&format!(
+        "report-chromium-profile-{}",
+        RUNS.fetch_add(1, Ordering::Relaxed)
+    ));
     let started = Instant::now();
     let mut child = Command::new(bin)
         .args([
@@ -480,13 +479,6 @@ fn chromium_run(bin: &str, page: &Path, fragment: &str, extra: &[String]) -> Ren
             .collect(),
         seconds,
     }
-}
-
-fn tempdir_for(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("lakeaudit-report-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 /// The value of attribute `attr` of the DOM dump's first element that has it.

@@ -2,10 +2,7 @@
 //! every execution against the hand-derived truth, deterministic output in
 //! every format.
 
-#[allow(dead_code)]
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::collections::BTreeSet;
 
 fn tables_of_truth(q: &str) -> BTreeSet<String> {

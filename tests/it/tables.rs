@@ -4,11 +4,12 @@
 //! tables of `tables/thresholds` sit exactly on the compaction policies'
 //! and the delete verdicts' thresholds.
 
+use crate::common::{copy_dir, run, scratch_dir, stderr};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn warehouse() -> PathBuf {
     testdata::data("tables/warehouse")
@@ -30,13 +31,6 @@ fn reference(wh: &str) -> BTreeMap<String, Value> {
         .collect()
 }
 
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_lakeaudit"))
-        .args(args)
-        .output()
-        .expect("run lakeaudit")
-}
-
 fn records(o: &Output) -> BTreeMap<String, Value> {
     String::from_utf8_lossy(&o.stdout)
         .lines()
@@ -47,10 +41,6 @@ fn records(o: &Output) -> BTreeMap<String, Value> {
         .collect()
 }
 
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
 /// A scratch copy of the fixture warehouse the test may break.
 fn scratch(name: &str) -> PathBuf {
     scratch_of(&warehouse(), name)
@@ -58,21 +48,8 @@ fn scratch(name: &str) -> PathBuf {
 
 /// A scratch copy of a fixture directory the test may break.
 fn scratch_of(src: &Path, name: &str) -> PathBuf {
-    fn copy(from: &Path, to: &Path) {
-        fs::create_dir_all(to).unwrap();
-        for e in fs::read_dir(from).unwrap() {
-            let e = e.unwrap();
-            let dst = to.join(e.file_name());
-            if e.file_type().unwrap().is_dir() {
-                copy(&e.path(), &dst);
-            } else {
-                fs::copy(e.path(), dst).unwrap();
-            }
-        }
-    }
-    let dir = std::env::temp_dir().join(format!("lakeaudit-tables-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    copy(src, &dir);
+    let dir = scratch_dir(&format!("tables-{name}"));
+    copy_dir(src, &dir);
     dir
 }
 

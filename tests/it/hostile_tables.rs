@@ -8,11 +8,9 @@
 //! `LAKEAUDIT_BIN` runs another build of the binary (an older one, to see
 //! the cases fail).
 
-#[path = "hostile/data_files.rs"]
 mod data_files;
-#[path = "common/parquet.rs"]
-mod parquet_surgery;
 
+use crate::common::{copy_dir, scratch_dir};
 use serde_json::Value;
 use std::fs;
 use std::io::Write;
@@ -29,18 +27,6 @@ fn bin() -> String {
     std::env::var("LAKEAUDIT_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_lakeaudit").into())
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for e in fs::read_dir(from).unwrap().flatten() {
-        let dst = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &dst);
-        } else {
-            fs::copy(e.path(), dst).unwrap();
-        }
-    }
-}
-
 /// A scratch directory holding `secret.txt` and `wh/customers` (intact).
 struct Case {
     root: PathBuf,
@@ -48,9 +34,7 @@ struct Case {
 
 impl Case {
     fn new(name: &str) -> Case {
-        let root =
-            std::env::temp_dir().join(format!("lakeaudit-hostile-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&root);
+        let root = scratch_dir(&format!("hostile-tables-{name}"));
         fs::create_dir_all(root.join("wh")).unwrap();
         fs::write(root.join("secret.txt"), format!("{SECRET}\n").repeat(64)).unwrap();
         copy_dir(

@@ -3,30 +3,10 @@
 //! at test time from the repository's real fixtures: a real log with one
 //! thing changed, or a real run's output directory with a trap in it.
 
-#[allow(dead_code)]
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-/// A fresh directory for one test.
-fn tempdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("lakeaudit-hostile-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn s(p: &Path) -> String {
-    p.to_string_lossy().into_owned()
-}
-
-/// The real Spark 4 log in plain JSON (TPC-H queries on a local warehouse).
-fn plain_log() -> PathBuf {
-    testdata::sample("spark4-plain/local-1796017603630")
-}
 
 /// Run the binary with `envs` set; under `ulimit -v KB` when given.
 fn run_with(args: &[&str], envs: &[(&str, &str)], vmem_kb: Option<u64>) -> Output {
@@ -55,100 +35,15 @@ fn run_with(args: &[&str], envs: &[(&str, &str)], vmem_kb: Option<u64>) -> Outpu
     c.output().expect("run lakeaudit")
 }
 
-/// The environment variable that turns [`peak_rss_of_one_run`] on: the
-/// command line (JSON list) of the one run it measures.
-const PEAK_RSS_ARGS: &str = "LAKEAUDIT_TEST_PEAK_RSS_ARGS";
-
-/// Run `lakeaudit ARGS` alone in a fresh process of this test binary (the
-/// `peak_rss_of_one_run` test) and return its exit code, its stderr and
-/// its peak resident memory in KiB, as the kernel counts it for the one
-/// child that process waited for (`getrusage(RUSAGE_CHILDREN)`). Measured
-/// in a process of its own because that count is the largest over every
-/// child a process has reaped, and tests run in parallel.
-fn run_peak_rss(args: &[&str]) -> (Option<i32>, String, u64) {
-    let o = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "peak_rss_of_one_run",
-            "--nocapture",
-            "--test-threads",
-            "1",
-        ])
-        .env(PEAK_RSS_ARGS, serde_json::to_string(args).unwrap())
-        .env_remove("RUST_BACKTRACE")
-        .output()
-        .expect("run this test binary");
-    let out = String::from_utf8_lossy(&o.stdout);
-    let line = out
-        .lines()
-        .find_map(|l| l.split_once("peak-rss ").map(|(_, r)| r))
-        .unwrap_or_else(|| panic!("no peak-rss line: {out}\n{}", stderr(&o)));
-    let mut f = line.split(' ');
-    let code = f.next().unwrap().parse().ok();
-    let kib = f.next().unwrap().parse().unwrap();
-    (code, stderr(&o), kib)
-}
-
-/// Not a test on its own: [`run_peak_rss`]'s measuring process (does
-/// nothing unless it sets the variable).
-#[test]
-fn peak_rss_of_one_run() {
-    let Ok(args) = std::env::var(PEAK_RSS_ARGS) else {
-        return;
-    };
-    let args: Vec<String> = serde_json::from_str(&args).unwrap();
-    let status = Command::new(env!("CARGO_BIN_EXE_lakeaudit"))
-        .args(&args)
-        .stdout(std::process::Stdio::null())
-        .status()
-        .expect("run lakeaudit");
-    let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
-        .expect("getrusage");
-    // Linux counts ru_maxrss in KiB.
-    let code = status.code().map_or("none".to_string(), |c| c.to_string());
-    println!("peak-rss {code} {}", usage.max_rss());
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
 /// 16.12: a join condition of 40,000 `AND` terms (a 1.4 MB plan line) in
 /// the real log. Before: stack overflow, exit 134, no output at all.
 #[test]
 fn a_join_condition_of_40000_terms_is_read() {
-    let dir = tempdir("deep-and");
-    let log = dir.join("local-deep");
-    let cond = format!(
-        "Join condition: {}",
-        vec!["(c_custkey#3L = o_custkey#12L)"; 40_000].join(" AND ")
-    );
-    let text = std::fs::read_to_string(plain_log()).unwrap();
-    let mut out = String::new();
-    let mut changed = 0;
-    for l in text.lines() {
-        if l.contains("\"executionId\":4,") && l.contains("Join condition: None") {
-            out.push_str(&l.replacen("Join condition: None", &cond, 1));
-            changed += 1;
-        } else {
-            out.push_str(l);
-        }
-        out.push('\n');
-    }
-    assert!(changed > 0);
-    std::fs::write(&log, out).unwrap();
+    let dir = scratch_dir("hostile-deep-and");
+    let (log, _) = log_with_condition(&dir, 40_000);
     let o = run_with(&["queries", &s(&log)], &[], None);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let recs = jsonl(&String::from_utf8(o.stdout).unwrap());
-    let want = jsonl(&ok(&["queries", &s(&plain_log())]));
-    assert_eq!(recs.len(), want.len());
-    let four = recs.iter().find(|r| r["execution_id"] == 4).unwrap();
-    assert!(four["plan_error"].is_null(), "{}", four["plan_error"]);
     // the join is still resolved, and its condition kept whole
-    let want_four = want.iter().find(|r| r["execution_id"] == 4).unwrap();
-    assert_eq!(four["relationships"], want_four["relationships"]);
-    let c = four["joins"][0]["condition"].as_str().unwrap();
-    assert_eq!(c.matches(" AND ").count(), 39_999);
+    assert_condition_read_whole(&o, 40_000);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -159,7 +54,7 @@ fn a_join_condition_of_40000_terms_is_read() {
 /// every execution after it is read.
 #[test]
 fn an_over_long_line_in_a_zstd_log_is_skipped_and_reading_goes_on() {
-    let dir = tempdir("long-line");
+    let dir = scratch_dir("hostile-long-line");
     let src = testdata::sample(
         "spark4-zstd/eventlog_v2_local-1796017976232/events_1_local-1796017976232.zstd",
     );
@@ -230,7 +125,7 @@ fn an_over_long_line_in_a_zstd_log_is_skipped_and_reading_goes_on() {
 /// skipped with its warning.
 #[test]
 fn a_line_over_the_cap_costs_no_more_memory_than_the_cap() {
-    let dir = tempdir("line-cap-rss");
+    let dir = scratch_dir("hostile-line-cap-rss");
     let text = std::fs::read(plain_log()).unwrap();
     let lines: Vec<&[u8]> = text.split_inclusive(|&b| b == b'\n').collect();
     let at = lines
@@ -294,7 +189,7 @@ fn a_line_over_the_cap_costs_no_more_memory_than_the_cap() {
 /// sample log, which `LAKEAUDIT_TEST_PANIC_ON=local-panics` makes panic),
 /// and a good log beside it.
 fn panicking_and_good_logs(name: &str) -> (PathBuf, PathBuf, PathBuf) {
-    let dir = tempdir(name);
+    let dir = scratch_dir(&format!("hostile-{name}"));
     let bad = dir.join("local-panics");
     std::fs::copy(plain_log(), &bad).unwrap();
     (dir, bad, testdata::sample("spark4-zstd"))
@@ -364,7 +259,7 @@ fn a_log_that_panics_midway_leaves_none_of_its_executions() {
 /// directory is refused.
 #[test]
 fn outputs_replace_symlinks_instead_of_writing_through_them() {
-    let dir = tempdir("symlink");
+    let dir = scratch_dir("hostile-symlink");
     let victim = dir.join("victim.txt");
     std::fs::write(&victim, "precious\n").unwrap();
     let out = dir.join("out");
@@ -434,7 +329,7 @@ fn csv_cells(line: &str) -> Vec<String> {
 /// Parquet and JSON keep the raw names.
 #[test]
 fn csv_cells_cannot_start_a_spreadsheet_formula() {
-    let dir = tempdir("csv-injection");
+    let dir = scratch_dir("hostile-csv-injection");
     let log = dir.join("local-formula");
     let app = r#"=HYPERLINK(\"http://example.invalid\",\"x\")"#;
     let text = std::fs::read_to_string(plain_log())
@@ -500,7 +395,7 @@ fn csv_cells_cannot_start_a_spreadsheet_formula() {
 /// row of the Maintenance table has the header's number of cells.
 #[test]
 fn a_pipe_in_a_name_keeps_report_md_tables_whole() {
-    let dir = tempdir("pipe");
+    let dir = scratch_dir("hostile-pipe");
     let wh = dir.join("warehouse");
     copy_tree(&testdata::sample("warehouse"), &wh);
     let db = wh.join("shop.db");
@@ -564,7 +459,7 @@ fn names(dir: &Path) -> Vec<String> {
 /// removes an earlier run's audit CSVs.
 #[test]
 fn analyze_owns_its_output_directory() {
-    let dir = tempdir("outdir");
+    let dir = scratch_dir("hostile-outdir");
     let log = s(&plain_log());
     let o = run_with(&["analyze", &log], &[], None);
     // A usage error (64), not an input failure (2).
@@ -618,7 +513,7 @@ fn analyze_owns_its_output_directory() {
 /// offer `--instance`; `tables -o FILE` works as its Parquet hint says.
 #[test]
 fn output_files_are_in_the_format_their_name_says() {
-    let dir = tempdir("formats");
+    let dir = scratch_dir("hostile-formats");
     let log = s(&plain_log());
     let csv = dir.join("q.csv");
     ok(&["queries", &log, "-o", &s(&csv)]);
@@ -699,7 +594,7 @@ fn output_files_are_in_the_format_their_name_says() {
 /// the memory used.)
 #[test]
 fn many_executions_are_spooled_not_held() {
-    let dir = tempdir("many");
+    let dir = scratch_dir("hostile-many");
     let text = std::fs::read_to_string(plain_log()).unwrap();
     let mut head = String::new();
     let (mut start, mut end, mut tail) = (None, None, String::new());
@@ -799,7 +694,7 @@ fn many_executions_are_spooled_not_held() {
 #[test]
 fn streamed_queries_match_the_records_in_memory() {
     let samples = sample("");
-    let dir = tempdir("streamed");
+    let dir = scratch_dir("hostile-streamed");
     let pq = dir.join("all.parquet");
     ok(&["queries", &samples, "-o", &s(&pq)]);
     for f in ["jsonl", "csv"] {

@@ -2,13 +2,10 @@
 //! binary on the lineage workload (three real applications, hand-derived
 //! answer key `tests/data/lineage/truth.json`). The public logs of other
 //! platforms (Databricks Photon, RAPIDS GPU, Spark 2.2, JDBC, RDD scans)
-//! are read by `tests/public.rs`.
+//! are read by `tests/it/public.rs`.
 
 // Shared by every test file; each uses some of the helpers.
-#[allow(dead_code)]
-mod common;
-
-use common::{jsonl, ok};
+use crate::common::{jsonl, ok, records_by_execution, strs};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -32,14 +29,6 @@ fn manifest(app: &str) -> Value {
     .expect("manifest json")
 }
 
-/// `lakeaudit queries` records by execution id.
-fn records(path: &str) -> BTreeMap<u64, Value> {
-    jsonl(&ok(&["queries", path]))
-        .into_iter()
-        .map(|r| (r["execution_id"].as_u64().expect("execution id"), r))
-        .collect()
-}
-
 /// `orders` of `spark_catalog.default.orders`; a path stays a path (and
 /// then matches no truth table: path reads must come out as the catalog
 /// table).
@@ -48,16 +37,6 @@ fn short(t: &str) -> String {
         return format!("path:{t}");
     }
     t.rsplit('.').next().unwrap_or(t).to_string()
-}
-
-fn strs(v: &Value) -> Vec<String> {
-    v.as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|x| x.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// What a statement's records say: simple `table.column` pairs (composite
@@ -123,7 +102,7 @@ fn expected(q: &Value) -> BTreeSet<String> {
 /// Precision and recall per query run, pooled over the application.
 fn precision_recall(app: &str) -> (f64, f64, Vec<String>) {
     let truth = truth();
-    let recs = records(&data(&format!("lineage/{app}")));
+    let recs = records_by_execution(&data(&format!("lineage/{app}")));
     let (mut tp, mut fp, mut fneg) = (0usize, 0usize, 0usize);
     let mut wrong = Vec::new();
     for run in manifest(app)["runs"].as_array().expect("runs") {
@@ -215,7 +194,7 @@ fn edge_frequencies_count_each_statement_once() {
 #[test]
 fn command_results_carry_no_relationships_and_name_their_command() {
     for app in APPS.into_iter().chain([EXTENDED_APP]) {
-        let recs = records(&data(&format!("lineage/{app}")));
+        let recs = records_by_execution(&data(&format!("lineage/{app}")));
         // 32 reports on the INSERT (31); 35 on the CTAS (33, whose nested
         // insert is 34).
         for (id, of) in [(32, 31), (35, 33)] {
@@ -237,7 +216,7 @@ fn command_results_carry_no_relationships_and_name_their_command() {
 #[test]
 fn path_reads_and_catalog_tables_are_one_table() {
     for app in APPS.into_iter().chain([EXTENDED_APP]) {
-        let recs = records(&data(&format!("lineage/{app}")));
+        let recs = records_by_execution(&data(&format!("lineage/{app}")));
         // path_read_join, path_read_both, path_sql_join.
         for id in [19, 20, 21] {
             for s in recs[&id]["scans"].as_array().expect("scans") {

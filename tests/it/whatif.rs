@@ -6,10 +6,7 @@
 //! predicted for delta-rs at that size (`--rewriter delta-rs --target-size
 //! 81920`): the rewrite that produced the date layout.
 
-#[allow(dead_code)]
-mod common;
-
-use common::{jsonl, ok, run, tempdir};
+use crate::common::{jsonl, ok, run, tempdir};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -1,10 +1,7 @@
 //! `plan`, `drift` and `analyze` on the real logs: the plan, the budget
 //! curve, instance files and drift between the weekly windows.
 
-#[allow(dead_code)]
-mod common;
-
-use common::*;
+use crate::common::*;
 
 #[test]
 fn smj_workload_plan_clusters_lineitem_and_orders_on_the_order_key() {

@@ -5,10 +5,7 @@
 //! lakeaudit reads both, and its `minmax` prediction on the tables
 //! reproduces the counts.
 
-#[allow(dead_code)]
-mod common;
-
-use common::{jsonl, ok, run, tempdir};
+use crate::common::{copy_dir, jsonl, ok, run, s, tempdir};
 use serde_json::Value;
 use skipping::Predicate;
 use std::collections::BTreeMap;
@@ -17,10 +14,6 @@ use std::path::{Path, PathBuf};
 /// A path under `tests/data/iceberg-spark`.
 fn at(rel: &str) -> PathBuf {
     testdata::data(&format!("iceberg-spark/{rel}"))
-}
-
-fn s(p: &Path) -> String {
-    p.to_string_lossy().into_owned()
 }
 
 /// The log's events, as JSON lines (decompressed).
@@ -569,19 +562,6 @@ fn catalog_settings_outside_the_allowed_tables_are_not_followed() {
             "lake.tpch.orders"
         ]
     );
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let p = e.path();
-        if p.is_dir() {
-            copy_dir(&p, &to.join(e.file_name()));
-        } else {
-            std::fs::copy(&p, to.join(e.file_name())).unwrap();
-        }
-    }
 }
 
 /// Each execution's description, from the raw log.

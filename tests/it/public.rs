@@ -10,10 +10,7 @@
 //! its plans by hand.
 
 // Shared by every test file; each uses some of the helpers.
-#[allow(dead_code)]
-mod common;
-
-use common::{jsonl, ok};
+use crate::common::{ok, records_by_execution, strs};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
@@ -45,24 +42,6 @@ fn public_logs<const N: usize>(test: &str, rels: [&str; N]) -> Option<[String; N
         assert!(p.is_file(), "{ENV}: {} is not a file", p.display());
         p.to_string_lossy().into_owned()
     }))
-}
-
-/// `lakeaudit queries` records by execution id.
-fn records(path: &str) -> BTreeMap<u64, Value> {
-    jsonl(&ok(&["queries", path]))
-        .into_iter()
-        .map(|r| (r["execution_id"].as_u64().expect("execution id"), r))
-        .collect()
-}
-
-fn strs(v: &Value) -> Vec<String> {
-    v.as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|x| x.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// `(table, rows)` of an execution's scans, in plan order.
@@ -114,7 +93,7 @@ fn photon_q88_joins_are_the_three_store_sales_keys_in_all_eight_branches() {
     let Some([log]) = public_logs("photon_q88", [Q88]) else {
         return;
     };
-    let recs = records(&log);
+    let recs = records_by_execution(&log);
     assert_eq!(
         rel_lines(&recs),
         [
@@ -265,7 +244,7 @@ fn photon_scans_count_the_files_they_read() {
     // Photon's scans name their count `files read` (Spark's scans:
     // `number of files read`).
     let truth = metric_sums(&log, "PhotonScan", &["files read", "size of files read"]);
-    let recs = records(&log);
+    let recs = records_by_execution(&log);
     let mut compared = 0;
     for (id, r) in &recs {
         let mut got: Vec<Vec<Option<i64>>> = r["scans"]
@@ -317,7 +296,7 @@ fn gpu_joins_are_found_with_their_keys_in_arguments() {
     let Some([q66, join]) = public_logs("gpu_joins", [Q66, RAPIDS_JOIN]) else {
         return;
     };
-    let recs = records(&q66);
+    let recs = records_by_execution(&q66);
     let lines = rel_lines(&recs);
     assert_eq!(lines.len(), 8, "{lines:#?}");
     assert!(
@@ -332,7 +311,7 @@ fn gpu_joins_are_found_with_their_keys_in_arguments() {
     ));
     // A GPU shuffled hash join of two RDDs: a hash join run by the GPU, no
     // table relationship, and both scans named as RDD scans.
-    let recs = records(&join);
+    let recs = records_by_execution(&join);
     let r = &recs[&0];
     assert_eq!(r["joins"][0]["strategy"], "ShuffledHashJoin");
     let rels = r["relationships"].as_array().expect("relationships");
@@ -358,7 +337,7 @@ fn spark2_extended_plans_find_the_csv_join() {
     let Some([log]) = public_logs("spark2_extended", [SPARK2]) else {
         return;
     };
-    let recs = records(&log);
+    let recs = records_by_execution(&log);
     for id in [2, 3] {
         assert_eq!(
             rel_lines(&BTreeMap::from([(id, recs[&id].clone())])),
@@ -375,13 +354,13 @@ fn non_table_scans_are_named_by_what_they_read() {
     ) else {
         return;
     };
-    let jdbc = records(&jdbc_log);
+    let jdbc = records_by_execution(&jdbc_log);
     assert_eq!(jdbc[&0]["scans"][0]["table"], "jdbc:TBLS");
     // `show` reads 21 rows (20 shown and one to know there are more), the
     // count reads all 38 of TBLS (TaskEnd accumulables of the whole log).
     assert_eq!(jdbc[&0]["scans"][0]["rows"], 21);
     assert_eq!(jdbc[&2]["scans"][0]["rows"], 38);
-    let rdd = records(&rdd_log);
+    let rdd = records_by_execution(&rdd_log);
     let names: BTreeSet<String> = rdd[&3]["scans"]
         .as_array()
         .expect("scans")
@@ -399,7 +378,7 @@ fn non_table_scans_are_named_by_what_they_read() {
     let edges = ok(&["edges", "--format", "jsonl", &rdd_log]);
     assert!(edges.trim().is_empty(), "{edges}");
     // The EMR CTAS reads 50,000,000 rows of large_dataset.
-    let emr = records(&emr_log);
+    let emr = records_by_execution(&emr_log);
     assert_eq!(
         scan_rows(&emr[&0]),
         [("large_dataset".to_string(), Some(50_000_000))]
@@ -407,9 +386,9 @@ fn non_table_scans_are_named_by_what_they_read() {
     // The Photon log is checked by its own test (it is the slow one).
     for (name, recs) in [
         (EMR, emr),
-        (RAPIDS_JOIN, records(&join)),
-        (Q66, records(&q66)),
-        (SPARK2, records(&spark2)),
+        (RAPIDS_JOIN, records_by_execution(&join)),
+        (Q66, records_by_execution(&q66)),
+        (SPARK2, records_by_execution(&spark2)),
         (JDBC, jdbc),
         (RDD_SCANS, rdd),
     ] {

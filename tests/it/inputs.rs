@@ -1,10 +1,7 @@
 //! Issue 7 section 4: inputs that lost data or misled (codec by magic
 //! bytes, `--name`, missing rolling parts, re-serialised JSON).
 
-#[allow(dead_code)]
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
@@ -41,15 +38,6 @@ fn file_in(dir: &str, suffix: &str) -> String {
     }
     assert_eq!(found.len(), 1, "{dir} *{suffix}: {found:?}");
     found[0].to_string_lossy().into_owned()
-}
-
-/// Records without the `log` field (it names the input).
-fn without_log(stdout: &[u8]) -> Vec<serde_json::Value> {
-    let mut recs = jsonl(&String::from_utf8_lossy(stdout));
-    for r in &mut recs {
-        r.as_object_mut().unwrap().remove("log");
-    }
-    recs
 }
 
 /// Every codec Spark writes (and gzip) is read from standard input, and

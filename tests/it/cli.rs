@@ -2,10 +2,7 @@
 //! errors, exit codes, windows aligned to the data, the drift default, the
 //! savings in report.md, `--explain`, terminal tables and `--help`.
 
-#[allow(dead_code)]
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::process::{Command, Output};
 
 fn run_env(args: &[&str], env: &[(&str, &str)]) -> Output {
@@ -15,17 +12,6 @@ fn run_env(args: &[&str], env: &[(&str, &str)]) -> Output {
         c.env(k, v);
     }
     c.output().expect("run lakeaudit")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn tempdir(name: &str) -> String {
-    let d = std::env::temp_dir().join(format!("lakeaudit-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d.to_string_lossy().into_owned()
 }
 
 /// Each bad value is refused before anything is read, naming its flag and
@@ -234,7 +220,7 @@ fn numeric_flags_at_their_edges_never_panic() {
 #[test]
 fn an_unknown_output_extension_is_a_usage_error() {
     let weekly = logs("weekly");
-    let dir = tempdir("ext");
+    let dir = tempdir("cli-ext");
     let out = format!("{dir}/out.xyz");
     let o = run(&["queries", &weekly, "-o", &out]);
     assert_eq!(o.status.code(), Some(64), "{}", stderr(&o));
@@ -408,7 +394,7 @@ fn drift_default_on_the_samples() {
 /// and prints warnings before the summary line.
 #[test]
 fn the_report_shows_ranges_and_savings_per_change() {
-    let dir = tempdir("report");
+    let dir = tempdir("cli-report");
     let o = run(&[
         "analyze",
         &sample(""),
@@ -609,7 +595,7 @@ fn every_help_has_an_example() {
 /// the file: the atomic output is renamed into place, not dropped.
 #[test]
 fn drift_table_to_a_file_is_written() {
-    let dir = tempdir("drift-txt");
+    let dir = tempdir("cli-drift-txt");
     let path = format!("{dir}/drift.txt");
     let o = run(&["drift", &logs("weekly"), "-o", &path]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -630,7 +616,7 @@ fn outputs_to_pipes_and_devices_are_written_in_place() {
     assert_eq!(String::from_utf8_lossy(&o.stdout), want);
     let o = run(&["queries", &log, "--format", "jsonl", "-o", "/dev/null"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let dir = tempdir("fifo");
+    let dir = tempdir("cli-fifo");
     let fifo = format!("{dir}/apps.fifo");
     assert!(Command::new("mkfifo")
         .arg(&fifo)
@@ -654,7 +640,7 @@ fn outputs_to_pipes_and_devices_are_written_in_place() {
 fn dash_output_is_standard_output() {
     let log = logs("weekly");
     let warehouse = sample("warehouse");
-    let dir = tempdir("dash");
+    let dir = tempdir("cli-dash");
     for args in [
         vec!["queries", &log, "--format", "csv"],
         vec!["edges", &log, "--format", "jsonl"],
@@ -748,7 +734,7 @@ fn quiet_and_verbose() {
 /// keeps them (they are the run's result, not progress).
 #[test]
 fn analyze_ends_with_a_verdict_per_table() {
-    let dir = tempdir("verdicts");
+    let dir = tempdir("cli-verdicts");
     let o = run(&[
         "analyze",
         &sample(""),
@@ -815,7 +801,7 @@ fn analyze_ends_with_a_verdict_per_table() {
 /// naming the file and the key; a key another command takes is ignored.
 #[test]
 fn a_config_file_sets_the_teams_flags() {
-    let dir = std::path::PathBuf::from(tempdir("config"));
+    let dir = std::path::PathBuf::from(tempdir("cli-config"));
     let samples = sample("");
     let in_dir = |args: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_lakeaudit"))

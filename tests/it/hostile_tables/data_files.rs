@@ -2,13 +2,14 @@
 //! reads the rows of a table's data files to simulate layouts, and
 //! `--records`/`--aggregates` read Parquet files, through polars. Each case
 //! takes a real data file of the skipping fixture (TPC-H `orders` and
-//! `lineitem` by deltalake) apart ([`crate::parquet_surgery`]), changes
+//! `lineitem` by deltalake) apart ([`crate::common::parquet`]), changes
 //! one value and puts it back; the run must exit 2 with an error naming
 //! the file, stay under the memory cap (`ulimit -v`), and still simulate
 //! `lineitem` and the other `orders` files.
 
-use super::{bin, copy_dir, VMEM_KB};
-use crate::parquet_surgery::{rle_run_header, Parquet};
+use super::{bin, VMEM_KB};
+use crate::common::parquet::{rle_run_header, Parquet};
+use crate::common::{copy_dir, scratch_dir};
 use polars_parquet_format::{Encoding, PageType, Type};
 use serde_json::Value;
 use std::fs;
@@ -22,11 +23,7 @@ struct Tables {
 
 impl Tables {
     fn new(name: &str) -> Tables {
-        let root = std::env::temp_dir().join(format!(
-            "lakeaudit-hostile-data-{name}-{}",
-            std::process::id()
-        ));
-        let _ = fs::remove_dir_all(&root);
+        let root = scratch_dir(&format!("hostile-data-{name}"));
         copy_dir(&testdata::data("skipping/delta/random"), &root.join("wh"));
         Tables { root }
     }
@@ -129,7 +126,7 @@ fn column(p: &Parquet, name: &str) -> usize {
 }
 
 /// The first data page of chunk `c` of the first row group.
-fn first_data_page(p: &mut Parquet, c: usize) -> &mut crate::parquet_surgery::Page {
+fn first_data_page(p: &mut Parquet, c: usize) -> &mut crate::common::parquet::Page {
     p.chunks[0][c]
         .iter_mut()
         .find(|pg| pg.header.type_ != PageType::DICTIONARY_PAGE)
