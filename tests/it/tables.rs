@@ -1248,3 +1248,61 @@ fn typed_checkpoint_columns_match_delta_rs() {
         }
     }
 }
+
+/// Two audited tables of one name (`orders` in two warehouses: a copy of
+/// the samples' `orders`, with its deletion vectors, and a copy of their
+/// `lineitem`, without) stay two tables: each has its own maintenance step
+/// counting its own files and deletes, each is named by its location (the
+/// logs read neither there), and a warning says why. Before, both steps
+/// were `spark_catalog.default.orders` and each counted the two tables' 96
+/// small files and the first one's deletes.
+#[test]
+fn two_audited_tables_of_one_name_are_planned_apart() {
+    let shop = testdata::sample("warehouse/shop.db");
+    let w1 = scratch_of(&shop, "same-name-1");
+    let w2 = scratch_of(&shop, "same-name-2");
+    fs::remove_dir_all(w2.join("orders")).unwrap();
+    fs::rename(w2.join("lineitem"), w2.join("orders")).unwrap();
+    let out = scratch_dir("tables-same-name-out");
+    let (a, b) = (w1.join("orders"), w2.join("orders"));
+    let log = testdata::sample("shop");
+    let o = run(&[
+        "analyze",
+        s(&log),
+        "--tables",
+        s(&a),
+        "--tables",
+        s(&b),
+        "--out",
+        s(&out),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    let canon = |p: &Path| format!("file:{}", fs::canonicalize(p).unwrap().display());
+    for p in [&a, &b] {
+        let warning = format!(
+            "lakeaudit: warning: {}: audited table `orders` is known by its location, {}: 2 audited tables would be `spark_catalog.default.orders` by their names, and the logs read none of them at its location",
+            p.display(),
+            canon(p)
+        );
+        assert!(err.contains(&warning), "{err}");
+    }
+    let sql = fs::read_to_string(out.join("maintenance.sql")).unwrap();
+    let step = |p: &Path| {
+        let head = format!(" {}: ", canon(p));
+        sql.lines()
+            .find(|l| l.starts_with("-- ") && l.contains(&head))
+            .unwrap_or_else(|| panic!("no step for {head}:\n{sql}"))
+            .to_string()
+    };
+    // Each table's own 48 small files; the deletes are the first one's.
+    assert!(
+        step(&a).contains("(it has 48 small files to compact and 12 data files whose deletes passed their rule (58 rows deleted"),
+        "{sql}"
+    );
+    assert!(
+        step(&b).contains("(it has 48 small files to compact; "),
+        "{sql}"
+    );
+    assert!(!sql.contains("96 small files"), "{sql}");
+}

@@ -1383,7 +1383,7 @@ Arguments: isFinalPlan=true
             Some("parquet")
         );
         // Names of the real logs in tests/data/lineage and the public logs
-        // tests/public.rs reads:
+        // tests/it/public.rs reads:
         // a V2 file read is its path, never `parquet file:/...`.
         assert_eq!(
             t("BatchScan parquet file:/tmp/w/orders", None),
