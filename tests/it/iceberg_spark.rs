@@ -104,7 +104,7 @@ fn show(p: &Predicate) -> String {
 fn batch_scans_read_every_filter_shape_typed_by_the_iceberg_schema() {
     // The tables' columns, as the Iceberg schema types them.
     let (read, errors) =
-        maintenance::audit::read_each(&[at("warehouse")], &tables::ReadOptions::default(), |t| t);
+        tables::each::read_each(&[at("warehouse")], &tables::ReadOptions::default(), |t| t);
     assert!(errors.is_empty(), "{errors:?}");
     let columns: BTreeMap<String, _> = read
         .into_iter()

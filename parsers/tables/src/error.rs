@@ -144,6 +144,34 @@ pub enum Error {
         /// The rule broken.
         reason: String,
     },
+    /// A panic while searching `paths` for tables (in this crate or a
+    /// dependency): the search's one error.
+    #[error(
+        "{}: internal error while searching for tables: {message}",
+        joined(paths)
+    )]
+    SearchPanicked {
+        /// The paths searched.
+        paths: Vec<PathBuf>,
+        /// The panic's message.
+        message: String,
+    },
+    /// A panic while reading (or judging) one table: that table's error.
+    #[error("{}: internal error while reading the table: {message}", dir.display())]
+    ReadPanicked {
+        /// The table directory.
+        dir: PathBuf,
+        /// The panic's message.
+        message: String,
+    },
+}
+
+fn joined(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Results of this crate.
@@ -175,6 +203,8 @@ impl Error {
             | Error::TooLarge { path, .. }
             | Error::DeleteFile { path, .. } => path,
             Error::MissingCommit { log, .. } => log,
+            Error::ReadPanicked { dir, .. } => dir,
+            Error::SearchPanicked { paths, .. } => paths.first().map_or(Path::new(""), |p| p),
         }
     }
 }

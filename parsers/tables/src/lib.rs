@@ -17,6 +17,7 @@ mod avro_guard;
 mod delta;
 pub mod discover;
 pub mod dv;
+pub mod each;
 pub mod error;
 mod iceberg;
 pub mod model;

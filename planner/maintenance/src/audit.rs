@@ -1,11 +1,13 @@
 //! The audit of a set of tables, read in parallel with each table's
-//! failure kept to itself ([`read_each`]): per table its state summary,
+//! failure kept to itself ([`tables::each::read_each`]): per table its state summary,
 //! each policy's compaction, its delete files and their roll-up
 //! ([`audit`], [`audit_read`]).
 
 use crate::{Error, Policy, Settings};
 use rayon::prelude::*;
 use std::path::PathBuf;
+use std::sync::Arc;
+pub use tables::each::ReadTables;
 
 /// Everything the audit of a set of tables produces.
 #[derive(Default)]
@@ -37,57 +39,6 @@ pub struct Span {
     pub deletes: std::ops::Range<usize>,
     /// Its row of [`Audit::rollups`].
     pub rollup: Option<usize>,
-}
-
-/// Discover the tables under `paths` and read each with `opts`, in
-/// parallel, handing each [`tables::TableState`] to `judge`. Each table
-/// keeps its own errors, so one broken table stops nothing: a table that
-/// cannot be read, and a panic while reading or judging one, is that
-/// table's error (`<dir>: internal error: ...`). Returns, in discovery
-/// order, what `judge` made of each table or the table's error line, and
-/// the errors of the search (lines without the `lakeaudit: ` prefix).
-pub fn read_each<T: Send>(
-    paths: &[PathBuf],
-    opts: &tables::ReadOptions,
-    judge: impl Fn(tables::TableState) -> T + Sync,
-) -> (Vec<Result<T, Error>>, Vec<String>) {
-    use std::panic::{catch_unwind, AssertUnwindSafe};
-    let (found, discover_errors) = match catch_unwind(|| tables::discover(paths)) {
-        Ok(r) => r,
-        Err(p) => {
-            let error = Error::SearchPanicked {
-                paths: paths.to_vec(),
-                message: parsers::panic_text(p.as_ref()).to_string(),
-            };
-            return (Vec::new(), vec![error.to_string()]);
-        }
-    };
-    let results: Vec<Result<T, Error>> = found
-        .par_iter()
-        .map(|f| {
-            catch_unwind(AssertUnwindSafe(|| {
-                // Fault injection for the tests (debug builds only), as for
-                // logs: a table whose directory contains this text panics.
-                #[cfg(debug_assertions)]
-                if let Ok(p) = std::env::var("LAKEAUDIT_TEST_PANIC_ON") {
-                    if !p.is_empty() && f.dir.display().to_string().contains(&p) {
-                        panic!("injected panic for {}", f.dir.display());
-                    }
-                }
-                tables::read_table(f, opts)
-                    .map(&judge)
-                    .map_err(|e| Error::Table(std::sync::Arc::new(e)))
-            }))
-            .unwrap_or_else(|p| {
-                Err(Error::ReadPanicked {
-                    dir: f.dir.clone(),
-                    message: parsers::panic_text(p.as_ref()).to_string(),
-                })
-            })
-        })
-        .collect();
-    let errors = discover_errors.iter().map(ToString::to_string).collect();
-    (results, errors)
 }
 
 /// What the audit makes of one table.
@@ -150,21 +101,21 @@ fn gather(results: Vec<Result<One, Error>>, errors: Vec<String>) -> Audit {
     a
 }
 
-/// Discover and audit the tables under `paths` ([`read_each`]), each table
-/// dropped once judged.
+/// Discover and audit the tables under `paths`
+/// ([`tables::each::read_each`]), each table dropped once judged.
 pub fn audit(
     paths: &[PathBuf],
     policies: &[Policy],
     target: Option<u64>,
     opts: tables::ReadOptions,
 ) -> Audit {
-    let (results, errors) = read_each(paths, &opts, |t| judge(&t, policies, target));
+    let (results, errors) = tables::each::read_each(paths, &opts, |t| judge(&t, policies, target));
+    let results = results
+        .into_iter()
+        .map(|r| r.map_err(Error::Table))
+        .collect();
     gather(results, errors)
 }
-
-/// Tables already read ([`read_each`]'s results and search errors), kept
-/// for another use (`whatif`'s skipping).
-pub type ReadTables = (Vec<Result<tables::TableState, Error>>, Vec<String>);
 
 /// [`audit`] of tables already read: each judged in parallel, a panic
 /// while judging one being that table's error.
@@ -180,7 +131,7 @@ pub fn audit_read(read: &ReadTables, policies: &[Policy], target: Option<u64>) -
                     message: parsers::panic_text(p.as_ref()).to_string(),
                 }
             }),
-            Err(e) => Err(e.clone()),
+            Err(e) => Err(Error::Table(Arc::clone(e))),
         })
         .collect();
     gather(results, read.1.clone())

@@ -4,8 +4,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 /// What can go wrong in this crate: a table that could not be read (its
-/// reader's error), a panic while searching for, reading or auditing
-/// tables (kept as that table's error), and a partition value that is not
+/// reader's error, a panic while searching for or reading tables among
+/// them), a panic while auditing one (kept as that table's error), and a
+/// partition value that is not
 /// a literal of its column (the compaction statement is then left out).
 /// `Display` is the line the binary prints after `lakeaudit: `.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -15,25 +16,6 @@ pub enum Error {
     /// and measured from the same results).
     #[error(transparent)]
     Table(#[from] Arc<tables::Error>),
-    /// A panic while searching `paths` for tables.
-    #[error(
-        "{}: internal error while searching for tables: {message}",
-        joined(paths)
-    )]
-    SearchPanicked {
-        /// The paths searched.
-        paths: Vec<PathBuf>,
-        /// The panic's message.
-        message: String,
-    },
-    /// A panic while reading the table in `dir`.
-    #[error("{}: internal error while reading the table: {message}", dir.display())]
-    ReadPanicked {
-        /// The table directory.
-        dir: PathBuf,
-        /// The panic's message.
-        message: String,
-    },
     /// A panic while auditing the table at `location`.
     #[error("{}: internal error while auditing the table: {message}", location.display())]
     AuditPanicked {
@@ -56,11 +38,3 @@ pub enum Error {
 
 /// Results of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
-
-fn joined(paths: &[PathBuf]) -> String {
-    paths
-        .iter()
-        .map(|p| p.display().to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
-}

@@ -8,8 +8,9 @@
 //!   amplification and a verdict with the rule that fired.
 //! * [`upkeep`]: the layout plan's reclusters and these steps as one
 //!   maintenance plan, ranked by value.
-//! * [`audit::read_each`]: tables read in parallel, each table's failure
-//!   its own [`Error`] (its reader's error, or a panic while reading it).
+//! * [`audit::audit`]: tables read in parallel by
+//!   [`tables::each::read_each`] and judged, each table's failure its own
+//!   [`Error`] (its reader's error, or a panic while reading or auditing it).
 //!
 //! ```
 //! use maintenance::{compaction, Policy, Settings};

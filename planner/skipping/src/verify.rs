@@ -364,7 +364,7 @@ fn verify_into(data: &mut Ingested<Exec>, paths: &[PathBuf], opts: &VerifyOption
         history: true,
         ..tables::ReadOptions::default()
     };
-    let (read, errors) = maintenance::audit::read_each(paths, &read_opts(None), |t| t);
+    let (read, errors) = tables::each::read_each(paths, &read_opts(None), |t| t);
     data.errors.extend(errors);
     let locations = data.locations.clone();
     let fingerprints: Vec<Arc<str>> = data

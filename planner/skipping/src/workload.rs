@@ -31,7 +31,7 @@ pub const MAX_CANDIDATES: usize = 5;
 
 /// Tables as read (each its state or its error line) and the errors of
 /// the search for them.
-pub use maintenance::audit::ReadTables;
+pub use tables::each::ReadTables;
 
 /// Which engines each execution is evaluated under.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -782,7 +782,7 @@ pub fn read_tables(
         stats_columns: Some(Arc::new(wanted_columns(data, layouts))),
         ..tables::ReadOptions::default()
     };
-    maintenance::audit::read_each(paths, &opts, |t| t)
+    tables::each::read_each(paths, &opts, |t| t)
 }
 
 /// What `--tables` measures for `plan` and `analyze`, on the tables the
