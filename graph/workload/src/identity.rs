@@ -268,21 +268,28 @@ impl TableIndex {
     ) -> TableIndex {
         let mut index = TableIndex::new(locations);
         let mut found: Vec<(&'a str, &'a std::path::Path, Resolved)> = Vec::new();
+        let mut roots = std::collections::BTreeSet::new();
         for (name, root) in tables {
-            if found.iter().any(|(_, r, _)| *r == root) {
+            if !roots.insert(root) {
                 continue;
             }
             let r = index.locations.resolve_root(name, root);
             found.push((name, root, r));
         }
+        // Per identity: how many tables would have it, and the root of one
+        // the logs read at its location.
+        let mut by_id: std::collections::BTreeMap<&str, (usize, Option<&std::path::Path>)> =
+            std::collections::BTreeMap::new();
+        for (_, root, r) in &found {
+            let e = by_id.entry(r.id.as_str()).or_default();
+            e.0 += 1;
+            if r.by_location && e.1.is_none() {
+                e.1 = Some(*root);
+            }
+        }
         for (name, root, r) in &found {
-            let same: Vec<&(&str, &std::path::Path, Resolved)> =
-                found.iter().filter(|(_, _, o)| o.id == r.id).collect();
-            let keeper = same
-                .iter()
-                .find(|(_, _, o)| o.by_location)
-                .map(|(_, k, _)| *k);
-            let keeps = same.len() == 1 || r.by_location;
+            let (same, keeper) = by_id.get(r.id.as_str()).copied().unwrap_or((1, None));
+            let keeps = same == 1 || r.by_location;
             let id = if keeps {
                 r.id.clone()
             } else {
@@ -300,7 +307,7 @@ impl TableIndex {
                     None => format!(
                         "{}: audited table `{name}` is known by its location, {own}: {} audited tables would be `{}` by their names, and the logs read none of them at its location",
                         root.display(),
-                        same.len(),
+                        same,
                         r.id
                     ),
                 });
